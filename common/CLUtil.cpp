@@ -1,0 +1,277 @@
+#include "CLUtil.h"
+
+#include "Errors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#ifndef RSB_SOURCE_KERNEL_DIR
+#define RSB_SOURCE_KERNEL_DIR ""
+#endif
+
+namespace fs = std::filesystem;
+
+namespace rsb {
+
+namespace {
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+std::string Trim(std::string s) {
+  while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
+    s.pop_back();
+  return s;
+}
+
+std::vector<cl::Platform> Platforms() {
+  std::vector<cl::Platform> platforms;
+  try {
+    cl::Platform::get(&platforms);
+  } catch (const cl::Error& e) {
+    // The ICD loader reports "no platform" as CL_PLATFORM_NOT_FOUND_KHR (-1001).
+    platforms.clear();
+  }
+  return platforms;
+}
+
+std::vector<cl::Device> Devices(const cl::Platform& p) {
+  std::vector<cl::Device> devices;
+  try {
+    p.getDevices(CL_DEVICE_TYPE_ALL, &devices);
+  } catch (const cl::Error&) {
+    devices.clear();
+  }
+  return devices;
+}
+
+// An index ("0") or a case-insensitive substring of name.
+bool Matches(const std::string& sel, size_t index, const std::string& name) {
+  if (sel.empty())
+    return true;
+  if (std::all_of(sel.begin(), sel.end(), [](unsigned char c) { return std::isdigit(c); }))
+    return std::stoul(sel) == index;
+  return Lower(name).find(Lower(sel)) != std::string::npos;
+}
+
+std::string DeviceTypeName(cl_device_type t) {
+  if (t & CL_DEVICE_TYPE_GPU)
+    return "GPU";
+  if (t & CL_DEVICE_TYPE_CPU)
+    return "CPU";
+  if (t & CL_DEVICE_TYPE_ACCELERATOR)
+    return "accelerator";
+  return "other";
+}
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw DeviceError(fmt::format("cannot read kernel file {}", path.string()));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+DeviceInfo DescribeDevice(const cl::Device& d) {
+  DeviceInfo info;
+  cl::Platform p(d.getInfo<CL_DEVICE_PLATFORM>());
+  info.platform = Trim(p.getInfo<CL_PLATFORM_NAME>());
+  info.name = Trim(d.getInfo<CL_DEVICE_NAME>());
+  info.vendor = Trim(d.getInfo<CL_DEVICE_VENDOR>());
+  info.driverVersion = Trim(d.getInfo<CL_DRIVER_VERSION>());
+  info.deviceVersion = Trim(d.getInfo<CL_DEVICE_VERSION>());
+  info.openclCVersion = Trim(d.getInfo<CL_DEVICE_OPENCL_C_VERSION>());
+  const cl_device_type type = d.getInfo<CL_DEVICE_TYPE>();
+  info.type = DeviceTypeName(type);
+  info.isGpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  info.computeUnits = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
+  info.globalMemBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
+  info.maxAllocBytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
+  info.localMemBytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  info.maxWorkGroupSize = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  info.extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
+  auto has = [&](const char* ext) { return info.extensions.find(ext) != std::string::npos; };
+  info.fp64 = has("cl_khr_fp64");
+  info.int64BaseAtomics = has("cl_khr_int64_base_atomics");
+  info.int64ExtendedAtomics = has("cl_khr_int64_extended_atomics");
+  return info;
+}
+
+std::string ListDevices() {
+  std::string out;
+  const auto platforms = Platforms();
+  if (platforms.empty())
+    return "no OpenCL platform found (is an ICD registered in /etc/OpenCL/vendors?)\n";
+  for (size_t pi = 0; pi < platforms.size(); ++pi) {
+    out +=
+        fmt::format("platform {}: {} ({})\n", pi, Trim(platforms[pi].getInfo<CL_PLATFORM_NAME>()),
+                    Trim(platforms[pi].getInfo<CL_PLATFORM_VERSION>()));
+    const auto devices = Devices(platforms[pi]);
+    for (size_t di = 0; di < devices.size(); ++di) {
+      const DeviceInfo info = DescribeDevice(devices[di]);
+      out += fmt::format(
+          "  device {}: {} [{}] {} CUs, {} MiB global, {} KiB local, work-group <= {}, driver {}, "
+          "{}\n",
+          di, info.name, info.type, info.computeUnits, info.globalMemBytes >> 20,
+          info.localMemBytes >> 10, info.maxWorkGroupSize, info.driverVersion, info.openclCVersion);
+    }
+  }
+  return out;
+}
+
+cl::Device SelectDevice(const std::string& platformSel, const std::string& deviceSel) {
+  const auto platforms = Platforms();
+  if (platforms.empty())
+    throw DeviceError(
+        "no OpenCL platform found: install an OpenCL driver (e.g. pocl-opencl-icd) or register "
+        "one in /etc/OpenCL/vendors (see README)");
+  std::vector<cl::Device> candidates;
+  bool platformMatched = false;
+  for (size_t pi = 0; pi < platforms.size(); ++pi) {
+    if (!Matches(platformSel, pi, Trim(platforms[pi].getInfo<CL_PLATFORM_NAME>())))
+      continue;
+    platformMatched = true;
+    const auto devices = Devices(platforms[pi]);
+    for (size_t di = 0; di < devices.size(); ++di)
+      if (Matches(deviceSel, di, Trim(devices[di].getInfo<CL_DEVICE_NAME>())))
+        candidates.push_back(devices[di]);
+  }
+  if (!platformMatched)
+    throw UsageError(fmt::format(
+        "--platform '{}' matches no platform; allowed: an index or a name substring from "
+        "--list-devices",
+        platformSel));
+  if (candidates.empty())
+    throw UsageError(
+        fmt::format("--device '{}' matches no device{}; allowed: an index or a name substring from "
+                    "--list-devices",
+                    deviceSel.empty() ? std::string("(any)") : deviceSel,
+                    platformSel.empty() ? "" : " on platform '" + platformSel + "'"));
+  if (deviceSel.empty()) {
+    for (const auto& d : candidates)
+      if (d.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU)
+        return d;
+  }
+  return candidates.front();
+}
+
+std::string FindKernelDir(const std::string& explicitDir, const std::string& argv0) {
+  auto looksRight = [](const fs::path& dir) {
+    std::error_code ec;
+    return fs::is_regular_file(dir / "Common.clh", ec);
+  };
+  if (!explicitDir.empty()) {
+    std::error_code ec;
+    if (!fs::is_directory(explicitDir, ec))
+      throw UsageError(
+          fmt::format("--kernels '{}': no such folder; allowed: a folder holding "
+                      "Reduction.cl, Scan.cl and Common.clh",
+                      explicitDir));
+    if (!looksRight(explicitDir))
+      throw UsageError(
+          fmt::format("--kernels '{}': folder has no Common.clh; allowed: a folder "
+                      "holding Reduction.cl, Scan.cl and Common.clh",
+                      explicitDir));
+    return fs::absolute(explicitDir).string();
+  }
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (ec)
+    exe = fs::absolute(argv0);
+  const fs::path exeDir = exe.parent_path();
+  candidates.push_back(exeDir / "kernels");  // build tree
+  candidates.push_back(exeDir.parent_path() / "share" / "reduce-scan-bench" /
+                       "kernels");  // install
+  if (std::string(RSB_SOURCE_KERNEL_DIR).size())
+    candidates.emplace_back(RSB_SOURCE_KERNEL_DIR);
+  for (const auto& c : candidates)
+    if (looksRight(c))
+      return c.string();
+  throw DeviceError(
+      "cannot find the kernels folder (looked next to the executable and in the "
+      "install prefix); pass --kernels DIR");
+}
+
+ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string kernelDir)
+    : context_(std::move(context)), device_(std::move(device)), kernelDir_(std::move(kernelDir)) {}
+
+cl::Program& ProgramCache::Get(const std::string& file, const std::string& options) {
+  auto key = std::make_pair(file, options);
+  auto it = programs_.find(key);
+  if (it != programs_.end())
+    return it->second;
+
+  const fs::path path = fs::path(kernelDir_) / file;
+  // #line makes the compiler's messages name the file instead of "<source>" or "<stdin>".
+  const std::string source = fmt::format("#line 1 \"{}\"\n", path.string()) + ReadFile(path);
+  cl::Program program(context_, source);
+  // Quote the include folder only when needed: not every compiler's option parser strips quotes.
+  const std::string include =
+      kernelDir_.find(' ') == std::string::npos ? kernelDir_ : fmt::format("\"{}\"", kernelDir_);
+  const std::string fullOptions = fmt::format("-cl-std=CL1.2 -I {} {}", include, options);
+  try {
+    program.build({device_}, fullOptions.c_str());
+  } catch (const cl::Error& e) {
+    std::string log;
+    try {
+      log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device_);
+    } catch (const cl::Error&) {
+      log = "(no build log)";
+    }
+    throw DeviceError(fmt::format("kernel build failed for {} with options '{}': {}\n{}",
+                                  path.string(), fullOptions, ClErrorName(e.err()), Trim(log)));
+  }
+  return programs_.emplace(key, std::move(program)).first->second;
+}
+
+std::string ClErrorName(cl_int err) {
+  switch (err) {
+#define RSB_CASE(x) \
+  case x:           \
+    return fmt::format("{} ({})", #x, err);
+    RSB_CASE(CL_DEVICE_NOT_FOUND)
+    RSB_CASE(CL_DEVICE_NOT_AVAILABLE)
+    RSB_CASE(CL_COMPILER_NOT_AVAILABLE)
+    RSB_CASE(CL_MEM_OBJECT_ALLOCATION_FAILURE)
+    RSB_CASE(CL_OUT_OF_RESOURCES)
+    RSB_CASE(CL_OUT_OF_HOST_MEMORY)
+    RSB_CASE(CL_PROFILING_INFO_NOT_AVAILABLE)
+    RSB_CASE(CL_BUILD_PROGRAM_FAILURE)
+    RSB_CASE(CL_INVALID_VALUE)
+    RSB_CASE(CL_INVALID_DEVICE)
+    RSB_CASE(CL_INVALID_CONTEXT)
+    RSB_CASE(CL_INVALID_COMMAND_QUEUE)
+    RSB_CASE(CL_INVALID_MEM_OBJECT)
+    RSB_CASE(CL_INVALID_BUILD_OPTIONS)
+    RSB_CASE(CL_INVALID_PROGRAM_EXECUTABLE)
+    RSB_CASE(CL_INVALID_KERNEL_NAME)
+    RSB_CASE(CL_INVALID_KERNEL)
+    RSB_CASE(CL_INVALID_ARG_INDEX)
+    RSB_CASE(CL_INVALID_ARG_VALUE)
+    RSB_CASE(CL_INVALID_ARG_SIZE)
+    RSB_CASE(CL_INVALID_KERNEL_ARGS)
+    RSB_CASE(CL_INVALID_WORK_DIMENSION)
+    RSB_CASE(CL_INVALID_WORK_GROUP_SIZE)
+    RSB_CASE(CL_INVALID_WORK_ITEM_SIZE)
+    RSB_CASE(CL_INVALID_GLOBAL_OFFSET)
+    RSB_CASE(CL_INVALID_EVENT)
+    RSB_CASE(CL_INVALID_BUFFER_SIZE)
+    RSB_CASE(CL_INVALID_GLOBAL_WORK_SIZE)
+#undef RSB_CASE
+    default:
+      return fmt::format("OpenCL error {}", err);
+  }
+}
+
+}  // namespace rsb

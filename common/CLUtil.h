@@ -1,0 +1,68 @@
+// CLUtil: the OpenCL plumbing every task shares: finding platforms and devices, describing a
+// device, and loading and building programs from the kernels folder (cached by file + options).
+#pragma once
+
+#include "OpenCL.h"
+
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rsb {
+
+struct DeviceInfo {
+  std::string platform;
+  std::string name;
+  std::string vendor;
+  std::string driverVersion;
+  std::string deviceVersion;
+  std::string openclCVersion;
+  std::string type;  // "GPU", "CPU", "accelerator", ...
+  unsigned computeUnits = 0;
+  unsigned long long globalMemBytes = 0;
+  unsigned long long maxAllocBytes = 0;
+  unsigned long long localMemBytes = 0;
+  size_t maxWorkGroupSize = 0;
+  bool isGpu = false;
+  bool fp64 = false;
+  bool int64BaseAtomics = false;
+  bool int64ExtendedAtomics = false;
+  std::string extensions;
+};
+
+DeviceInfo DescribeDevice(const cl::Device& device);
+
+// Every platform and its devices, for --list-devices.
+std::string ListDevices();
+
+// Picks a device. platformSel / deviceSel: empty, an index, or a case-insensitive substring of
+// the name. Default: the first GPU of any platform, else the first device. Throws UsageError if
+// a selector matches nothing and DeviceError if there is no OpenCL device at all.
+cl::Device SelectDevice(const std::string& platformSel, const std::string& deviceSel);
+
+// Where kernels/ is: an explicit folder, else next to the executable (build tree or install
+// prefix/share), else the source tree this binary was built from.
+std::string FindKernelDir(const std::string& explicitDir, const std::string& argv0);
+
+// Builds programs from <kernelDir>/<file> and keeps them: a program is built once per
+// (file, options) and reused by every run and every variant that needs it.
+class ProgramCache {
+ public:
+  ProgramCache(cl::Context context, cl::Device device, std::string kernelDir);
+  // Throws DeviceError with the compiler's log (file and line) when the build fails.
+  cl::Program& Get(const std::string& file, const std::string& options);
+  const cl::Context& Context() const { return context_; }
+  const cl::Device& Device() const { return device_; }
+
+ private:
+  cl::Context context_;
+  cl::Device device_;
+  std::string kernelDir_;
+  std::map<std::pair<std::string, std::string>, cl::Program> programs_;
+};
+
+// "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code.
+std::string ClErrorName(cl_int err);
+
+}  // namespace rsb

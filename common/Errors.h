@@ -1,0 +1,24 @@
+// Exceptions carrying what went wrong and what to do; main maps them to exit statuses.
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace rsb {
+
+// Bad command-line input: exit status 2. The message names the option, the value and what is
+// allowed.
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// OpenCL or system failure (no platform, kernel build failure, out of memory...): exit status 3.
+class DeviceError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum ExitStatus { kExitOk = 0, kExitValidationFailed = 1, kExitUsage = 2, kExitDevice = 3 };
+
+}  // namespace rsb

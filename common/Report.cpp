@@ -1,0 +1,130 @@
+#include "Report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace rsb {
+
+namespace {
+
+std::string KindOrDash(const Result& r) {
+  return r.scanKind ? ToString(*r.scanKind) : "-";
+}
+
+nlohmann::json DeviceJson(const RunInfo& info) {
+  const DeviceInfo& d = info.device;
+  return {{"platform", d.platform},
+          {"name", d.name},
+          {"vendor", d.vendor},
+          {"type", d.type},
+          {"driver_version", d.driverVersion},
+          {"device_version", d.deviceVersion},
+          {"opencl_c_version", d.openclCVersion},
+          {"compute_units", d.computeUnits},
+          {"global_mem_bytes", d.globalMemBytes},
+          {"max_alloc_bytes", d.maxAllocBytes},
+          {"local_mem_bytes", d.localMemBytes},
+          {"max_work_group_size", d.maxWorkGroupSize},
+          {"fp64", d.fp64},
+          {"copy_gbytes_s", info.copyGBs}};
+}
+
+}  // namespace
+
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  const DeviceInfo& d = info.device;
+  out << fmt::format("device: {} ({}), driver {}, {}, {} CUs\n", d.name, d.platform,
+                     d.driverVersion, d.openclCVersion, d.computeUnits);
+  if (info.copyGBs > 0)
+    out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
+  out << "\n";
+  out << fmt::format(
+      "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} "
+      "{:>5} {:>8}\n",
+      "task", "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
+      "GB/s", "util", "launches");
+  for (const auto& r : results) {
+    const bool timed = r.status == Status::Passed;
+    out << fmt::format(
+        "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}\n",
+        r.task, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r), r.n, r.localSize,
+        ToString(r.status), timed ? fmt::format("{:.4f}", r.timeMs.median) : "-",
+        timed ? fmt::format("{:.2f}", r.gelemS) : "-",
+        timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
+        timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
+        r.launchesCounted ? fmt::format("{}", r.launchesCounted) : "-");
+  }
+  bool header = false;
+  for (const auto& r : results) {
+    if (r.status == Status::Passed)
+      continue;
+    if (!header)
+      out << "\n";
+    header = true;
+    out << fmt::format("{} {}/{} ({} {} n={}): {}\n", ToString(r.status), r.task, r.variant,
+                       ToString(r.type), ToString(r.op), r.n, r.message);
+  }
+}
+
+void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  auto quote = [](const std::string& s) {
+    std::string q = "\"";
+    for (char c : s)
+      q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+  };
+  out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
+         "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
+         "gelem_s,gbytes_s,bytes_moved,bandwidth_util,launches,steps,ops\n";
+  for (const auto& r : results) {
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{:.4f},{:.3f},{},{:.4f},{},{},{}\n",
+        quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
+        ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
+        ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
+        r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.bytesMoved,
+        r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops);
+  }
+}
+
+void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  nlohmann::json j;
+  j["schema"] = "reduce-scan-bench/1";
+  j["date"] = info.date;
+  j["command"] = info.command;
+  j["kernels"] = info.kernelDir;
+  j["device"] = DeviceJson(info);
+  j["results"] = nlohmann::json::array();
+  for (const auto& r : results) {
+    nlohmann::json o = {
+        {"task", r.task},
+        {"variant", r.variant},
+        {"type", ToString(r.type)},
+        {"op", ToString(r.op)},
+        {"n", r.n},
+        {"local_size", r.localSize},
+        {"status", ToString(r.status)},
+        {"message", r.message},
+        {"iterations", r.iterations},
+        {"time_ms",
+         {{"median", r.timeMs.median},
+          {"min", r.timeMs.min},
+          {"max", r.timeMs.max},
+          {"mean", r.timeMs.mean},
+          {"stddev", r.timeMs.stddev}}},
+        {"gelem_s", r.gelemS},
+        {"gbytes_s", r.gbytesS},
+        {"bytes_moved", r.cost.bytesMoved},
+        {"bandwidth_util", r.bandwidthUtil},
+        {"cost", {{"launches", r.cost.launches}, {"steps", r.cost.steps}, {"ops", r.cost.ops}}},
+        {"launches_enqueued", r.launchesCounted},
+    };
+    if (r.scanKind)
+      o["scan_kind"] = ToString(*r.scanKind);
+    j["results"].push_back(o);
+  }
+  out << j.dump(2) << "\n";
+}
+
+}  // namespace rsb

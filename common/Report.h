@@ -1,0 +1,25 @@
+// Reporting: the human table, CSV and JSON, all written from the same Result records.
+#pragma once
+
+#include "CLUtil.h"
+#include "Runner.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+struct RunInfo {
+  DeviceInfo device;
+  double copyGBs = 0;   // measured copy bandwidth, 0 if not measured
+  std::string command;  // the command line, for the record
+  std::string date;     // ISO 8601, UTC
+  std::string kernelDir;
+};
+
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+
+}  // namespace rsb

@@ -1,0 +1,68 @@
+// Small helpers that every task's host code needs: buffers that grow on demand, poisoning,
+// read-back, local-size checks and the kernel cache.
+#pragma once
+
+#include "CLUtil.h"
+#include "HostData.h"
+#include "IComputeTask.h"
+
+#include <map>
+#include <string>
+
+namespace rsb {
+
+inline size_t CeilDiv(size_t a, size_t b) {
+  return (a + b - 1) / b;
+}
+inline size_t RoundUp(size_t a, size_t b) {
+  return CeilDiv(a, b) * b;
+}
+inline bool IsPowerOfTwo(size_t x) {
+  return x && !(x & (x - 1));
+}
+// ceil(log2(x)) for x >= 1.
+inline unsigned CeilLog2(size_t x) {
+  unsigned k = 0;
+  while ((size_t(1) << k) < x)
+    ++k;
+  return k;
+}
+
+// A device buffer that is reallocated only when a larger one is needed.
+class ScratchBuffer {
+ public:
+  cl::Buffer& Ensure(const cl::Context& context, size_t bytes);
+  cl::Buffer& Get() { return buffer_; }
+  void Release() {
+    buffer_ = cl::Buffer();
+    capacity_ = 0;
+  }
+
+ private:
+  cl::Buffer buffer_;
+  size_t capacity_ = 0;
+};
+
+// Throws VariantSkipped unless the device can allocate one buffer of `bytes`.
+void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string& what);
+
+// Fills count elements of type with the poison pattern (HostData.h).
+void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count);
+
+// Blocking read of count elements of type.
+HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,
+                   size_t count);
+
+// Kernels by (file, options, name), created once from the ProgramCache. Throws VariantSkipped
+// when the compiled kernel cannot run work-groups of localSize on this device.
+class KernelCache {
+ public:
+  cl::Kernel& Get(ProgramCache& programs, const std::string& file, const std::string& options,
+                  const std::string& name, size_t localSize);
+  void Clear() { kernels_.clear(); }
+
+ private:
+  std::map<std::string, cl::Kernel> kernels_;
+};
+
+}  // namespace rsb

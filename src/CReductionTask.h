@@ -1,0 +1,64 @@
+// CReductionTask: reduce n elements to one value with the operator (sum, min, max), in the
+// variants of the course material (kernels/Reduction.cl).
+#pragma once
+
+#include "HostData.h"
+#include "IComputeTask.h"
+#include "TaskUtil.h"
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+class CReductionTask : public IComputeTask {
+ public:
+  // How the host drives a variant's kernel; several variants share one shape.
+  enum class Shape {
+    GlobalInterleaved,  // one launch per step, stride doubling (ReduceInterleaved)
+    GlobalSequential,   // one launch per step, halving (ReduceSequential)
+    MultiLevel,         // one launch per level of work-group partials, ping-pong buffers
+    Atomic,             // fill with the identity, then one launch combining with atomics
+  };
+  struct Variant {
+    std::string name;
+    std::string kernel;
+    Shape shape;
+    std::string description;
+  };
+  static const std::vector<Variant>& VariantTable();
+
+  std::string Name() const override { return "reduction"; }
+  std::vector<std::string> Variants() const override;
+  std::string Describe(const std::string& variant) const override;
+  size_t LocalSize(const std::string& variant, const ProblemSpec& spec,
+                   const DeviceInfo& device) const override;
+
+  void InitResources(const ProblemSpec& spec, ProgramCache& programs,
+                     cl::CommandQueue& queue) override;
+  void ComputeCPU() override;
+  void ReleaseResources() override;
+
+  void PrepareRun(cl::CommandQueue& queue, const std::string& variant, const ProblemSpec& spec,
+                  bool poison) override;
+  void ComputeGPU(cl::CommandQueue& queue, const std::string& variant, const ProblemSpec& spec,
+                  RunEvents& events) override;
+  Validation ValidateResults(cl::CommandQueue& queue, const std::string& variant,
+                             const ProblemSpec& spec) override;
+  CostModel Cost(const std::string& variant, const ProblemSpec& spec) const override;
+
+ private:
+  const Variant& Find(const std::string& name) const;
+  cl::Kernel& Kernel(const Variant& v, const ProblemSpec& spec);
+
+  ProgramCache* programs_ = nullptr;
+  DeviceInfo device_;
+  HostArray input_;
+  Expected expected_;
+  Op op_ = Op::Sum;
+  cl::Buffer input_d_, result_d_;
+  ScratchBuffer work_[2];
+  KernelCache kernels_;
+};
+
+}  // namespace rsb

@@ -121,12 +121,15 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
   app.add_option("--kernels", o.kernels, "Folder of the .cl files (default: the installed ones)");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+  bool check = false;
+  app.add_flag("--check", check, "Validate every variant once, no timing (fast correctness check)");
 
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
+  o.run.timed = !check;
   if (help) {
     o.help = true;
     o.helpText = app.help();

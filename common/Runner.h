@@ -18,6 +18,7 @@ struct RunSettings {
   size_t maxIterations = 100;  // timed runs, at most (--iterations)
   double timeBudgetS = 0.5;    // stop timing a case once this much wall time is spent
   bool measureCopyBandwidth = true;
+  bool timed = true;  // false: validate only (--check), no warm-up or timing
 };
 
 struct TimeStats {

@@ -1,11 +1,11 @@
 // reduce-scan-bench: parses options, picks the device, hands tasks to the runner and writes the
 // report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 OpenCL/system error.
 #include "CLUtil.h"
-#include "CReductionTask.h"
 #include "Cli.h"
 #include "Errors.h"
 #include "Report.h"
 #include "Runner.h"
+#include "Tasks.h"
 
 #include <fmt/format.h>
 
@@ -18,12 +18,6 @@
 using namespace rsb;
 
 namespace {
-
-std::vector<std::unique_ptr<IComputeTask>> MakeTasks() {
-  std::vector<std::unique_ptr<IComputeTask>> tasks;
-  tasks.push_back(std::make_unique<CReductionTask>());
-  return tasks;
-}
 
 std::string UtcNow() {
   const std::time_t t = std::time(nullptr);
@@ -107,7 +101,8 @@ int Run(int argc, char** argv) {
   if (!o.quiet)
     std::cerr << fmt::format("device: {} ({}), kernels from {}\n", info.device.name,
                              info.device.platform, kernelDir);
-  runner.MeasureCopyBandwidth();
+  if (o.run.timed)
+    runner.MeasureCopyBandwidth();
   info.copyGBs = runner.CopyBandwidthGBs();
 
   const auto jobs = MakeJobs(o, tasks);
@@ -120,7 +115,7 @@ int Run(int argc, char** argv) {
                                  p.job->task->Name(), p.variant, ToString(s.type), ToString(s.op),
                                  s.scanKind ? " " + ToString(*s.scanKind) : "", s.n)
                   << std::flush;
-      } else if (p.result->status == Status::Passed) {
+      } else if (p.result->status == Status::Passed && p.result->iterations) {
         std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
                                  p.result->gelemS);
       } else {

@@ -1,0 +1,13 @@
+#include "Tasks.h"
+
+#include "CReductionTask.h"
+
+namespace rsb {
+
+std::vector<std::unique_ptr<IComputeTask>> MakeTasks() {
+  std::vector<std::unique_ptr<IComputeTask>> tasks;
+  tasks.push_back(std::make_unique<CReductionTask>());
+  return tasks;
+}
+
+}  // namespace rsb

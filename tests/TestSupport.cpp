@@ -1,0 +1,109 @@
+#include "TestSupport.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+
+namespace rsb::test {
+
+namespace {
+std::string Env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "";
+}
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TestDevice& Device() {
+  static TestDevice* d = [] {
+    auto* t = new TestDevice;
+    t->device = SelectDevice(Env("RSB_TEST_PLATFORM"), Env("RSB_TEST_DEVICE"));
+    t->context = cl::Context(t->device);
+    t->programs = std::make_unique<ProgramCache>(t->context, t->device, RSB_SOURCE_KERNEL_DIR);
+    RunSettings s;
+    s.timed = false;
+    s.measureCopyBandwidth = false;
+    t->runner = std::make_unique<Runner>(t->context, t->device, *t->programs, s);
+    t->info = t->runner->Device();
+    return t;
+  }();
+  return *d;
+}
+
+std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
+                             const std::vector<std::string>& variants) {
+  Job job{&task, spec, variants};
+  return Device().runner->Run({job});
+}
+
+std::string Failures(const std::vector<Result>& results, bool allowSkip) {
+  std::string out;
+  for (const auto& r : results) {
+    if (r.status == Status::Passed || (allowSkip && r.status == Status::Skipped))
+      continue;
+    out += fmt::format("{} {}/{} {} {}{} n={} local={}: {}\n", ToString(r.status), r.task,
+                       r.variant, ToString(r.type), ToString(r.op),
+                       r.scanKind ? " " + ToString(*r.scanKind) : "", r.n, r.localSize, r.message);
+  }
+  return out;
+}
+
+CommandResult RunBench(const std::string& args) {
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("rsb-cli-{}-{}", static_cast<long>(::getpid()), counter++);
+  fs::create_directories(dir);
+  std::string selectors;
+  if (!Env("RSB_TEST_PLATFORM").empty())
+    selectors += " --platform '" + Env("RSB_TEST_PLATFORM") + "'";
+  if (!Env("RSB_TEST_DEVICE").empty())
+    selectors += " --device '" + Env("RSB_TEST_DEVICE") + "'";
+  const std::string cmd = fmt::format("'{}' {}{} >'{}' 2>'{}' </dev/null", RSB_BINARY, args,
+                                      selectors, (dir / "out").string(), (dir / "err").string());
+  const int raw = std::system(cmd.c_str());
+  CommandResult r;
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+  r.out = ReadAll((dir / "out").string());
+  r.err = ReadAll((dir / "err").string());
+  fs::remove_all(dir);
+  return r;
+}
+
+std::string CopyKernels(const std::string& name) {
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("rsb-kernels-{}-{}", name, static_cast<long>(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const auto& e : fs::directory_iterator(RSB_SOURCE_KERNEL_DIR))
+    fs::copy_file(e.path(), dir / e.path().filename());
+  return dir.string();
+}
+
+void Patch(const std::string& path, const std::string& from, const std::string& to) {
+  std::string text = ReadAll(path);
+  const size_t at = text.find(from);
+  ASSERT_NE(at, std::string::npos) << "'" << from << "' not found in " << path;
+  text.replace(at, from.size(), to);
+  std::ofstream(path) << text;
+}
+
+const std::vector<size_t>& EdgeSizes() {
+  static const std::vector<size_t> sizes = {1, 2, 3, 255, 256, 257, 4097, 1000003, 1u << 20};
+  return sizes;
+}
+
+}  // namespace rsb::test

@@ -1,0 +1,51 @@
+// Shared by the test suites: one OpenCL device per test process (pocl by default; set
+// RSB_TEST_PLATFORM / RSB_TEST_DEVICE to an index or name substring to test another device),
+// a validate-only runner, and a way to run the reduce-scan-bench executable.
+#pragma once
+
+#include "CLUtil.h"
+#include "IComputeTask.h"
+#include "Runner.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace rsb::test {
+
+struct TestDevice {
+  cl::Device device;
+  cl::Context context;
+  std::unique_ptr<ProgramCache> programs;
+  std::unique_ptr<Runner> runner;  // validate only: no warm-up, no timing
+  DeviceInfo info;
+};
+
+// Created on first use, with the kernels of the source tree.
+TestDevice& Device();
+
+// Runs the variants on one problem (validation only) and returns one result per variant.
+std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
+                             const std::vector<std::string>& variants);
+
+// Joins every non-passed result into one readable line per case (empty if all passed; skipped
+// results count as failures unless allowSkip).
+std::string Failures(const std::vector<Result>& results, bool allowSkip = false);
+
+struct CommandResult {
+  int status = -1;
+  std::string out, err;
+};
+// Runs reduce-scan-bench with args (shell words) and the test device's platform/device
+// selectors from the environment, capturing stdout, stderr and the exit status.
+CommandResult RunBench(const std::string& args);
+
+// Copies the source kernels folder to a fresh temporary folder and returns its path.
+std::string CopyKernels(const std::string& name);
+// Replaces the first occurrence of `from` with `to` in file (path), or fails the test.
+void Patch(const std::string& path, const std::string& from, const std::string& to);
+
+// The sizes the issue asks every variant to handle.
+const std::vector<size_t>& EdgeSizes();
+
+}  // namespace rsb::test

@@ -1,0 +1,185 @@
+// The command line: exit statuses and messages on bad input, the output formats, and a broken
+// kernel caught by validation. Runs the real executable on the test device.
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+namespace rsb::test {
+namespace {
+
+// Bad input: exit 2 and one line naming the option, the value and what is allowed.
+void ExpectUsageError(const std::string& args, const std::string& option,
+                      const std::string& value) {
+  const CommandResult r = RunBench(args);
+  EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(option), std::string::npos) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find(value), std::string::npos) << args << "\n" << r.err;
+  EXPECT_NE(r.err.find("allowed"), std::string::npos) << args << "\n" << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(Cli, UnknownVariantIsAUsageError) {
+  ExpectUsageError("--variant bogus", "--variant", "bogus");
+  ExpectUsageError("--task reduction --variant naive", "--variant", "naive");
+}
+
+TEST(Cli, BadSizesAreUsageErrors) {
+  ExpectUsageError("--size 0", "--size", "'0'");
+  ExpectUsageError("--size -5", "--size", "'-5'");
+  ExpectUsageError("--size=-5", "--size", "'-5'");
+  ExpectUsageError("--size abc", "--size", "'abc'");
+  ExpectUsageError("--size 16Q", "--size", "'16Q'");
+  ExpectUsageError("--size 2^40", "--size", "'2^40'");
+}
+
+TEST(Cli, BadLocalSizeIsAUsageError) {
+  ExpectUsageError("--local-size 3", "--local-size", "'3'");
+  ExpectUsageError("--local-size 0", "--local-size", "'0'");
+  ExpectUsageError("--local-size big", "--local-size", "'big'");
+}
+
+TEST(Cli, OtherBadValuesAreUsageErrors) {
+  ExpectUsageError("--type half", "--type", "half");
+  ExpectUsageError("--op mul", "--op", "mul");
+  ExpectUsageError("--task sort", "--task", "sort");
+  ExpectUsageError("--format xml", "--format", "xml");
+  ExpectUsageError("--iterations 0", "--iterations", "'0'");
+  ExpectUsageError("--time-budget -1", "--time-budget", "'-1'");
+  ExpectUsageError("--device no-such-device-xyz", "--device", "no-such-device-xyz");
+  const CommandResult r = RunBench("--bogus");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+}
+
+TEST(Cli, SizeSpellingsAreEquivalent) {
+  for (const char* s : {"4096", "4K", "2^12"}) {
+    const CommandResult r =
+        RunBench(std::string("--check -q --variant sequential --format csv --size ") + s);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(",4096,"), std::string::npos) << s << "\n" << r.out;
+  }
+}
+
+TEST(Cli, LocalSizeBeyondTheDeviceIsSkippedNotFailed) {
+  const CommandResult r = RunBench(
+      "--check -q --variant decomposition --size 1000 "
+      "--local-size 1048576 --format json");
+  EXPECT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["status"], "skipped");
+  EXPECT_NE(j["results"][0]["message"].get<std::string>().find("local size 1048576"),
+            std::string::npos);
+}
+
+TEST(Cli, MissingKernelFolderIsAUsageError) {
+  ExpectUsageError("--kernels /no/such/folder", "--kernels", "/no/such/folder");
+}
+
+TEST(Cli, KernelThatDoesNotCompileExits3WithTheBuildLog) {
+  const std::string dir = CopyKernels("nocompile");
+  Patch(dir + "/Reduction.cl", "__kernel void ReduceSequential(",
+        "this is not OpenCL C;\n__kernel void ReduceSequential(");
+  const CommandResult r = RunBench("--check -q --variant sequential --size 100 --kernels " + dir);
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("kernel build failed"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("Reduction.cl:"), std::string::npos) << "no file:line in\n" << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, BrokenReductionKernelFailsValidationNamingTheVariant) {
+  const std::string dir = CopyKernels("broken");
+  // Decomposition drops the second element of every pair: a wrong sum, a correct-looking run.
+  Patch(dir + "/Reduction.cl",
+        "const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));\n"
+        "  const T r = WorkGroupReduceSequential(scratch, v);",
+        "const T v = LoadOrIdentity(src, base, n);\n"
+        "  const T r = WorkGroupReduceSequential(scratch, v);");
+  const CommandResult r = RunBench("--check -q --task reduction --size 100000 --kernels " + dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("FAILED reduction/decomposition"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("expected"), std::string::npos) << r.err;
+  // The other variants are untouched and still pass.
+  EXPECT_EQ(r.err.find("FAILED reduction/sequential"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Cli, JsonOutputHasTheDocumentedFields) {
+  const CommandResult r = RunBench(
+      "--format json -q --task reduction --variant sequential,atomic "
+      "--type uint,float --size 2^16 --iterations 3 --time-budget 0");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["schema"], "reduce-scan-bench/1");
+  for (const char* k :
+       {"platform", "name", "vendor", "driver_version", "opencl_c_version", "compute_units",
+        "global_mem_bytes", "local_mem_bytes", "max_work_group_size"})
+    EXPECT_TRUE(j["device"].contains(k)) << k;
+  ASSERT_EQ(j["results"].size(), 4u);
+  for (const auto& res : j["results"]) {
+    for (const char* k :
+         {"task", "variant", "type", "op", "n", "local_size", "status", "message", "iterations",
+          "time_ms", "gelem_s", "gbytes_s", "bytes_moved", "bandwidth_util"})
+      EXPECT_TRUE(res.contains(k)) << k;
+    EXPECT_EQ(res["status"], "passed");
+    EXPECT_EQ(res["n"], 65536);
+    EXPECT_EQ(res["iterations"], 3);
+    for (const char* k : {"median", "min", "max", "mean", "stddev"})
+      EXPECT_TRUE(res["time_ms"].contains(k)) << k;
+    EXPECT_GT(res["time_ms"]["median"].get<double>(), 0.0);
+    EXPECT_LE(res["time_ms"]["min"].get<double>(), res["time_ms"]["median"].get<double>());
+    EXPECT_NEAR(res["gelem_s"].get<double>(),
+                65536 / (res["time_ms"]["median"].get<double>() * 1e6), 1e-6);
+    EXPECT_GT(res["bytes_moved"].get<double>(), 65536.0 * 4 * 0.99);
+  }
+}
+
+TEST(Cli, CsvHasAHeaderAndOneRowPerCase) {
+  const CommandResult r = RunBench(
+      "--format csv --check -q --task reduction --op sum,min,max "
+      "--size 1000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("device,driver_version,task,variant,type,op,scan_kind,n,", 0), 0u) << r.out;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 5 * 3) << r.out;
+}
+
+TEST(Cli, OutputFileReceivesTheReport) {
+  const std::string path = std::filesystem::temp_directory_path() / "rsb-cli-output.json";
+  const CommandResult r =
+      RunBench("--format json --check -q --variant atomic --size 999 -o " + path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, "");
+  std::ifstream in(path);
+  const auto j = nlohmann::json::parse(in);
+  EXPECT_EQ(j["results"][0]["variant"], "atomic");
+  std::filesystem::remove(path);
+}
+
+TEST(Cli, HelpListDevicesAndListVariantsExit0) {
+  CommandResult r = RunBench("--help");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("--local-size"), std::string::npos);
+  r = RunBench("--list-devices");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("platform 0"), std::string::npos) << r.out;
+  r = RunBench("--list-variants");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_NE(r.out.find("interleaved"), std::string::npos) << r.out;
+}
+
+TEST(Cli, TableNamesTheDeviceAndEveryVariant) {
+  const CommandResult r = RunBench("-q --task reduction --size 4096 --iterations 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("device: "), std::string::npos);
+  EXPECT_NE(r.out.find("driver"), std::string::npos);
+  for (const char* v : {"interleaved", "sequential", "decomposition", "unrolled", "atomic"})
+    EXPECT_NE(r.out.find(v), std::string::npos) << v;
+  EXPECT_NE(r.out.find("Gelem/s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rsb::test

@@ -5,12 +5,22 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace rsb {
 
 namespace {
 constexpr const char* kFile = "Reduction.cl";
 constexpr size_t kDefaultLocalSize = 256;
+// Single-pass tuning, by device type (XTUNE environment overrides are for experiments only).
+size_t Tune(const char* name, size_t fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::strtoul(v, nullptr, 10) : fallback;
+}
+const size_t kGpuUnroll = Tune("RSB_TUNE_GPU_UNROLL", 4);
+const size_t kCpuUnroll = Tune("RSB_TUNE_CPU_UNROLL", 4);
+const size_t kCpuGroupsPerCu = Tune("RSB_TUNE_CPU_GROUPS", 4);
+const size_t kCpuLocalSize = Tune("RSB_TUNE_CPU_LOCAL", 1);
 }  // namespace
 
 const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
@@ -25,6 +35,8 @@ const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
        "decomposition with the tree unrolled at compile-time strides"},
       {"atomic", "ReduceAtomic", Shape::Atomic,
        "one level of work-group trees, results combined with atomics, one launch"},
+      {"single-pass", "ReduceSinglePass", Shape::SinglePass,
+       "one launch, wide loads, many elements per work-item, last work-group combines"},
   };
   return table;
 }
@@ -47,10 +59,14 @@ std::string CReductionTask::Describe(const std::string& variant) const {
   return Find(variant).description;
 }
 
-size_t CReductionTask::LocalSize(const std::string&, const ProblemSpec& spec,
+size_t CReductionTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
                                  const DeviceInfo& device) const {
   if (spec.localSize)
     return spec.localSize;
+  // On a CPU a work-group is one core's loop over its work-items: single-pass streams best
+  // with few work-items per group there.
+  if (Find(variant).shape == Shape::SinglePass && !device.isGpu)
+    return kCpuLocalSize;
   return std::min(kDefaultLocalSize, device.maxWorkGroupSize);
 }
 
@@ -88,14 +104,32 @@ cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
     options += " -DHAS_INT64_BASE_ATOMICS=1";
   if (device_.int64ExtendedAtomics)
     options += " -DHAS_INT64_EXTENDED_ATOMICS=1";
+  if (v.shape == Shape::SinglePass) {
+    // 16-byte loads. GPU: UNROLL independent loads in flight per work-item, grid-stride order.
+    // CPU: each work-item streams through its own contiguous chunk.
+    options += fmt::format(" -DVEC={} -DUNROLL={}", 16 / SizeOf(spec.type),
+                           device_.isGpu ? kGpuUnroll : kCpuUnroll);
+    if (!device_.isGpu)
+      options += " -DCONTIGUOUS_CHUNKS=1";
+  }
   return kernels_.Get(*programs_, kFile, options, v.kernel, spec.localSize);
+}
+
+size_t CReductionTask::SinglePassGroups(const ProblemSpec& spec) const {
+  const size_t L = spec.localSize;
+  const size_t vectors = std::max<size_t>(1, spec.n / (16 / SizeOf(spec.type)));
+  // GPU: 2048 resident work-items per compute unit (H100, and most GPUs allow 1024-2048);
+  // CPU: a few work-groups per core so that the cores share the work evenly.
+  const size_t perCu = device_.isGpu ? std::max<size_t>(1, 2048 / L) : kCpuGroupsPerCu;
+  return std::max<size_t>(1, std::min(device_.computeUnits * perCu, CeilDiv(vectors, L)));
 }
 
 void CReductionTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
                                 const ProblemSpec& spec, bool poison) {
   const Variant& v = Find(variant);
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  if (v.shape == Shape::Atomic && SizeOf(spec.type) == 8 && !device_.int64BaseAtomics)
+  if ((v.shape == Shape::Atomic || v.shape == Shape::SinglePass) && SizeOf(spec.type) == 8 &&
+      !device_.int64BaseAtomics)
     throw VariantSkipped(
         fmt::format("{} has no 64-bit atomics on this device "
                     "(cl_khr_int64_base_atomics)",
@@ -110,6 +144,12 @@ void CReductionTask::PrepareRun(cl::CommandQueue& queue, const std::string& vari
       work_[1].Ensure(programs_->Context(), CeilDiv(n, 4 * L * L) * size);
       break;
     case Shape::Atomic:
+      break;
+    case Shape::SinglePass:
+      partials_.Ensure(programs_->Context(), SinglePassGroups(spec) * sizeof(cl_ulong));
+      // The kernel leaves its ticket counter at zero; zero it here too in case a run broke.
+      queue.enqueueFillBuffer(counter_.Ensure(programs_->Context(), sizeof(cl_uint)), cl_uint(0), 0,
+                              sizeof(cl_uint));
       break;
   }
   if (poison)
@@ -188,6 +228,15 @@ void CReductionTask::ComputeGPU(cl::CommandQueue& queue, const std::string& vari
       k.setArg(2, cl_uint(n));
       launch(CeilDiv(n, 2 * L) * L);
       break;
+    case Shape::SinglePass:
+      k.setArg(0, input_d_);
+      k.setArg(1, result_d_);
+      k.setArg(2, cl_uint(n));
+      k.setArg(3, partials_.Get());
+      k.setArg(4, counter_.Get());
+      k.setArg(5, cl_uint(0));
+      launch(SinglePassGroups(spec) * L);
+      break;
   }
 }
 
@@ -232,6 +281,13 @@ CostModel CReductionTask::Cost(const std::string& variant, const ProblemSpec& sp
       c.steps = 2 + CeilLog2(L);
       c.ops += groups;
       c.bytesMoved = (n + 2 * groups + 1) * size;
+      break;
+    }
+    case Shape::SinglePass: {
+      const size_t groups = SinglePassGroups(spec);
+      c.launches = 1;
+      c.steps = CeilDiv(n, groups * L) + 2 * CeilLog2(L) + CeilDiv(groups, L) + 2;
+      c.bytesMoved = n * size + 2 * groups * sizeof(cl_ulong) + size;
       break;
     }
   }

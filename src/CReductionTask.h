@@ -19,6 +19,7 @@ class CReductionTask : public IComputeTask {
     GlobalSequential,   // one launch per step, halving (ReduceSequential)
     MultiLevel,         // one launch per level of work-group partials, ping-pong buffers
     Atomic,             // fill with the identity, then one launch combining with atomics
+    SinglePass,         // one launch: wide loads, work-group trees, last work-group combines
   };
   struct Variant {
     std::string name;
@@ -50,6 +51,9 @@ class CReductionTask : public IComputeTask {
  private:
   const Variant& Find(const std::string& name) const;
   cl::Kernel& Kernel(const Variant& v, const ProblemSpec& spec);
+  // Work-groups of the single-pass launch: enough to fill the device, never more than the
+  // input has vectors for.
+  size_t SinglePassGroups(const ProblemSpec& spec) const;
 
   ProgramCache* programs_ = nullptr;
   DeviceInfo device_;
@@ -58,6 +62,7 @@ class CReductionTask : public IComputeTask {
   Op op_ = Op::Sum;
   cl::Buffer input_d_, result_d_;
   ScratchBuffer work_[2];
+  ScratchBuffer partials_, counter_;
   KernelCache kernels_;
 };
 

@@ -270,6 +270,18 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
     for (int u = 0; u < UNROLL; ++u) acc[u] = OP(acc[u], v[i + u]);
   }
   for (; i < end; ++i) acc[0] = OP(acc[0], v[i]);
+#elif defined(GROUP_CHUNKS)
+  // Each work-group streams through one contiguous chunk; its work-items read consecutive
+  // vectors (coalesced).
+  const uint groups = get_num_groups(0), lid = get_local_id(0);
+  const uint chunk = (nv + groups - 1) / groups;
+  const uint begin = min((uint)get_group_id(0) * chunk, nv), end = min(begin + chunk, nv);
+  uint i = begin + lid;
+  for (; i + (UNROLL - 1) * LOCAL_SIZE < end; i += UNROLL * LOCAL_SIZE) {
+#pragma unroll
+    for (int u = 0; u < UNROLL; ++u) acc[u] = OP(acc[u], v[i + u * LOCAL_SIZE]);
+  }
+  for (; i < end; i += LOCAL_SIZE) acc[0] = OP(acc[0], v[i]);
 #else
   const uint stride = get_global_size(0);
   uint i = get_global_id(0);

@@ -17,7 +17,9 @@ size_t Tune(const char* name, size_t fallback) {
   const char* v = std::getenv(name);
   return v ? std::strtoul(v, nullptr, 10) : fallback;
 }
-const size_t kGpuUnroll = Tune("RSB_TUNE_GPU_UNROLL", 4);
+const size_t kGpuUnroll = Tune("RSB_TUNE_GPU_UNROLL", 8);
+const size_t kGpuGroupChunks = Tune("RSB_TUNE_GPU_GROUP_CHUNKS", 0);
+const size_t kGpuThreadsPerCu = Tune("RSB_TUNE_GPU_THREADS_PER_CU", 1024);
 const size_t kCpuUnroll = Tune("RSB_TUNE_CPU_UNROLL", 4);
 const size_t kCpuGroupsPerCu = Tune("RSB_TUNE_CPU_GROUPS", 4);
 const size_t kCpuLocalSize = Tune("RSB_TUNE_CPU_LOCAL", 1);
@@ -111,6 +113,8 @@ cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
                            device_.isGpu ? kGpuUnroll : kCpuUnroll);
     if (!device_.isGpu)
       options += " -DCONTIGUOUS_CHUNKS=1";
+    if (device_.isGpu && kGpuGroupChunks)
+      options += " -DGROUP_CHUNKS=1";
   }
   return kernels_.Get(*programs_, kFile, options, v.kernel, spec.localSize);
 }
@@ -118,9 +122,10 @@ cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
 size_t CReductionTask::SinglePassGroups(const ProblemSpec& spec) const {
   const size_t L = spec.localSize;
   const size_t vectors = std::max<size_t>(1, spec.n / (16 / SizeOf(spec.type)));
-  // GPU: 2048 resident work-items per compute unit (H100, and most GPUs allow 1024-2048);
+  // GPU: 1024 work-items per compute unit, UNROLL = 8 loads in flight each (best of a sweep on
+  // the H100, docs/BENCHMARKS.md);
   // CPU: a few work-groups per core so that the cores share the work evenly.
-  const size_t perCu = device_.isGpu ? std::max<size_t>(1, 2048 / L) : kCpuGroupsPerCu;
+  const size_t perCu = device_.isGpu ? std::max<size_t>(1, kGpuThreadsPerCu / L) : kCpuGroupsPerCu;
   return std::max<size_t>(1, std::min(device_.computeUnits * perCu, CeilDiv(vectors, L)));
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
-#   bench/gpu_session.sh BUILD_DIR STAGE...   stages: info tests bench compare stress
+#   bench/gpu_session.sh BUILD_DIR STAGE...
+# stages: info cub sweep tests bench localsizes compare stress
 # BUILD_DIR is built on the developer machine with -DRSB_BUILD_REFERENCES=ON and carried.
-# Results go to $OUT (or ./gpu-out) as JSON and logs; a short table is printed last.
+# Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
 build=$1; shift
 out=${OUT:-gpu-out}; mkdir -p "$out"
@@ -12,21 +13,46 @@ mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd \
 # The build folder holds absolute paths of the developer machine (/work/main): mirror them.
 if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$PWD" /work/main; fi
 bin=$build/reduce-scan-bench
+nv="--platform NVIDIA -q"
 for stage in "$@"; do
   echo "=== $stage ($(date -u +%FT%TZ))"
   case $stage in
     info)
-      nvidia-smi -L; clinfo -l 2>/dev/null; "$bin" --list-devices; ldd "$bin" | grep -i "not found";;
+      nvidia-smi -L; "$bin" --list-devices; ldd "$bin" | grep -i "not found";;
+    cub)
+      "$build/cub-reference" --sizes 2^20,2^24,2^26,2^28 --types uint,float > "$out/cub.jsonl"
+      grep -v copy "$out/cub.jsonl" | cut -c1-150;;
+    sweep)  # single-pass scan tile shape: work-items x items per work-item
+      for c in "256 8" "256 16" "128 16" "512 8"; do set -- $c
+        echo "L=$1 items=$2: $(RSB_TUNE_SCAN_GPU_LOCAL=$1 RSB_TUNE_SCAN_GPU_ITEMS=$2 "$bin" $nv --format csv \
+          --task scan --variant single-pass --size 2^24,2^26,2^28 --time-budget 0.2 | tail -3 | cut -d, -f8,10,18 | tr '\n' ' ')"
+      done | tee "$out/sweep.txt";;
     tests)
-      (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 --timeout 600 2>&1 | tee "$out/ctest-nvidia.log" | grep -E "tests passed|tests failed|Failed|\*\*\*|Not Run" );;
-    tests-reduction)
-      (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 -R "Reduction|Cli|HostData" 2>&1 | tee "$out/ctest-nvidia.log" | grep -E "tests passed|tests failed|Failed|\*\*\*" );;
+      (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 --timeout 300 --output-on-failure > "$out/ctest-nvidia.log" 2>&1; \
+       grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$out/ctest-nvidia.log");;
+    localsizes)  # the course variants at every local size, uint sum, 2^26
+      for L in 64 128 256 512 1024; do
+        "$bin" $nv --format csv --variant interleaved,sequential,decomposition,unrolled,atomic,kogge-stone,work-efficient,conflict-free \
+          --size 2^26 --local-size $L --time-budget 0.2 | tail -n +2
+      done > "$out/localsizes.csv"; cut -d, -f3,4,9,10,18 "$out/localsizes.csv" | sort -t, -k1,2 | tr '\n' ' ';;
     bench)
-      "$bin" --platform NVIDIA -q --format json --type uint,float --size 2^20,2^24,2^26,2^28 \
-        --time-budget 0.3 -o "$out/h100-all.json"; echo "exit $?";;
+      "$bin" $nv --format json --type uint,float --size 2^20,2^24,2^26,2^28 --time-budget 0.25 -o "$out/h100-all.json"
+      echo "exit $?";;
     compare)
       python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
-        --sizes 2^24,2^26,2^28 --types uint,float --json-out "$out/h100-single-pass.json" | tee "$out/compare.txt";;
+        --sizes 2^24,2^26,2^28 --types uint,float | tee "$out/compare.txt";;
+    stress)  # single-pass scan, every run validated (poisoned output, every element checked)
+      { for k in inclusive exclusive; do
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 1,2,3,31,1000,2047,2048,2049,4095,65537 --type uint --validate-runs 400
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 1000003,2^20+1 --type int,float --op sum,max --validate-runs 100
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 2^24+1 --type uint --validate-runs 60
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 2^28+3 --type uint,float --validate-runs 6
+        done; } | grep -v "^device" > "$out/stress.csv"
+      awk -F, '{ runs += $NF; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress.csv";;
     *) echo "unknown stage $stage";;
   esac
 done

@@ -54,7 +54,7 @@ std::optional<unsigned long long> ParseUnsigned(const std::string& s) {
 }  // namespace
 
 std::optional<size_t> ParseSize(const std::string& text) {
-  static const std::regex plain(R"(^(\d+)([kKmMgG]?)$)"), power(R"(^2\^(\d+)$)");
+  static const std::regex plain(R"(^(\d+)([kKmMgG]?)$)"), power(R"(^2\^(\d+)([+-]\d+)?$)");
   std::smatch m;
   unsigned long long n = 0;
   if (std::regex_match(text, m, power)) {
@@ -62,6 +62,12 @@ std::optional<size_t> ParseSize(const std::string& text) {
     if (!e || *e > 62)
       return std::nullopt;
     n = 1ull << *e;
+    if (m[2].length()) {  // 2^28+3, 2^20-1
+      auto d = ParseUnsigned(m[2].str().substr(1));
+      if (!d || *d > n)
+        return std::nullopt;
+      n = m[2].str()[0] == '+' ? n + *d : n - *d;
+    }
   } else if (std::regex_match(text, m, plain)) {
     auto v = ParseUnsigned(m[1]);
     if (!v)
@@ -116,6 +122,10 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   app.add_option("--time-budget", budget,
                  "Seconds of timed runs per case before stopping (default 0.5)");
   app.add_option("--warmup", warmup, "Untimed runs before timing (default 2)");
+  std::string validateRuns;
+  app.add_option("--validate-runs", validateRuns,
+                 "Runs validated per case, every element checked each time (default 1; more "
+                 "is a stress test)");
   app.add_option("--seed", seed, "Seed of the random input (default 1)");
   app.add_option("--format", format, "Output: table, csv or json (default table)");
   app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
@@ -185,7 +195,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       if (!n || *n > kMaxElements)
         throw UsageError(
             fmt::format("--size '{}': {}; allowed: an element count from 1 to {} "
-                        "(2^31), written as 16777216, 16M or 2^24",
+                        "(2^31), written as 16777216, 16M, 2^24 or 2^24+3",
                         s, n ? "too large" : "not a valid size", kMaxElements));
       o.sizes.push_back(*n);
     }
@@ -208,6 +218,14 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
           "--iterations '{}': not allowed; allowed: an integer from 1 to 1000000", iterations));
     o.run.maxIterations = *v;
     o.run.minIterations = std::min<size_t>(o.run.minIterations, *v);
+  }
+  if (!validateRuns.empty()) {
+    auto v = ParseUnsigned(validateRuns);
+    if (!v || *v == 0 || *v > 1000000)
+      throw UsageError(
+          fmt::format("--validate-runs '{}': not allowed; allowed: an integer from 1 to 1000000",
+                      validateRuns));
+    o.run.validateRuns = *v;
   }
   if (!warmup.empty()) {
     auto v = ParseUnsigned(warmup);

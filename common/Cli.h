@@ -42,7 +42,7 @@ using TaskCatalog = std::vector<std::pair<std::string, std::vector<std::string>>
 // Throws UsageError on bad input.
 Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog);
 
-// "16777216", "16M" (binary multiples K, M, G) or "2^24"; nullopt if malformed or 0.
+// "16777216", "16M" (binary multiples K, M, G), "2^24" or "2^24+3"; nullopt if malformed or 0.
 std::optional<size_t> ParseSize(const std::string& text);
 
 }  // namespace rsb

@@ -75,16 +75,16 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
-         "gelem_s,gbytes_s,bytes_moved,bandwidth_util,launches,steps,ops\n";
+         "gelem_s,gbytes_s,bytes_moved,bandwidth_util,launches,steps,ops,validated_runs\n";
   for (const auto& r : results) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{:.4f},{},{},{}\n",
+        "{:.4f},{:.3f},{},{:.4f},{},{},{},{}\n",
         quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
         ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
         ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
         r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.bytesMoved,
-        r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops);
+        r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops, r.validatedRuns);
   }
 }
 
@@ -119,6 +119,7 @@ void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>
         {"bandwidth_util", r.bandwidthUtil},
         {"cost", {{"launches", r.cost.launches}, {"steps", r.cost.steps}, {"ops", r.cost.ops}}},
         {"launches_enqueued", r.launchesCounted},
+        {"validated_runs", r.validatedRuns},
     };
     if (r.scanKind)
       o["scan_kind"] = ToString(*r.scanKind);

@@ -119,17 +119,20 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
                       spec.localSize, info_.maxWorkGroupSize));
     r.cost = task.Cost(variant, spec);
 
-    // The validated run: poisoned output, every element checked.
-    task.PrepareRun(queue_, variant, spec, /*poison=*/true);
-    RunEvents events;
-    task.ComputeGPU(queue_, variant, spec, events);
-    queue_.finish();
-    r.launchesCounted = events.Count();
-    const Validation v = task.ValidateResults(queue_, variant, spec);
-    if (!v.passed) {
-      r.status = Status::Failed;
-      r.message = v.message;
-      return r;
+    // The validated runs: poisoned output, every element checked.
+    for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
+      task.PrepareRun(queue_, variant, spec, /*poison=*/true);
+      RunEvents events;
+      task.ComputeGPU(queue_, variant, spec, events);
+      queue_.finish();
+      r.launchesCounted = events.Count();
+      const Validation v = task.ValidateResults(queue_, variant, spec);
+      ++r.validatedRuns;
+      if (!v.passed) {
+        r.status = Status::Failed;
+        r.message = run ? fmt::format("{} (validated run {})", v.message, run + 1) : v.message;
+        return r;
+      }
     }
 
     r.status = Status::Passed;

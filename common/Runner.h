@@ -18,7 +18,8 @@ struct RunSettings {
   size_t maxIterations = 100;  // timed runs, at most (--iterations)
   double timeBudgetS = 0.5;    // stop timing a case once this much wall time is spent
   bool measureCopyBandwidth = true;
-  bool timed = true;  // false: validate only (--check), no warm-up or timing
+  bool timed = true;        // false: validate only (--check), no warm-up or timing
+  size_t validateRuns = 1;  // validated runs per case (--validate-runs): a stress test
 };
 
 struct TimeStats {
@@ -44,6 +45,7 @@ struct Result {
   double bandwidthUtil = 0;  // gbytesS / the device's measured copy bandwidth (0: unknown)
   CostModel cost;
   size_t launchesCounted = 0;  // commands the run actually enqueued
+  size_t validatedRuns = 0;    // runs whose every output element was checked
 };
 
 // One problem for one task, and which of its variants to run on it.

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace rsb {
@@ -27,10 +28,15 @@ void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string
 
 void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count) {
   const size_t size = SizeOf(type);
-  if (size == 4)
-    queue.enqueueFillBuffer(buffer, cl_uint(0x01010101u * kPoisonByte), 0, count * size);
-  else
-    queue.enqueueFillBuffer(buffer, cl_ulong(0x0101010101010101ull * kPoisonByte), 0, count * size);
+  // In chunks of 2^30 patterns: NVIDIA's driver never completes a fill of 2^31 or more.
+  const size_t chunk = size_t(1) << 30;
+  for (size_t first = 0; first < count; first += chunk) {
+    const size_t offset = first * size, bytes = std::min(chunk, count - first) * size;
+    if (size == 4)
+      queue.enqueueFillBuffer(buffer, cl_uint(0x01010101u * kPoisonByte), offset, bytes);
+    else
+      queue.enqueueFillBuffer(buffer, cl_ulong(0x0101010101010101ull * kPoisonByte), offset, bytes);
+  }
 }
 
 HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,

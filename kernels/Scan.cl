@@ -246,3 +246,277 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
   if (i < n) data[i] = OP(offset, data[i]);
   if (i + LOCAL_SIZE < n) data[i + LOCAL_SIZE] = OP(offset, data[i + LOCAL_SIZE]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// 5. single-pass: chained scan with decoupled look-back (Merrill and Garland, 2016). One launch
+// reads the input once and writes the output once: 2n element transfers, the minimum.
+//
+// Each work-group takes a tile of SP_TILE = LOCAL_SIZE * ITEMS consecutive elements, ITEMS per
+// work-item. Its tile number comes from an atomic ticket, not from get_group_id: tiles are
+// numbered in the order work-groups start, so a work-group only ever waits for tiles that are
+// already running (the launch order of work-groups is unspecified).
+//  1. Load: each work-item loads its ITEMS consecutive elements (16-byte vector loads when the
+//     tile is whole) and reduces them in registers.
+//  2. Work-group scan of the LOCAL_SIZE per-work-item values (Kogge-Stone, double-buffered):
+//     each work-item's exclusive prefix within the tile, and the tile's aggregate.
+//  3. Publish the aggregate (flag AGGREGATE; tile 0 publishes its inclusive prefix, flag PREFIX).
+//  4. Look back: walk the predecessors' status words from tile - 1 downwards, combining their
+//     values, until one with flag PREFIX (an inclusive prefix of everything before it).
+//  5. Publish the tile's inclusive prefix (flag PREFIX), so successors stop here.
+//  6. Each work-item scans its ITEMS elements sequentially, starting from
+//     OP(tile prefix, its exclusive prefix in the tile), and stores them.
+// Work O(n): about 2n operator applications plus the look-back; steps: ITEMS + log2(L) + ITEMS,
+// plus the look-back, which is short because every tile publishes its aggregate early.
+//
+// Cross-work-group memory (see ../shared/gpu/README.md): OpenCL 1.2's mem_fence does not order
+// memory between work-groups on NVIDIA, so a tile publishes its flag AND its value in ONE
+// 64-bit word written with atom_xchg and read with an atomic: a reader can never see a flag
+// without its value. Word layout: [63:34] generation, [33:32] flag, [31:0] value bits. The
+// generation (a kernel argument, new for every launch) makes the words of earlier launches
+// invalid, so no reset is needed between launches; the ticket counter likewise keeps counting
+// and the host passes the ticket of this launch's first tile.
+// A look-back never spins forever: after SPIN_LIMIT reads of a word that is still not
+// published, the looking work-item computes that tile's aggregate itself from the input and
+// goes on (slow, but it only happens if a predecessor is stalled).
+//
+// 32-bit types only: a 64-bit value and its flag do not fit in one atomic word (OpenCL 1.2 has
+// no 128-bit atomics); the host reports the variant as skipped for long, ulong and double.
+#if !defined(T_IS_64BIT) && defined(HAS_INT64_BASE_ATOMICS)
+#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+
+#ifndef ITEMS
+#define ITEMS 8
+#endif
+#ifndef SPIN_LIMIT
+#define SPIN_LIMIT 4096
+#endif
+#define SP_TILE (LOCAL_SIZE * ITEMS)
+#define SP_AGGREGATE 1ul
+#define SP_PREFIX 2ul
+#if ITEMS % 4 != 0
+#error "ITEMS must be a multiple of 4 (whole tiles are loaded as 4-element vectors)"
+#endif
+
+#if defined(T_FLOAT)
+#define SP_BITS(v) as_uint(v)
+#define SP_FROM_BITS(b) as_float(b)
+#elif defined(T_INT)
+#define SP_BITS(v) as_uint(v)
+#define SP_FROM_BITS(b) as_int(b)
+#else
+#define SP_BITS(v) (v)
+#define SP_FROM_BITS(b) (b)
+#endif
+#define SP_T4 RSB_SP_CAT(T, 4)
+#define RSB_SP_CAT(a, b) RSB_SP_CAT2(a, b)
+#define RSB_SP_CAT2(a, b) a##b
+
+inline ulong SpPack(uint gen, ulong flag, T v) {
+  return ((ulong)gen << 34) | (flag << 32) | (ulong)SP_BITS(v);
+}
+inline bool SpValid(ulong w, uint gen) { return (uint)(w >> 34) == gen && ((w >> 32) & 3ul); }
+
+#if !defined(SP_RELOAD)  // register tiles (GPU); pocl would compile the unrolled loops anyway
+// SpLoadItems: the ITEMS consecutive elements from `start`, IDENTITY past n.
+inline void SpLoadItems(__global const T* src, uint n, uint start, T x[ITEMS]) {
+  if (start + ITEMS <= n) {
+    __global const SP_T4* v = (__global const SP_T4*)(src + start);
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; ++k) {
+      const SP_T4 q = v[k];
+      x[4 * k] = q.s0;
+      x[4 * k + 1] = q.s1;
+      x[4 * k + 2] = q.s2;
+      x[4 * k + 3] = q.s3;
+    }
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k) x[k] = start + k < n ? src[start + k] : IDENTITY;
+  }
+}
+
+inline void SpStoreItems(__global T* dst, uint n, uint start, const T y[ITEMS]) {
+  if (start + ITEMS <= n) {
+    __global SP_T4* v = (__global SP_T4*)(dst + start);
+#pragma unroll
+    for (int k = 0; k < ITEMS / 4; ++k)
+      v[k] = (SP_T4)(y[4 * k], y[4 * k + 1], y[4 * k + 2], y[4 * k + 3]);
+  } else {
+#pragma unroll
+    for (int k = 0; k < ITEMS; ++k)
+      if (start + k < n) dst[start + k] = y[k];
+  }
+}
+
+#endif
+
+// SP_RELOAD (CPU devices): no register tile; the work-item streams its ITEMS elements from
+// global memory twice, reducing, then scanning; the second read hits the core's cache.
+// Both loops work on 4-element vectors (start is a multiple of ITEMS, so they are aligned):
+// the reduction keeps four lanes, and the scan's loop-carried chain is one OP per 4 elements.
+inline T SpThreadReduceGlobal(__global const T* src, uint n, uint start) {
+  const uint end = min(start + ITEMS, n), whole = start + (end - start) / 4 * 4;
+  T a0 = IDENTITY, a1 = IDENTITY, a2 = IDENTITY, a3 = IDENTITY;
+  uint i = start;
+  for (; i < whole; i += 4) {
+    a0 = OP(a0, src[i]);
+    a1 = OP(a1, src[i + 1]);
+    a2 = OP(a2, src[i + 2]);
+    a3 = OP(a3, src[i + 3]);
+  }
+  for (; i < end; ++i) a0 = OP(a0, src[i]);
+  return OP(OP(a0, a1), OP(a2, a3));
+}
+
+inline void SpThreadScanGlobal(__global const T* restrict src, __global T* restrict dst, uint n,
+                               uint start, T run, uint inclusive) {
+  const uint end = min(start + ITEMS, n), whole = start + (end - start) / 4 * 4;
+  uint i = start;
+  if (inclusive) {
+    for (; i < whole; i += 4) {
+      const T a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+      const T ab = OP(a, b), abc = OP(ab, c), abcd = OP(abc, d);  // independent of run
+      dst[i] = OP(run, a);
+      dst[i + 1] = OP(run, ab);
+      dst[i + 2] = OP(run, abc);
+      run = OP(run, abcd);
+      dst[i + 3] = run;
+    }
+  } else {
+    for (; i < whole; i += 4) {
+      const T a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];
+      const T ab = OP(a, b), abc = OP(ab, c), abcd = OP(abc, d);
+      dst[i] = run;
+      dst[i + 1] = OP(run, a);
+      dst[i + 2] = OP(run, ab);
+      dst[i + 3] = OP(run, abc);
+      run = OP(run, abcd);
+    }
+  }
+  for (; i < end; ++i) {
+    const T v = src[i];
+    const T next = OP(run, v);
+    dst[i] = inclusive ? next : run;
+    run = next;
+  }
+}
+
+#if !defined(SP_RELOAD)
+inline T SpThreadReduce(const T x[ITEMS]) {
+  T a = x[0];
+#pragma unroll
+  for (int k = 1; k < ITEMS; ++k) a = OP(a, x[k]);
+  return a;
+}
+#endif
+
+// SpWorkGroupScan: Kogge-Stone over one value per work-item, two local buffers swapped every
+// step. Returns the work-item's EXCLUSIVE prefix; *total receives the work-group's aggregate.
+inline T SpWorkGroupScan(__local T* ping, __local T* pong, T v, T* total) {
+  const uint lid = get_local_id(0);
+  ping[lid] = v;
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every value stored before any neighbour reads it
+  for (uint off = 1; off < LOCAL_SIZE; off <<= 1) {
+    pong[lid] = lid >= off ? OP(ping[lid - off], ping[lid]) : ping[lid];
+    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: this step's results visible to the next step; the
+                                   // swap means no step overwrites what it is still reading
+    __local T* t = ping;
+    ping = pong;
+    pong = t;
+  }
+  *total = ping[LOCAL_SIZE - 1];
+  const T excl = lid ? ping[lid - 1] : IDENTITY;
+  barrier(CLK_LOCAL_MEM_FENCE);  // WAR: everyone has read before the buffers are reused
+  return excl;
+}
+
+// SpTileAggregate (one work-item): a tile's aggregate computed from the input, for a
+// look-back that found the tile's status word unpublished after SPIN_LIMIT reads.
+inline T SpTileAggregate(__global const T* src, uint n, uint tile) {
+  const uint begin = tile * SP_TILE, end = min(begin + SP_TILE, n);
+  T a = IDENTITY;
+  for (uint i = begin; i < end; ++i) a = OP(a, src[i]);
+  return a;
+}
+
+// SpLookBack (one work-item): the exclusive prefix of `tile`, combining its predecessors'
+// published values from tile - 1 downwards until one holds an inclusive prefix. A predecessor
+// still unpublished after SPIN_LIMIT reads is reduced here from the input instead, so the walk
+// always ends, whatever the order in which the device runs work-groups.
+inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint gen, uint tile) {
+  T prefix = IDENTITY;
+  for (int j = (int)tile - 1; j >= 0; --j) {
+#if defined(SP_FALLBACK_ONLY)
+    ulong w = 0;  // tests: treat every predecessor as unpublished
+#else
+    ulong w = atom_add(&status[j], 0ul);
+    for (uint spins = 0; !SpValid(w, gen) && spins < SPIN_LIMIT; ++spins)
+      w = atom_add(&status[j], 0ul);
+#endif
+    if (!SpValid(w, gen)) {
+      prefix = OP(SpTileAggregate(src, n, (uint)j), prefix);
+      continue;
+    }
+    prefix = OP(SP_FROM_BITS((uint)w), prefix);
+    if (((w >> 32) & 3ul) == SP_PREFIX) break;
+  }
+  return prefix;
+}
+
+__kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
+                             __global ulong* status, __global uint* ticket, uint ticketBase,
+                             uint gen) {
+  __local T ping[LOCAL_SIZE], pong[LOCAL_SIZE];
+  __local uint lTile;
+  __local T lPrefix;
+  const uint lid = get_local_id(0);
+  if (lid == 0) lTile = atomic_inc(ticket) - ticketBase;
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
+  const uint tile = lTile;
+  const uint start = tile * SP_TILE + lid * ITEMS;
+
+#if defined(SP_RELOAD)
+  const T mine = SpThreadReduceGlobal(src, n, start);
+#else
+  T x[ITEMS];
+  SpLoadItems(src, n, start, x);
+  const T mine = SpThreadReduce(x);
+#endif
+  T tileAggregate;
+  const T inTile = SpWorkGroupScan(ping, pong, mine, &tileAggregate);
+
+  if (lid == 0) {
+    T p = IDENTITY;
+    if (tile == 0) {
+      atom_xchg(&status[0], SpPack(gen, SP_PREFIX, tileAggregate));
+    } else {
+      atom_xchg(&status[tile], SpPack(gen, SP_AGGREGATE, tileAggregate));
+      p = SpLookBack(src, n, status, gen, tile);
+      atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));
+    }
+    lPrefix = p;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile's prefix reaches every work-item
+  const T tilePrefix = lPrefix;
+
+  T run = OP(tilePrefix, inTile);
+#if defined(SP_RELOAD)
+  SpThreadScanGlobal(src, dst, n, start, run, inclusive);
+#else
+#pragma unroll
+  for (int k = 0; k < ITEMS; ++k) {
+    const T v = x[k];
+    const T next = OP(run, v);
+    x[k] = inclusive ? next : run;
+    run = next;
+  }
+  SpStoreItems(dst, n, start, x);
+#endif
+}
+#else
+__kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
+                             __global ulong* status, __global uint* ticket, uint ticketBase,
+                             uint gen) {
+  // Never launched: the host reports the variant as skipped (64-bit type or no 64-bit atomics).
+}
+#endif

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace rsb {
 
@@ -12,6 +13,18 @@ namespace {
 constexpr const char* kFile = "Scan.cl";
 constexpr const char* kAddBlockOffsets = "AddBlockOffsets";
 constexpr size_t kDefaultLocalSize = 256;
+// Single-pass tiles: LocalSize * items elements. GPU: 256 x 8 (registers hold the tile); CPU:
+// one work-item per work-group scanning a long run sequentially, the way a core likes it.
+size_t Tune(const char* name, size_t fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::strtoul(v, nullptr, 10) : fallback;
+}
+const size_t kGpuItems = Tune("RSB_TUNE_SCAN_GPU_ITEMS", 8);
+const size_t kGpuLocal = Tune("RSB_TUNE_SCAN_GPU_LOCAL", 256);
+const size_t kCpuItems = Tune("RSB_TUNE_SCAN_CPU_ITEMS", 65536);
+const size_t kCpuLocal = Tune("RSB_TUNE_SCAN_CPU_LOCAL", 1);
+// Status words live in generations of 30 bits (see Scan.cl).
+constexpr cl_uint kMaxGeneration = (1u << 30) - 1;
 
 ScanKind KindOf(const ProblemSpec& spec) {
   return spec.scanKind.value_or(ScanKind::Inclusive);
@@ -43,6 +56,8 @@ const std::vector<CScanTask::Variant>& CScanTask::VariantTable() {
        "Blelloch up-sweep/down-sweep in local memory, O(n) work, block sums scanned recursively"},
       {"conflict-free", "ScanTileConflictFree", Shape::BlellochTiles,
        "work-efficient with local memory padded against bank conflicts"},
+      {"single-pass", "ScanSinglePass", Shape::SinglePass,
+       "one launch: chained scan over tiles with decoupled look-back, 2n element transfers"},
   };
   return table;
 }
@@ -65,10 +80,12 @@ std::string CScanTask::Describe(const std::string& variant) const {
   return Find(variant).description;
 }
 
-size_t CScanTask::LocalSize(const std::string&, const ProblemSpec& spec,
+size_t CScanTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
                             const DeviceInfo& device) const {
   if (spec.localSize)
     return spec.localSize;
+  if (Find(variant).shape == Shape::SinglePass)
+    return std::min(device.isGpu ? kGpuLocal : kCpuLocal, device.maxWorkGroupSize);
   return std::min(kDefaultLocalSize, device.maxWorkGroupSize);
 }
 
@@ -81,6 +98,7 @@ void CScanTask::Upload(const ProblemSpec& spec, ProgramCache& programs, cl::Comm
                        HostArray input) {
   programs_ = &programs;
   device_ = DescribeDevice(programs.Device());
+  statusTiles_ = 0;  // single-pass: zero the status words before the first launch
   op_ = spec.op;
   kind_ = KindOf(spec);
   if (spec.type == ElementType::Double && !device_.fp64)
@@ -107,12 +125,30 @@ void CScanTask::ReleaseResources() {
   input_ = HostArray();
 }
 
+size_t CScanTask::SinglePassItems(const ProblemSpec&) const {
+  return device_.isGpu ? kGpuItems : kCpuItems;
+}
+
 void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
                            const ProblemSpec& spec, bool poison) {
   const Variant& v = Find(variant);
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  const std::string options =
-      KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", L);
+  std::string options = KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", L);
+  if (v.shape == Shape::SinglePass) {
+    if (SizeOf(spec.type) == 8)
+      throw VariantSkipped(fmt::format(
+          "single-pass publishes a tile's status and value in one 64-bit atomic word: a {} "
+          "value does not fit (OpenCL 1.2 has no 128-bit atomics)",
+          ToString(spec.type)));
+    if (!device_.int64BaseAtomics)
+      throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
+    options += fmt::format(" -DITEMS={} -DSPIN_LIMIT={} -DHAS_INT64_BASE_ATOMICS=1",
+                           SinglePassItems(spec), spinLimit_);
+    if (!device_.isGpu)
+      options += " -DSP_RELOAD=1";
+    if (fallbackOnly_)
+      options += " -DSP_FALLBACK_ONLY=1";
+  }
   auto kernel = [&](const std::string& name) {
     cl::Kernel& k = kernels_.Get(*programs_, kFile, options, name, L);
     const auto local = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(programs_->Device());
@@ -141,6 +177,22 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
       for (size_t l = 0; l < levels_.size(); ++l)
         blockSums_[l].Ensure(programs_->Context(), CeilDiv(levels_[l], 2 * L) * size);
       break;
+    case Shape::SinglePass: {
+      // Zero the status words and the ticket only for a new problem (InitResources clears
+      // statusTiles_), for more tiles than before, or when the generation would wrap. Every
+      // other launch, validated or timed, just moves on to a new generation.
+      const size_t tiles = CeilDiv(n, L * SinglePassItems(spec));
+      if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
+        queue.enqueueFillBuffer(status_.Ensure(programs_->Context(), tiles * sizeof(cl_ulong)),
+                                cl_ulong(0), 0, tiles * sizeof(cl_ulong));
+        queue.enqueueFillBuffer(ticket_.Ensure(programs_->Context(), sizeof(cl_uint)), cl_uint(0),
+                                0, sizeof(cl_uint));
+        statusTiles_ = tiles;
+        generation_ = 0;
+        ticketBase_ = 0;
+      }
+      break;
+    }
   }
   if (poison)
     Poison(queue, output_d_, spec.type, n);
@@ -194,6 +246,21 @@ void CScanTask::ComputeGPU(cl::CommandQueue& queue, const std::string& variant,
         add.setArg(2, cl_uint(levels_[l]));
         launch(add, (CeilDiv(levels_[l], tile) - 1) * L);
       }
+      break;
+    }
+    case Shape::SinglePass: {
+      ++generation_;
+      scan.setArg(0, input_d_);
+      scan.setArg(1, output_d_);
+      scan.setArg(2, cl_uint(n));
+      scan.setArg(3, cl_uint(inclusive));
+      scan.setArg(4, status_.Get());
+      scan.setArg(5, ticket_.Get());
+      scan.setArg(6, ticketBase_);
+      scan.setArg(7, generation_);
+      const size_t tiles = CeilDiv(n, L * SinglePassItems(spec));
+      launch(scan, tiles * L);
+      ticketBase_ += cl_uint(tiles);  // wraps modulo 2^32 like the device counter
       break;
     }
   }
@@ -260,6 +327,15 @@ CostModel CScanTask::Cost(const std::string& variant, const ProblemSpec& spec) c
           c.bytesMoved += (2 * (m - tile) + tiles - 1) * size;
         }
       }
+      break;
+    }
+    case Shape::SinglePass: {
+      // Read n, write n; per tile a status word written twice and read about once.
+      const size_t items = device_.isGpu ? kGpuItems : kCpuItems, tiles = CeilDiv(n, L * items);
+      c.launches = 1;
+      c.steps = 2 * items + CeilLog2(L) + 2;
+      c.ops = 2 * n + tiles * (L * CeilLog2(L) + 2);
+      c.bytesMoved = 2 * n * size + 3 * tiles * sizeof(cl_ulong);
       break;
     }
   }

@@ -21,6 +21,8 @@ class CScanTask : public IComputeTask {
     // only in the cost model of the work-group scan.
     KoggeStoneTiles,
     BlellochTiles,
+    // One launch: chained scan with decoupled look-back over tiles of LocalSize * items.
+    SinglePass,
   };
   struct Variant {
     std::string name;
@@ -56,6 +58,13 @@ class CScanTask : public IComputeTask {
   HostArray RunOnce(cl::CommandQueue& queue, ProgramCache& programs, const std::string& variant,
                     ProblemSpec spec, const HostArray& input);
 
+  // For tests: how many times a single-pass look-back re-reads an unpublished status word
+  // before computing that tile's aggregate itself (0: at once, exercising the fallback).
+  void SetSpinLimit(size_t spins) { spinLimit_ = spins; }
+  // For tests: every look-back computes each predecessor's aggregate from the input, as if no
+  // predecessor had published: exercises the fallback path deterministically.
+  void SetFallbackOnly(bool on) { fallbackOnly_ = on; }
+
  private:
   const Variant& Find(const std::string& name) const;
   void Upload(const ProblemSpec& spec, ProgramCache& programs, cl::CommandQueue& queue,
@@ -77,7 +86,15 @@ class CScanTask : public IComputeTask {
   cl::Kernel* scanKernel_ = nullptr;
   cl::Kernel* addKernel_ = nullptr;
   std::vector<size_t> levels_;  // multi-level: elements per level, levels_[0] = n
+  // SinglePass: one status word per tile and the ticket counter. Each launch gets a new
+  // generation and the ticket of its first tile, so nothing is reset between launches.
+  size_t SinglePassItems(const ProblemSpec& spec) const;
+  ScratchBuffer status_, ticket_;
+  size_t statusTiles_ = 0;
+  cl_uint generation_ = 0, ticketBase_ = 0;
   KernelCache kernels_;
+  size_t spinLimit_ = 4096;
+  bool fallbackOnly_ = false;
 };
 
 }  // namespace rsb

@@ -57,7 +57,7 @@ TEST(Cli, OtherBadValuesAreUsageErrors) {
 }
 
 TEST(Cli, SizeSpellingsAreEquivalent) {
-  for (const char* s : {"4096", "4K", "2^12"}) {
+  for (const char* s : {"4096", "4K", "2^12", "2^12+0", "2^13-4096"}) {
     const CommandResult r =
         RunBench(std::string("--check -q --variant sequential --format csv --size ") + s);
     EXPECT_EQ(r.status, 0) << r.err;

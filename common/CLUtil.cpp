@@ -8,6 +8,7 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #ifndef RSB_SOURCE_KERNEL_DIR
@@ -213,8 +214,9 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
     return it->second;
 
   const fs::path path = fs::path(kernelDir_) / file;
-  // #line makes the compiler's messages name the file instead of "<source>" or "<stdin>".
-  const std::string source = fmt::format("#line 1 \"{}\"\n", path.string()) + ReadFile(path);
+  // The source as it is: compilers then count lines as the file does (a #line directive is not
+  // honoured by every driver); the build log's anonymous file names are replaced below.
+  const std::string source = ReadFile(path);
   cl::Program program(context_, source);
   // Quote the include folder only when needed: not every compiler's option parser strips quotes.
   const std::string include =
@@ -229,6 +231,10 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
     } catch (const cl::Error&) {
       log = "(no build log)";
     }
+    // Compilers name the source they were given "<kernel>" (NVIDIA) or a temporary file
+    // (pocl): name the real file instead, so that every error points at file:line.
+    static const std::regex anonymous(R"((<[a-z-]+>|[^\s:]*tempfile_\w+\.cl)(?=:\d+))");
+    log = std::regex_replace(log, anonymous, path.string());
     throw DeviceError(fmt::format("kernel build failed for {} with options '{}': {}\n{}",
                                   path.string(), fullOptions, ClErrorName(e.err()), Trim(log)));
   }

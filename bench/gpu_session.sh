@@ -22,11 +22,19 @@ for stage in "$@"; do
     cub)
       "$build/cub-reference" --sizes 2^20,2^24,2^26,2^28 --types uint,float > "$out/cub.jsonl"
       grep -v copy "$out/cub.jsonl" | cut -c1-150;;
-    sweep)  # single-pass scan tile shape: work-items x items per work-item
-      for c in "256 8" "256 16" "128 16" "512 8"; do set -- $c
-        echo "L=$1 items=$2: $(RSB_TUNE_SCAN_GPU_LOCAL=$1 RSB_TUNE_SCAN_GPU_ITEMS=$2 "$bin" $nv --format csv \
-          --task scan --variant single-pass --size 2^24,2^26,2^28 --time-budget 0.2 | tail -3 | cut -d, -f8,10,18 | tr '\n' ' ')"
-      done | tee "$out/sweep.txt";;
+    sweep)  # single-pass scan tile shape (work-items x items each); the best is used after
+      best=0
+      for c in "256 24" "256 28" "256 32" "128 32" "128 48" "256 40"; do set -- $c
+        r=$(RSB_TUNE_SCAN_GPU_LOCAL=$1 RSB_TUNE_SCAN_GPU_ITEMS=$2 "$bin" $nv --format csv \
+          --task scan --variant single-pass --size 2^24,2^26,2^28 --time-budget 0.2 | tail -3 | cut -d, -f10,18)
+        score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
+        echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
+        if [ "$score" -gt "$best" ]; then best=$score; export RSB_TUNE_SCAN_GPU_LOCAL=$1 RSB_TUNE_SCAN_GPU_ITEMS=$2; fi
+      done | tee "$out/sweep.txt"
+      best=$(sort -t= -k4 -n "$out/sweep.txt" | tail -1)
+      export RSB_TUNE_SCAN_GPU_LOCAL=$(echo "$best" | sed 's/L=\([0-9]*\).*/\1/') \
+             RSB_TUNE_SCAN_GPU_ITEMS=$(echo "$best" | sed 's/.*items=\([0-9]*\).*/\1/')
+      echo "chosen: L=$RSB_TUNE_SCAN_GPU_LOCAL items=$RSB_TUNE_SCAN_GPU_ITEMS";;
     tests)
       (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 --timeout 300 --output-on-failure > "$out/ctest-nvidia.log" 2>&1; \
        grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$out/ctest-nvidia.log");;
@@ -44,7 +52,7 @@ for stage in "$@"; do
     stress)  # single-pass scan, every run validated (poisoned output, every element checked)
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
-            --size 1,2,3,31,1000,2047,2048,2049,4095,65537 --type uint --validate-runs 400
+            --size 1,2,3,31,1000,2047,6143,6144,6145,65537 --type uint --validate-runs 500
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
             --size 1000003,2^20+1 --type int,float --op sum,max --validate-runs 100
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \

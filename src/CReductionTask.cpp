@@ -11,7 +11,6 @@ namespace rsb {
 
 namespace {
 constexpr const char* kFile = "Reduction.cl";
-constexpr size_t kDefaultLocalSize = 256;
 // Single-pass tuning, by device type (XTUNE environment overrides are for experiments only).
 size_t Tune(const char* name, size_t fallback) {
   const char* v = std::getenv(name);
@@ -22,22 +21,21 @@ const size_t kGpuGroupChunks = Tune("RSB_TUNE_GPU_GROUP_CHUNKS", 0);
 const size_t kGpuThreadsPerCu = Tune("RSB_TUNE_GPU_THREADS_PER_CU", 1024);
 const size_t kCpuUnroll = Tune("RSB_TUNE_CPU_UNROLL", 4);
 const size_t kCpuGroupsPerCu = Tune("RSB_TUNE_CPU_GROUPS", 4);
-const size_t kCpuLocalSize = Tune("RSB_TUNE_CPU_LOCAL", 1);
 }  // namespace
 
 const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
   static const std::vector<Variant> table = {
-      {"interleaved", "ReduceInterleaved", Shape::GlobalInterleaved,
+      {"interleaved", "ReduceInterleaved", Shape::GlobalInterleaved, 128, 16,
        "tree in global memory, interleaved addressing, one launch per step"},
-      {"sequential", "ReduceSequential", Shape::GlobalSequential,
+      {"sequential", "ReduceSequential", Shape::GlobalSequential, 128, 64,
        "tree in global memory, sequential (coalesced) addressing, one launch per step"},
-      {"decomposition", "ReduceDecomposition", Shape::MultiLevel,
+      {"decomposition", "ReduceDecomposition", Shape::MultiLevel, 256, 16,
        "work-group trees in local memory, one launch per level, ping-pong buffers"},
-      {"unrolled", "ReduceUnrolled", Shape::MultiLevel,
+      {"unrolled", "ReduceUnrolled", Shape::MultiLevel, 256, 16,
        "decomposition with the tree unrolled at compile-time strides"},
-      {"atomic", "ReduceAtomic", Shape::Atomic,
+      {"atomic", "ReduceAtomic", Shape::Atomic, 256, 16,
        "one level of work-group trees, results combined with atomics, one launch"},
-      {"single-pass", "ReduceSinglePass", Shape::SinglePass,
+      {"single-pass", "ReduceSinglePass", Shape::SinglePass, 256, 1,
        "one launch, wide loads, many elements per work-item, last work-group combines"},
   };
   return table;
@@ -65,11 +63,10 @@ size_t CReductionTask::LocalSize(const std::string& variant, const ProblemSpec& 
                                  const DeviceInfo& device) const {
   if (spec.localSize)
     return spec.localSize;
-  // On a CPU a work-group is one core's loop over its work-items: single-pass streams best
-  // with few work-items per group there.
-  if (Find(variant).shape == Shape::SinglePass && !device.isGpu)
-    return kCpuLocalSize;
-  return std::min(kDefaultLocalSize, device.maxWorkGroupSize);
+  // On a CPU a work-group is one core's loop over its work-items, and barriers are costly:
+  // small work-groups win there (single-pass streams best with one work-item per group).
+  const Variant& v = Find(variant);
+  return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
 }
 
 void CReductionTask::InitResources(const ProblemSpec& spec, ProgramCache& programs,

@@ -25,6 +25,9 @@ class CReductionTask : public IComputeTask {
     std::string name;
     std::string kernel;
     Shape shape;
+    // Default local size by device type: the best of a sweep on the H100 (GPU) and on pocl
+    // (CPU), docs/BENCHMARKS.md. --local-size overrides it.
+    size_t gpuLocal, cpuLocal;
     std::string description;
   };
   static const std::vector<Variant>& VariantTable();

@@ -12,14 +12,13 @@ namespace rsb {
 namespace {
 constexpr const char* kFile = "Scan.cl";
 constexpr const char* kAddBlockOffsets = "AddBlockOffsets";
-constexpr size_t kDefaultLocalSize = 256;
-// Single-pass tiles: LocalSize * items elements. GPU: 256 x 8 (registers hold the tile); CPU:
+// Single-pass tiles: LocalSize * items elements. GPU: 256 x 32 (best of a sweep on the H100);
 // one work-item per work-group scanning a long run sequentially, the way a core likes it.
 size_t Tune(const char* name, size_t fallback) {
   const char* v = std::getenv(name);
   return v ? std::strtoul(v, nullptr, 10) : fallback;
 }
-const size_t kGpuItems = Tune("RSB_TUNE_SCAN_GPU_ITEMS", 8);
+const size_t kGpuItems = Tune("RSB_TUNE_SCAN_GPU_ITEMS", 32);
 const size_t kGpuLocal = Tune("RSB_TUNE_SCAN_GPU_LOCAL", 256);
 const size_t kCpuItems = Tune("RSB_TUNE_SCAN_CPU_ITEMS", 65536);
 const size_t kCpuLocal = Tune("RSB_TUNE_SCAN_CPU_LOCAL", 1);
@@ -47,16 +46,16 @@ std::vector<size_t> TileLevels(size_t n, size_t tile) {
 
 const std::vector<CScanTask::Variant>& CScanTask::VariantTable() {
   static const std::vector<Variant> table = {
-      {"naive", "ScanNaiveStep", Shape::GlobalSteps,
+      {"naive", "ScanNaiveStep", Shape::GlobalSteps, 256, 64,
        "Hillis-Steele in global memory, one launch per step, ping-pong buffers, O(n log n) work"},
-      {"kogge-stone", "ScanTileKoggeStone", Shape::KoggeStoneTiles,
+      {"kogge-stone", "ScanTileKoggeStone", Shape::KoggeStoneTiles, 128, 64,
        "Kogge-Stone per work-group in double-buffered local memory, block sums scanned "
        "recursively"},
-      {"work-efficient", "ScanTileWorkEfficient", Shape::BlellochTiles,
+      {"work-efficient", "ScanTileWorkEfficient", Shape::BlellochTiles, 128, 16,
        "Blelloch up-sweep/down-sweep in local memory, O(n) work, block sums scanned recursively"},
-      {"conflict-free", "ScanTileConflictFree", Shape::BlellochTiles,
+      {"conflict-free", "ScanTileConflictFree", Shape::BlellochTiles, 128, 64,
        "work-efficient with local memory padded against bank conflicts"},
-      {"single-pass", "ScanSinglePass", Shape::SinglePass,
+      {"single-pass", "ScanSinglePass", Shape::SinglePass, kGpuLocal, kCpuLocal,
        "one launch: chained scan over tiles with decoupled look-back, 2n element transfers"},
   };
   return table;
@@ -84,9 +83,8 @@ size_t CScanTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
                             const DeviceInfo& device) const {
   if (spec.localSize)
     return spec.localSize;
-  if (Find(variant).shape == Shape::SinglePass)
-    return std::min(device.isGpu ? kGpuLocal : kCpuLocal, device.maxWorkGroupSize);
-  return std::min(kDefaultLocalSize, device.maxWorkGroupSize);
+  const Variant& v = Find(variant);
+  return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
 }
 
 void CScanTask::InitResources(const ProblemSpec& spec, ProgramCache& programs,
@@ -126,7 +124,7 @@ void CScanTask::ReleaseResources() {
 }
 
 size_t CScanTask::SinglePassItems(const ProblemSpec&) const {
-  return device_.isGpu ? kGpuItems : kCpuItems;
+  return GpuPath() ? kGpuItems : kCpuItems;
 }
 
 void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
@@ -144,7 +142,7 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
       throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
     options += fmt::format(" -DITEMS={} -DSPIN_LIMIT={} -DHAS_INT64_BASE_ATOMICS=1",
                            SinglePassItems(spec), spinLimit_);
-    if (!device_.isGpu)
+    if (!GpuPath())
       options += " -DSP_RELOAD=1";
     if (fallbackOnly_)
       options += " -DSP_FALLBACK_ONLY=1";
@@ -331,7 +329,7 @@ CostModel CScanTask::Cost(const std::string& variant, const ProblemSpec& spec) c
     }
     case Shape::SinglePass: {
       // Read n, write n; per tile a status word written twice and read about once.
-      const size_t items = device_.isGpu ? kGpuItems : kCpuItems, tiles = CeilDiv(n, L * items);
+      const size_t items = SinglePassItems(spec), tiles = CeilDiv(n, L * items);
       c.launches = 1;
       c.steps = 2 * items + CeilLog2(L) + 2;
       c.ops = 2 * n + tiles * (L * CeilLog2(L) + 2);

@@ -28,6 +28,9 @@ class CScanTask : public IComputeTask {
     std::string name;
     std::string kernel;
     Shape shape;
+    // Default local size by device type: the best of a sweep on the H100 (GPU) and on pocl
+    // (CPU), docs/BENCHMARKS.md. --local-size overrides it.
+    size_t gpuLocal, cpuLocal;
     std::string description;
   };
   static const std::vector<Variant>& VariantTable();
@@ -64,6 +67,9 @@ class CScanTask : public IComputeTask {
   // For tests: every look-back computes each predecessor's aggregate from the input, as if no
   // predecessor had published: exercises the fallback path deterministically.
   void SetFallbackOnly(bool on) { fallbackOnly_ = on; }
+  // For tests: single-pass uses its GPU code path (register tiles, coalesced loads through
+  // local memory) whatever the device, so that CI's CPU device checks it too.
+  void ForceGpuCodePath(bool on) { forceGpuPath_ = on; }
 
  private:
   const Variant& Find(const std::string& name) const;
@@ -95,6 +101,8 @@ class CScanTask : public IComputeTask {
   KernelCache kernels_;
   size_t spinLimit_ = 4096;
   bool fallbackOnly_ = false;
+  bool forceGpuPath_ = false;
+  bool GpuPath() const { return device_.isGpu || forceGpuPath_; }
 };
 
 }  // namespace rsb

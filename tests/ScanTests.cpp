@@ -180,11 +180,27 @@ TEST(Scan, SinglePassFallbackComputesMissingAggregates) {
       }
 }
 
+// The GPU code path (coalesced loads through local memory, register tiles) on whatever device
+// runs the tests, so that a CPU-only CI checks it too.
+TEST(Scan, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
+  CScanTask task;
+  task.ForceGpuCodePath(true);
+  for (ScanKind kind : AllScanKinds())
+    for (size_t local : {1, 32, 256})
+      for (size_t n : {1, 3, 255, 2048, 2049, 4097, 1000003}) {
+        ProblemSpec spec{ElementType::Uint, Op::Sum, kind, n, local, n};
+        EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
+        spec.type = ElementType::Float;
+        spec.op = Op::Min;
+        EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
+      }
+}
+
 // Launch after launch with no reset in between (new generation, ticket moving on), every run
 // validated; sizes straddle whole tiles.
 TEST(Scan, SinglePassStaysCorrectOverRepeatedRuns) {
   CScanTask task;
-  const size_t tile = Device().info.isGpu ? 256 * 8 : 65536;
+  const size_t tile = Device().info.isGpu ? 256 * 32 : 65536;  // the default tiles
   RunSettings settings;
   settings.timed = false;
   settings.measureCopyBandwidth = false;

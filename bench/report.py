@@ -23,8 +23,9 @@ def main():
                 if line.startswith("{"):
                     r = json.loads(line)
                     refs[(r["task"], r["type"], r["n"])] = r
-    print("| task | variant | type | n | local | status | median ms | Gelem/s | GB/s | util | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    ratio_head = " ratio |" if refs else ""
+    print("| task | variant | type | n | local | status | median ms | Gelem/s | GB/s | util |" + ratio_head)
+    print("|---|---|---|---|---|---|---|---|---|---|" + ("---|" if refs else ""))
     for r in data["results"]:
         if args.type and r["type"] != args.type:
             continue
@@ -34,7 +35,7 @@ def main():
         n = f"2^{exp}" if r["n"] == 1 << exp else str(r["n"])
         print(f"| {r['task']} | {r['variant']} | {r['type']} | {n} | {r['local_size']} | "
               f"{r['status']} | {r['time_ms']['median']:.4f} | {r['gelem_s']:.1f} | "
-              f"{r['gbytes_s']:.0f} | {100 * r['bandwidth_util']:.0f}% | {ratio} |")
+              f"{r['gbytes_s']:.0f} | {100 * r['bandwidth_util']:.0f}% |" + (f" {ratio} |" if refs else ""))
 
 
 if __name__ == "__main__":

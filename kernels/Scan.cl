@@ -255,8 +255,9 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
 // work-item. Its tile number comes from an atomic ticket, not from get_group_id: tiles are
 // numbered in the order work-groups start, so a work-group only ever waits for tiles that are
 // already running (the launch order of work-groups is unspecified).
-//  1. Load: each work-item loads its ITEMS consecutive elements (16-byte vector loads when the
-//     tile is whole) and reduces them in registers.
+//  1. Load: the tile comes in with coalesced 16-byte loads through local memory (GPU; see
+//     SpLoadTile), each work-item takes ITEMS consecutive elements and reduces them in registers.
+//     On a CPU (SP_RELOAD) each work-item streams its elements from memory instead.
 //  2. Work-group scan of the LOCAL_SIZE per-work-item values (Kogge-Stone, double-buffered):
 //     each work-item's exclusive prefix within the tile, and the tile's aggregate.
 //  3. Publish the aggregate (flag AGGREGATE; tile 0 publishes its inclusive prefix, flag PREFIX).
@@ -317,34 +318,64 @@ inline ulong SpPack(uint gen, ulong flag, T v) {
 inline bool SpValid(ulong w, uint gen) { return (uint)(w >> 34) == gen && ((w >> 32) & 3ul); }
 
 #if !defined(SP_RELOAD)  // register tiles (GPU); pocl would compile the unrolled loops anyway
-// SpLoadItems: the ITEMS consecutive elements from `start`, IDENTITY past n.
-inline void SpLoadItems(__global const T* src, uint n, uint start, T x[ITEMS]) {
-  if (start + ITEMS <= n) {
-    __global const SP_T4* v = (__global const SP_T4*)(src + start);
+// The GPU's tile lives in local memory on its way in and out, so that global memory is read
+// and written in coalesced order: work-item lid moves 16-byte vectors lid, lid + L, lid + 2L...
+// (consecutive work-items, consecutive addresses), while the scan needs each work-item to own
+// ITEMS CONSECUTIVE elements. Loading those directly, a warp's load would span 32 * ITEMS
+// elements and use a fraction of every memory transaction. The padding (one word per 32)
+// spreads the ITEMS-strided local reads of consecutive work-items over different banks.
+#define SP_PAD(i) ((i) + ((i) >> 5))
+
+// SpLoadTile: the tile into local memory (IDENTITY past n), then each work-item's ITEMS
+// consecutive elements into x.
+inline void SpLoadTile(__global const T* src, uint n, uint tileBase, __local T* buf,
+                       T x[ITEMS]) {
+  const uint lid = get_local_id(0);
+  if (tileBase + SP_TILE <= n) {
+    __global const SP_T4* v = (__global const SP_T4*)(src + tileBase);
 #pragma unroll
-    for (int k = 0; k < ITEMS / 4; ++k) {
-      const SP_T4 q = v[k];
-      x[4 * k] = q.s0;
-      x[4 * k + 1] = q.s1;
-      x[4 * k + 2] = q.s2;
-      x[4 * k + 3] = q.s3;
+    for (uint k = 0; k < ITEMS / 4; ++k) {
+      const uint vi = k * LOCAL_SIZE + lid;
+      const SP_T4 q = v[vi];
+      buf[SP_PAD(4 * vi)] = q.s0;
+      buf[SP_PAD(4 * vi + 1)] = q.s1;
+      buf[SP_PAD(4 * vi + 2)] = q.s2;
+      buf[SP_PAD(4 * vi + 3)] = q.s3;
     }
   } else {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k) x[k] = start + k < n ? src[start + k] : IDENTITY;
+    for (uint k = 0; k < ITEMS; ++k) {
+      const uint i = k * LOCAL_SIZE + lid;
+      buf[SP_PAD(i)] = tileBase + i < n ? src[tileBase + i] : IDENTITY;
+    }
   }
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the whole tile is in local memory before runs are read
+#pragma unroll
+  for (uint k = 0; k < ITEMS; ++k) x[k] = buf[SP_PAD(lid * ITEMS + k)];
 }
 
-inline void SpStoreItems(__global T* dst, uint n, uint start, const T y[ITEMS]) {
-  if (start + ITEMS <= n) {
-    __global SP_T4* v = (__global SP_T4*)(dst + start);
+// SpStoreTile: each work-item's ITEMS results into local memory, then the tile out in
+// coalesced order. The caller guarantees a barrier since every work-item read buf (WAR).
+inline void SpStoreTile(__global T* dst, uint n, uint tileBase, __local T* buf,
+                        const T y[ITEMS]) {
+  const uint lid = get_local_id(0);
 #pragma unroll
-    for (int k = 0; k < ITEMS / 4; ++k)
-      v[k] = (SP_T4)(y[4 * k], y[4 * k + 1], y[4 * k + 2], y[4 * k + 3]);
+  for (uint k = 0; k < ITEMS; ++k) buf[SP_PAD(lid * ITEMS + k)] = y[k];
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every result is in local memory before it is copied out
+  if (tileBase + SP_TILE <= n) {
+    __global SP_T4* v = (__global SP_T4*)(dst + tileBase);
+#pragma unroll
+    for (uint k = 0; k < ITEMS / 4; ++k) {
+      const uint vi = k * LOCAL_SIZE + lid;
+      v[vi] = (SP_T4)(buf[SP_PAD(4 * vi)], buf[SP_PAD(4 * vi + 1)], buf[SP_PAD(4 * vi + 2)],
+                      buf[SP_PAD(4 * vi + 3)]);
+    }
   } else {
 #pragma unroll
-    for (int k = 0; k < ITEMS; ++k)
-      if (start + k < n) dst[start + k] = y[k];
+    for (uint k = 0; k < ITEMS; ++k) {
+      const uint i = k * LOCAL_SIZE + lid;
+      if (tileBase + i < n) dst[tileBase + i] = buf[SP_PAD(i)];
+    }
   }
 }
 
@@ -352,8 +383,9 @@ inline void SpStoreItems(__global T* dst, uint n, uint start, const T y[ITEMS]) 
 
 // SP_RELOAD (CPU devices): no register tile; the work-item streams its ITEMS elements from
 // global memory twice, reducing, then scanning; the second read hits the core's cache.
-// Both loops work on 4-element vectors (start is a multiple of ITEMS, so they are aligned):
-// the reduction keeps four lanes, and the scan's loop-carried chain is one OP per 4 elements.
+// Both loops take 4 elements per iteration: the reduction keeps four independent accumulators,
+// and the scan's loop-carried chain is one OP per 4 elements (the in-group prefixes do not
+// depend on run), which is what makes the CPU's serial scan fast.
 inline T SpThreadReduceGlobal(__global const T* src, uint n, uint start) {
   const uint end = min(start + ITEMS, n), whole = start + (end - start) / 4 * 4;
   T a0 = IDENTITY, a1 = IDENTITY, a2 = IDENTITY, a3 = IDENTITY;
@@ -478,8 +510,9 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
 #if defined(SP_RELOAD)
   const T mine = SpThreadReduceGlobal(src, n, start);
 #else
+  __local T buf[SP_PAD(SP_TILE)];
   T x[ITEMS];
-  SpLoadItems(src, n, start, x);
+  SpLoadTile(src, n, tile * SP_TILE, buf, x);
   const T mine = SpThreadReduce(x);
 #endif
   T tileAggregate;
@@ -510,7 +543,7 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
     x[k] = inclusive ? next : run;
     run = next;
   }
-  SpStoreItems(dst, n, start, x);
+  SpStoreTile(dst, n, tile * SP_TILE, buf, x);
 #endif
 }
 #else

@@ -26,7 +26,8 @@ int reps = 30;
 
 template <class F>
 double MedianMs(bc::command_queue& q, F f) {
-  for (int i = 0; i < 3; ++i) f();
+  for (int i = 0; i < 3; ++i)
+    f();
   q.finish();
   std::vector<double> t;
   for (int i = 0; i < reps; ++i) {
@@ -44,12 +45,12 @@ template <class T>
 void Run(bc::command_queue& q, const char* type, size_t n) {
   std::vector<T> h(n);
   std::mt19937_64 g(1);
-  for (auto& x : h) x = static_cast<T>(g() % 2001);
+  for (auto& x : h)
+    x = static_cast<T>(g() % 2001);
   bc::vector<T> in(h.begin(), h.end(), q), out(n, q.get_context());
   T result{};
   const double r = MedianMs(q, [&] { bc::reduce(in.begin(), in.end(), &result, q); });
-  const double s =
-      MedianMs(q, [&] { bc::inclusive_scan(in.begin(), in.end(), out.begin(), q); });
+  const double s = MedianMs(q, [&] { bc::inclusive_scan(in.begin(), in.end(), out.begin(), q); });
   for (auto [task, algo, ms] : {std::tuple{"reduction", "boost::compute::reduce", r},
                                 std::tuple{"scan", "boost::compute::inclusive_scan", s}})
     std::printf(
@@ -64,10 +65,14 @@ void Run(bc::command_queue& q, const char* type, size_t n) {
 int main(int argc, char** argv) {
   std::string platform, sizes = "2^24", types = "uint,float";
   for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--platform")) platform = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--sizes")) sizes = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--types")) types = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--reps")) reps = std::atoi(argv[i + 1]);
+    if (!std::strcmp(argv[i], "--platform"))
+      platform = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--sizes"))
+      sizes = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--types"))
+      types = argv[i + 1];
+    else if (!std::strcmp(argv[i], "--reps"))
+      reps = std::atoi(argv[i + 1]);
     else {
       std::fprintf(stderr, "usage: boost-reference [--platform S] [--sizes L] [--types L]\n");
       return 2;
@@ -86,11 +91,14 @@ int main(int argc, char** argv) {
   size_t start = 0;
   while (start < sizes.size()) {
     size_t end = sizes.find(',', start);
-    if (end == std::string::npos) end = sizes.size();
+    if (end == std::string::npos)
+      end = sizes.size();
     const std::string s = sizes.substr(start, end - start);
     const size_t n = s.rfind("2^", 0) == 0 ? size_t(1) << std::stoul(s.substr(2)) : std::stoull(s);
-    if (types.find("uint") != std::string::npos) Run<cl_uint>(q, "uint", n);
-    if (types.find("float") != std::string::npos) Run<cl_float>(q, "float", n);
+    if (types.find("uint") != std::string::npos)
+      Run<cl_uint>(q, "uint", n);
+    if (types.find("float") != std::string::npos)
+      Run<cl_float>(q, "float", n);
     start = end + 1;
   }
   return 0;

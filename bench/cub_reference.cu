@@ -14,14 +14,13 @@
 #include <string>
 #include <vector>
 
-#define CK(x)                                                                          \
-  do {                                                                                 \
-    cudaError_t e = (x);                                                               \
-    if (e != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, \
-                   __LINE__);                                                          \
-      std::exit(3);                                                                    \
-    }                                                                                  \
+#define CK(x)                                                                                      \
+  do {                                                                                             \
+    cudaError_t e = (x);                                                                           \
+    if (e != cudaSuccess) {                                                                        \
+      std::fprintf(stderr, "CUDA error %s at %s:%d\n", cudaGetErrorString(e), __FILE__, __LINE__); \
+      std::exit(3);                                                                                \
+    }                                                                                              \
   } while (0)
 
 namespace {
@@ -33,7 +32,8 @@ float MedianMs(F f) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
-  for (int i = 0; i < 5; ++i) f();
+  for (int i = 0; i < 5; ++i)
+    f();
   std::vector<float> t;
   for (int i = 0; i < reps; ++i) {
     CK(cudaEventRecord(a));
@@ -50,8 +50,7 @@ float MedianMs(F f) {
   return t[t.size() / 2];
 }
 
-void Print(const char* task, const char* algo, const char* type, size_t n, float ms,
-           size_t bytes) {
+void Print(const char* task, const char* algo, const char* type, size_t n, float ms, size_t bytes) {
   std::printf(
       "{\"task\":\"%s\",\"algorithm\":\"%s\",\"type\":\"%s\",\"op\":\"sum\",\"n\":%zu,"
       "\"time_ms\":%.6f,\"gelem_s\":%.3f,\"gbytes_s\":%.3f}\n",
@@ -63,7 +62,8 @@ template <class T>
 void Run(const char* type, size_t n) {
   std::vector<T> h(n);
   std::mt19937_64 g(1);
-  for (auto& x : h) x = static_cast<T>(g() % 2001);
+  for (auto& x : h)
+    x = static_cast<T>(g() % 2001);
   T *in, *out;
   CK(cudaMalloc(&in, n * sizeof(T)));
   CK(cudaMalloc(&out, n * sizeof(T)));
@@ -74,14 +74,14 @@ void Run(const char* type, size_t n) {
   size_t tb = std::max(tr, ts);
   void* tmp = nullptr;
   CK(cudaMalloc(&tmp, std::max<size_t>(tb, 1)));
-  const float r = MedianMs(
-      [&] { CK(cub::DeviceReduce::Sum(tmp, tb, in, out, static_cast<int64_t>(n))); });
+  const float r =
+      MedianMs([&] { CK(cub::DeviceReduce::Sum(tmp, tb, in, out, static_cast<int64_t>(n))); });
   Print("reduction", "cub::DeviceReduce::Sum", type, n, r, n * sizeof(T));
   const float s = MedianMs(
       [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, static_cast<int64_t>(n))); });
   Print("scan", "cub::DeviceScan::InclusiveSum", type, n, s, 2 * n * sizeof(T));
-  const float c = MedianMs(
-      [&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
+  const float c =
+      MedianMs([&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
   Print("copy", "cudaMemcpy D2D", type, n, c, 2 * n * sizeof(T));
   CK(cudaFree(in));
   CK(cudaFree(out));
@@ -93,15 +93,18 @@ std::vector<std::string> Split(const std::string& s) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t end = s.find(',', start);
-    if (end == std::string::npos) end = s.size();
-    if (end > start) out.push_back(s.substr(start, end - start));
+    if (end == std::string::npos)
+      end = s.size();
+    if (end > start)
+      out.push_back(s.substr(start, end - start));
     start = end + 1;
   }
   return out;
 }
 
 size_t ParseSize(const std::string& s) {
-  if (s.rfind("2^", 0) == 0) return size_t(1) << std::stoul(s.substr(2));
+  if (s.rfind("2^", 0) == 0)
+    return size_t(1) << std::stoul(s.substr(2));
   return std::stoull(s);
 }
 
@@ -127,12 +130,18 @@ int main(int argc, char** argv) {
   for (const auto& s : Split(sizes))
     for (const auto& t : Split(types)) {
       const size_t n = ParseSize(s);
-      if (t == "uint") Run<uint32_t>("uint", n);
-      else if (t == "int") Run<int32_t>("int", n);
-      else if (t == "float") Run<float>("float", n);
-      else if (t == "ulong") Run<uint64_t>("ulong", n);
-      else if (t == "long") Run<int64_t>("long", n);
-      else if (t == "double") Run<double>("double", n);
+      if (t == "uint")
+        Run<uint32_t>("uint", n);
+      else if (t == "int")
+        Run<int32_t>("int", n);
+      else if (t == "float")
+        Run<float>("float", n);
+      else if (t == "ulong")
+        Run<uint64_t>("ulong", n);
+      else if (t == "long")
+        Run<int64_t>("long", n);
+      else if (t == "double")
+        Run<double>("double", n);
       else {
         std::fprintf(stderr, "unknown type %s\n", t.c_str());
         return 2;

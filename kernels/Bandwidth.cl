@@ -4,5 +4,6 @@
 // One pass, no barriers.
 __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
   const uint i = get_global_id(0);
-  if (i < n4) out[i] = in[i];
+  if (i < n4)
+    out[i] = in[i];
 }

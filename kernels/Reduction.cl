@@ -24,7 +24,8 @@ inline T WorkGroupReduceSequential(__local T* scratch, T value) {
   scratch[lid] = value;
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every work-item's value is stored before any is read
   for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]);
+    if (lid < s)
+      scratch[lid] = OP(scratch[lid], scratch[lid + s]);
     barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the next step reads what this step wrote
   }
   return scratch[0];
@@ -40,7 +41,8 @@ inline T WorkGroupReduceUnrolled(__local T* scratch, T value) {
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every value is stored before any is read
 #pragma unroll
   for (uint s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
-    if (lid < s) scratch[lid] = OP(scratch[lid], scratch[lid + s]);
+    if (lid < s)
+      scratch[lid] = OP(scratch[lid], scratch[lid + s]);
     barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the next step reads what this step wrote
   }
   return scratch[0];
@@ -58,7 +60,8 @@ inline T WorkGroupReduceUnrolled(__local T* scratch, T value) {
 __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, uint stride,
                                 uint count) {
   const uint i = get_global_id(0);
-  if (i >= count) return;
+  if (i >= count)
+    return;
   const uint idx = 2 * stride * i;
   const T a = src[idx];
   dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;
@@ -71,7 +74,8 @@ __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, 
 // work-item writes. Work n - 1, steps (launches) ceil(log2 n).
 __kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, uint h) {
   const uint i = get_global_id(0);
-  if (i >= h) return;
+  if (i >= h)
+    return;
   const T a = src[i];
   dst[i] = i + h < m ? OP(a, src[i + h]) : a;
 }
@@ -88,7 +92,8 @@ __kernel void ReduceDecomposition(__global const T* src, __global T* dst, uint n
   const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceSequential(scratch, v);
-  if (get_local_id(0) == 0) dst[get_group_id(0)] = r;
+  if (get_local_id(0) == 0)
+    dst[get_group_id(0)] = r;
 }
 
 // 4. unrolled: decomposition with the work-group tree fully unrolled at compile-time-known
@@ -99,7 +104,8 @@ __kernel void ReduceUnrolled(__global const T* src, __global T* dst, uint n) {
   const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceUnrolled(scratch, v);
-  if (get_local_id(0) == 0) dst[get_group_id(0)] = r;
+  if (get_local_id(0) == 0)
+    dst[get_group_id(0)] = r;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,7 +187,8 @@ __kernel void ReduceAtomic(__global const T* src, __global T* result, uint n) {
   const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceUnrolled(scratch, v);
-  if (get_local_id(0) == 0) AtomicCombine(result, r);
+  if (get_local_id(0) == 0)
+    AtomicCombine(result, r);
 #endif
 }
 
@@ -259,7 +266,8 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
   const uint nv = n / VEC;
   TV acc[UNROLL];
 #pragma unroll
-  for (int u = 0; u < UNROLL; ++u) acc[u] = (TV)(IDENTITY);
+  for (int u = 0; u < UNROLL; ++u)
+    acc[u] = (TV)(IDENTITY);
 #if defined(CONTIGUOUS_CHUNKS)
   const uint items = get_global_size(0);
   const uint chunk = (nv + items - 1) / items;
@@ -267,9 +275,11 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
   uint i = begin;
   for (; i + UNROLL <= end; i += UNROLL) {
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) acc[u] = OP(acc[u], v[i + u]);
+    for (int u = 0; u < UNROLL; ++u)
+      acc[u] = OP(acc[u], v[i + u]);
   }
-  for (; i < end; ++i) acc[0] = OP(acc[0], v[i]);
+  for (; i < end; ++i)
+    acc[0] = OP(acc[0], v[i]);
 #elif defined(GROUP_CHUNKS)
   // Each work-group streams through one contiguous chunk; its work-items read consecutive
   // vectors (coalesced).
@@ -279,29 +289,34 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
   uint i = begin + lid;
   for (; i + (UNROLL - 1) * LOCAL_SIZE < end; i += UNROLL * LOCAL_SIZE) {
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) acc[u] = OP(acc[u], v[i + u * LOCAL_SIZE]);
+    for (int u = 0; u < UNROLL; ++u)
+      acc[u] = OP(acc[u], v[i + u * LOCAL_SIZE]);
   }
-  for (; i < end; i += LOCAL_SIZE) acc[0] = OP(acc[0], v[i]);
+  for (; i < end; i += LOCAL_SIZE)
+    acc[0] = OP(acc[0], v[i]);
 #else
   const uint stride = get_global_size(0);
   uint i = get_global_id(0);
   for (; i + (UNROLL - 1) * stride < nv; i += UNROLL * stride) {
 #pragma unroll
-    for (int u = 0; u < UNROLL; ++u) acc[u] = OP(acc[u], v[i + u * stride]);
+    for (int u = 0; u < UNROLL; ++u)
+      acc[u] = OP(acc[u], v[i + u * stride]);
   }
-  for (; i < nv; i += stride) acc[0] = OP(acc[0], v[i]);
+  for (; i < nv; i += stride)
+    acc[0] = OP(acc[0], v[i]);
 #endif
 #pragma unroll
-  for (int u = 1; u < UNROLL; ++u) acc[0] = OP(acc[0], acc[u]);
+  for (int u = 1; u < UNROLL; ++u)
+    acc[0] = OP(acc[0], acc[u]);
   T r = VEC_REDUCE(acc[0]);
   // The n % VEC elements after the last whole vector.
-  for (uint t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0)) r = OP(r, src[t]);
+  for (uint t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))
+    r = OP(r, src[t]);
   return r;
 }
 
 __kernel void ReduceSinglePass(__global const T* src, __global T* result, uint n,
-                               __global ATOMIC_BITS* partials, __global uint* counter,
-                               uint zero) {
+                               __global ATOMIC_BITS* partials, __global uint* counter, uint zero) {
 #if defined(NO_ATOMIC_FOR_T)
   // Never launched: the host reports the variant as skipped on this device.
 #else
@@ -314,7 +329,8 @@ __kernel void ReduceSinglePass(__global const T* src, __global T* result, uint n
     isLast = atomic_inc(counter + (uint)(old & zero)) == groups - 1;
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: isLast is read by the whole group; also WAR on scratch
-  if (!isLast) return;           // uniform across the work-group
+  if (!isLast)
+    return;  // uniform across the work-group
   T acc = IDENTITY;
   for (uint g = lid; g < groups; g += LOCAL_SIZE)
     acc = OP(acc, T_OF(ATOMIC_READ_BITS(&partials[g])));

@@ -46,8 +46,10 @@ inline void LoadTile(__global const T* src, uint n, T x[2]) {
 // StoreTile: the inverse of LoadTile; elements past n are not written.
 inline void StoreTile(__global T* dst, uint n, const T y[2]) {
   const uint i = get_group_id(0) * TILE_SIZE + get_local_id(0);
-  if (i < n) dst[i] = y[0];
-  if (i + LOCAL_SIZE < n) dst[i + LOCAL_SIZE] = y[1];
+  if (i < n)
+    dst[i] = y[0];
+  if (i + LOCAL_SIZE < n)
+    dst[i + LOCAL_SIZE] = y[1];
 }
 
 // WorkGroupScanKoggeStone: scans the tile held in x (two elements per work-item, as LoadTile
@@ -149,8 +151,8 @@ inline T WorkGroupScanExclusiveBlelloch(__local T* tile, T x[2], bool padded) {
 // ScanTileBlelloch: one tile of src scanned into dst with WorkGroupScanExclusiveBlelloch, its
 // total written to blockSums. Inclusive prefixes are the exclusive ones combined with the
 // element itself: OP(exclusive[i], x[i]), one more operator per element.
-inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T* blockSums,
-                             uint n, uint inclusive, __local T* tile, bool padded) {
+inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T* blockSums, uint n,
+                             uint inclusive, __local T* tile, bool padded) {
   T x[2], y[2];
   LoadTile(src, n, x);
   y[0] = x[0];
@@ -161,7 +163,8 @@ inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T*
     y[1] = OP(y[1], x[1]);
   }
   StoreTile(dst, n, y);
-  if (get_local_id(0) == 0) blockSums[get_group_id(0)] = total;
+  if (get_local_id(0) == 0)
+    blockSums[get_group_id(0)] = total;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -181,9 +184,11 @@ inline T LoadShifted(__global const T* src, uint i, uint shift) {
 __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint offset,
                             uint shift) {
   const uint i = get_global_id(0);
-  if (i >= n) return;
+  if (i >= n)
+    return;
   T v = LoadShifted(src, i, shift);
-  if (i >= offset) v = OP(LoadShifted(src, i - offset, shift), v);
+  if (i >= offset)
+    v = OP(LoadShifted(src, i - offset, shift), v);
   dst[i] = v;
 }
 
@@ -199,15 +204,16 @@ __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __globa
   LoadTile(src, n, x);
   const T total = WorkGroupScanKoggeStone(ping, pong, x, inclusive);
   StoreTile(dst, n, x);
-  if (get_local_id(0) == 0) blockSums[get_group_id(0)] = total;
+  if (get_local_id(0) == 0)
+    blockSums[get_group_id(0)] = total;
 }
 
 // 3. work-efficient: each work-group of L work-items scans a tile of B = 2L elements (IDENTITY
 // past n) with Blelloch's up-sweep / down-sweep (WorkGroupScanExclusiveBlelloch); the tile's
 // total, saved before the root is reset, goes to blockSums; large arrays as described at the top
 // of the file. Per level: work 2(n - n/B) (+ n for inclusive) = O(n), steps 2 log2(B).
-__kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst,
-                                    __global T* blockSums, uint n, uint inclusive) {
+__kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __global T* blockSums,
+                                    uint n, uint inclusive) {
   __local T tile[TILE_SIZE];
   ScanTileBlelloch(src, dst, blockSums, n, inclusive, tile, false);
 }
@@ -243,8 +249,10 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
   const uint tile = get_group_id(0) + 1;
   const T offset = offsets[tile];
   const uint i = tile * TILE_SIZE + get_local_id(0);
-  if (i < n) data[i] = OP(offset, data[i]);
-  if (i + LOCAL_SIZE < n) data[i + LOCAL_SIZE] = OP(offset, data[i + LOCAL_SIZE]);
+  if (i < n)
+    data[i] = OP(offset, data[i]);
+  if (i + LOCAL_SIZE < n)
+    data[i + LOCAL_SIZE] = OP(offset, data[i + LOCAL_SIZE]);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -315,7 +323,9 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
 inline ulong SpPack(uint gen, ulong flag, T v) {
   return ((ulong)gen << 34) | (flag << 32) | (ulong)SP_BITS(v);
 }
-inline bool SpValid(ulong w, uint gen) { return (uint)(w >> 34) == gen && ((w >> 32) & 3ul); }
+inline bool SpValid(ulong w, uint gen) {
+  return (uint)(w >> 34) == gen && ((w >> 32) & 3ul);
+}
 
 #if !defined(SP_RELOAD)  // register tiles (GPU); pocl would compile the unrolled loops anyway
 // The GPU's tile lives in local memory on its way in and out, so that global memory is read
@@ -328,8 +338,7 @@ inline bool SpValid(ulong w, uint gen) { return (uint)(w >> 34) == gen && ((w >>
 
 // SpLoadTile: the tile into local memory (IDENTITY past n), then each work-item's ITEMS
 // consecutive elements into x.
-inline void SpLoadTile(__global const T* src, uint n, uint tileBase, __local T* buf,
-                       T x[ITEMS]) {
+inline void SpLoadTile(__global const T* src, uint n, uint tileBase, __local T* buf, T x[ITEMS]) {
   const uint lid = get_local_id(0);
   if (tileBase + SP_TILE <= n) {
     __global const SP_T4* v = (__global const SP_T4*)(src + tileBase);
@@ -351,16 +360,17 @@ inline void SpLoadTile(__global const T* src, uint n, uint tileBase, __local T* 
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the whole tile is in local memory before runs are read
 #pragma unroll
-  for (uint k = 0; k < ITEMS; ++k) x[k] = buf[SP_PAD(lid * ITEMS + k)];
+  for (uint k = 0; k < ITEMS; ++k)
+    x[k] = buf[SP_PAD(lid * ITEMS + k)];
 }
 
 // SpStoreTile: each work-item's ITEMS results into local memory, then the tile out in
 // coalesced order. The caller guarantees a barrier since every work-item read buf (WAR).
-inline void SpStoreTile(__global T* dst, uint n, uint tileBase, __local T* buf,
-                        const T y[ITEMS]) {
+inline void SpStoreTile(__global T* dst, uint n, uint tileBase, __local T* buf, const T y[ITEMS]) {
   const uint lid = get_local_id(0);
 #pragma unroll
-  for (uint k = 0; k < ITEMS; ++k) buf[SP_PAD(lid * ITEMS + k)] = y[k];
+  for (uint k = 0; k < ITEMS; ++k)
+    buf[SP_PAD(lid * ITEMS + k)] = y[k];
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every result is in local memory before it is copied out
   if (tileBase + SP_TILE <= n) {
     __global SP_T4* v = (__global SP_T4*)(dst + tileBase);
@@ -374,7 +384,8 @@ inline void SpStoreTile(__global T* dst, uint n, uint tileBase, __local T* buf,
 #pragma unroll
     for (uint k = 0; k < ITEMS; ++k) {
       const uint i = k * LOCAL_SIZE + lid;
-      if (tileBase + i < n) dst[tileBase + i] = buf[SP_PAD(i)];
+      if (tileBase + i < n)
+        dst[tileBase + i] = buf[SP_PAD(i)];
     }
   }
 }
@@ -396,7 +407,8 @@ inline T SpThreadReduceGlobal(__global const T* src, uint n, uint start) {
     a2 = OP(a2, src[i + 2]);
     a3 = OP(a3, src[i + 3]);
   }
-  for (; i < end; ++i) a0 = OP(a0, src[i]);
+  for (; i < end; ++i)
+    a0 = OP(a0, src[i]);
   return OP(OP(a0, a1), OP(a2, a3));
 }
 
@@ -437,7 +449,8 @@ inline void SpThreadScanGlobal(__global const T* restrict src, __global T* restr
 inline T SpThreadReduce(const T x[ITEMS]) {
   T a = x[0];
 #pragma unroll
-  for (int k = 1; k < ITEMS; ++k) a = OP(a, x[k]);
+  for (int k = 1; k < ITEMS; ++k)
+    a = OP(a, x[k]);
   return a;
 }
 #endif
@@ -467,7 +480,8 @@ inline T SpWorkGroupScan(__local T* ping, __local T* pong, T v, T* total) {
 inline T SpTileAggregate(__global const T* src, uint n, uint tile) {
   const uint begin = tile * SP_TILE, end = min(begin + SP_TILE, n);
   T a = IDENTITY;
-  for (uint i = begin; i < end; ++i) a = OP(a, src[i]);
+  for (uint i = begin; i < end; ++i)
+    a = OP(a, src[i]);
   return a;
 }
 
@@ -490,7 +504,8 @@ inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint 
       continue;
     }
     prefix = OP(SP_FROM_BITS((uint)w), prefix);
-    if (((w >> 32) & 3ul) == SP_PREFIX) break;
+    if (((w >> 32) & 3ul) == SP_PREFIX)
+      break;
   }
   return prefix;
 }
@@ -502,7 +517,8 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   __local uint lTile;
   __local T lPrefix;
   const uint lid = get_local_id(0);
-  if (lid == 0) lTile = atomic_inc(ticket) - ticketBase;
+  if (lid == 0)
+    lTile = atomic_inc(ticket) - ticketBase;
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
   const uint tile = lTile;
   const uint start = tile * SP_TILE + lid * ITEMS;

@@ -169,15 +169,17 @@ TEST(Scan, CourseExamplesOnTheDevice) {
 TEST(Scan, SinglePassFallbackComputesMissingAggregates) {
   CScanTask task;
   task.SetFallbackOnly(true);
-  for (ScanKind kind : AllScanKinds())
-    for (size_t local : {1, 4, 64})
-      for (size_t n : {1, 5, 4097, 300001}) {
-        ProblemSpec spec{ElementType::Int, Op::Sum, kind, n, local, n};
-        EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
-        spec.type = ElementType::Float;
-        spec.op = Op::Max;
-        EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
-      }
+  for (bool gpuPath : {false, true})
+    for (ScanKind kind : AllScanKinds())
+      for (size_t local : {1, 4, 64})
+        for (size_t n : {1, 5, 4097, 300001}) {
+          task.ForceGpuCodePath(gpuPath);
+          ProblemSpec spec{ElementType::Int, Op::Sum, kind, n, local, n};
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
+          spec.type = ElementType::Float;
+          spec.op = Op::Max;
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
+        }
 }
 
 // The GPU code path (coalesced loads through local memory, register tiles) on whatever device

@@ -5,9 +5,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <vector>
 
 namespace rsb {
+
+size_t TuningValue(const char* name, size_t fallback) {
+  const char* v = std::getenv(name);
+  return v ? std::strtoul(v, nullptr, 10) : fallback;
+}
 
 cl::Buffer& ScratchBuffer::Ensure(const cl::Context& context, size_t bytes) {
   bytes = std::max<size_t>(bytes, 16);

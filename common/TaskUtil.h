@@ -28,6 +28,10 @@ inline unsigned CeilLog2(size_t x) {
   return k;
 }
 
+// A compiled-in tuning default, or the environment variable `name` when it is set: the knobs
+// that the sweeps in docs/BENCHMARKS.md turn (RSB_TUNE_...).
+size_t TuningValue(const char* name, size_t fallback);
+
 // A device buffer that is reallocated only when a larger one is needed.
 class ScratchBuffer {
  public:

@@ -12,15 +12,11 @@ namespace rsb {
 namespace {
 constexpr const char* kFile = "Reduction.cl";
 // Single-pass tuning, by device type (XTUNE environment overrides are for experiments only).
-size_t Tune(const char* name, size_t fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::strtoul(v, nullptr, 10) : fallback;
-}
-const size_t kGpuUnroll = Tune("RSB_TUNE_GPU_UNROLL", 8);
-const size_t kGpuGroupChunks = Tune("RSB_TUNE_GPU_GROUP_CHUNKS", 0);
-const size_t kGpuThreadsPerCu = Tune("RSB_TUNE_GPU_THREADS_PER_CU", 1024);
-const size_t kCpuUnroll = Tune("RSB_TUNE_CPU_UNROLL", 4);
-const size_t kCpuGroupsPerCu = Tune("RSB_TUNE_CPU_GROUPS", 4);
+const size_t kGpuUnroll = TuningValue("RSB_TUNE_GPU_UNROLL", 8);
+const size_t kGpuGroupChunks = TuningValue("RSB_TUNE_GPU_GROUP_CHUNKS", 0);
+const size_t kGpuThreadsPerCu = TuningValue("RSB_TUNE_GPU_THREADS_PER_CU", 1024);
+const size_t kCpuUnroll = TuningValue("RSB_TUNE_CPU_UNROLL", 4);
+const size_t kCpuGroupsPerCu = TuningValue("RSB_TUNE_CPU_GROUPS", 4);
 }  // namespace
 
 const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
@@ -107,10 +103,10 @@ cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
     // 16-byte loads. GPU: UNROLL independent loads in flight per work-item, grid-stride order.
     // CPU: each work-item streams through its own contiguous chunk.
     options += fmt::format(" -DVEC={} -DUNROLL={}", 16 / SizeOf(spec.type),
-                           device_.isGpu ? kGpuUnroll : kCpuUnroll);
-    if (!device_.isGpu)
+                           GpuPath() ? kGpuUnroll : kCpuUnroll);
+    if (!GpuPath())
       options += " -DCONTIGUOUS_CHUNKS=1";
-    if (device_.isGpu && kGpuGroupChunks)
+    if (GpuPath() && kGpuGroupChunks)
       options += " -DGROUP_CHUNKS=1";
   }
   return kernels_.Get(*programs_, kFile, options, v.kernel, spec.localSize);
@@ -122,7 +118,7 @@ size_t CReductionTask::SinglePassGroups(const ProblemSpec& spec) const {
   // GPU: 1024 work-items per compute unit, UNROLL = 8 loads in flight each (best of a sweep on
   // the H100, docs/BENCHMARKS.md);
   // CPU: a few work-groups per core so that the cores share the work evenly.
-  const size_t perCu = device_.isGpu ? std::max<size_t>(1, kGpuThreadsPerCu / L) : kCpuGroupsPerCu;
+  const size_t perCu = GpuPath() ? std::max<size_t>(1, kGpuThreadsPerCu / L) : kCpuGroupsPerCu;
   return std::max<size_t>(1, std::min(device_.computeUnits * perCu, CeilDiv(vectors, L)));
 }
 

@@ -51,7 +51,13 @@ class CReductionTask : public IComputeTask {
                              const ProblemSpec& spec) override;
   CostModel Cost(const std::string& variant, const ProblemSpec& spec) const override;
 
+  // For tests: single-pass uses its GPU loop order and launch shape whatever the device, so
+  // that CI's CPU device checks that code path too.
+  void ForceGpuCodePath(bool on) { forceGpuPath_ = on; }
+
  private:
+  bool GpuPath() const { return device_.isGpu || forceGpuPath_; }
+  bool forceGpuPath_ = false;
   const Variant& Find(const std::string& name) const;
   cl::Kernel& Kernel(const Variant& v, const ProblemSpec& spec);
   // Work-groups of the single-pass launch: enough to fill the device, never more than the

@@ -14,14 +14,10 @@ constexpr const char* kFile = "Scan.cl";
 constexpr const char* kAddBlockOffsets = "AddBlockOffsets";
 // Single-pass tiles: LocalSize * items elements. GPU: 256 x 32 (best of a sweep on the H100);
 // one work-item per work-group scanning a long run sequentially, the way a core likes it.
-size_t Tune(const char* name, size_t fallback) {
-  const char* v = std::getenv(name);
-  return v ? std::strtoul(v, nullptr, 10) : fallback;
-}
-const size_t kGpuItems = Tune("RSB_TUNE_SCAN_GPU_ITEMS", 32);
-const size_t kGpuLocal = Tune("RSB_TUNE_SCAN_GPU_LOCAL", 256);
-const size_t kCpuItems = Tune("RSB_TUNE_SCAN_CPU_ITEMS", 65536);
-const size_t kCpuLocal = Tune("RSB_TUNE_SCAN_CPU_LOCAL", 1);
+const size_t kGpuItems = TuningValue("RSB_TUNE_SCAN_GPU_ITEMS", 32);
+const size_t kGpuLocal = TuningValue("RSB_TUNE_SCAN_GPU_LOCAL", 256);
+const size_t kCpuItems = TuningValue("RSB_TUNE_SCAN_CPU_ITEMS", 65536);
+const size_t kCpuLocal = TuningValue("RSB_TUNE_SCAN_CPU_LOCAL", 1);
 // Status words live in generations of 30 bits (see Scan.cl).
 constexpr cl_uint kMaxGeneration = (1u << 30) - 1;
 

@@ -64,6 +64,20 @@ TEST(Reduction, LocalSizeOneAndOddSizesWork) {
     }
 }
 
+// The single-pass GPU code path (grid-stride vector loads, 8 in flight) on whatever device runs
+// the tests, so that a CPU-only CI checks it too.
+TEST(Reduction, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
+  CReductionTask task;
+  task.ForceGpuCodePath(true);
+  for (ElementType type : {ElementType::Uint, ElementType::Float, ElementType::Long})
+    for (Op op : AllOps())
+      for (size_t local : {1, 64, 256})
+        for (size_t n : {1, 3, 4097, 1000003}) {
+          ProblemSpec spec{type, op, std::nullopt, n, local, n};
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
+        }
+}
+
 TEST(Reduction, CostModelCountsLaunchesAndWork) {
   CReductionTask task;
   ProblemSpec spec{ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 1};

@@ -171,7 +171,8 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       if (std::find(o.tasks.begin(), o.tasks.end(), task) == o.tasks.end())
         continue;
       for (const auto& name : names) {
-        known.push_back(name);
+        if (std::find(known.begin(), known.end(), name) == known.end())
+          known.push_back(name);
         found = found || name == v;
       }
     }

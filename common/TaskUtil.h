@@ -6,8 +6,14 @@
 #include "HostData.h"
 #include "IComputeTask.h"
 
+#include "Errors.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace rsb {
 
@@ -26,6 +32,33 @@ inline unsigned CeilLog2(size_t x) {
   while ((size_t(1) << k) < x)
     ++k;
   return k;
+}
+
+// Lookups in a task's table of variants (rows with name, description, gpuLocal, cpuLocal).
+template <class Variant>
+std::vector<std::string> VariantNames(const std::vector<Variant>& table) {
+  std::vector<std::string> names;
+  for (const auto& v : table)
+    names.push_back(v.name);
+  return names;
+}
+
+template <class Variant>
+const Variant& FindVariant(const std::vector<Variant>& table, const std::string& task,
+                           const std::string& name) {
+  for (const auto& v : table)
+    if (v.name == name)
+      return v;
+  throw UsageError(fmt::format("unknown {} variant '{}'", task, name));
+}
+
+// spec.localSize if set, else the row's default for the device type. On a CPU a work-group is
+// one core's loop over its work-items and barriers are costly, so CPU defaults are small.
+template <class Variant>
+size_t DefaultLocalSize(const Variant& v, const ProblemSpec& spec, const DeviceInfo& device) {
+  if (spec.localSize)
+    return spec.localSize;
+  return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
 }
 
 // A compiled-in tuning default, or the environment variable `name` when it is set: the knobs

@@ -38,17 +38,11 @@ const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
 }
 
 std::vector<std::string> CReductionTask::Variants() const {
-  std::vector<std::string> names;
-  for (const auto& v : VariantTable())
-    names.push_back(v.name);
-  return names;
+  return VariantNames(VariantTable());
 }
 
 const CReductionTask::Variant& CReductionTask::Find(const std::string& name) const {
-  for (const auto& v : VariantTable())
-    if (v.name == name)
-      return v;
-  throw UsageError(fmt::format("unknown reduction variant '{}'", name));
+  return FindVariant(VariantTable(), Name(), name);
 }
 
 std::string CReductionTask::Describe(const std::string& variant) const {
@@ -57,12 +51,7 @@ std::string CReductionTask::Describe(const std::string& variant) const {
 
 size_t CReductionTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
                                  const DeviceInfo& device) const {
-  if (spec.localSize)
-    return spec.localSize;
-  // On a CPU a work-group is one core's loop over its work-items, and barriers are costly:
-  // small work-groups win there (single-pass streams best with one work-item per group).
-  const Variant& v = Find(variant);
-  return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
+  return DefaultLocalSize(Find(variant), spec, device);
 }
 
 void CReductionTask::InitResources(const ProblemSpec& spec, ProgramCache& programs,

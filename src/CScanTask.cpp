@@ -58,17 +58,11 @@ const std::vector<CScanTask::Variant>& CScanTask::VariantTable() {
 }
 
 std::vector<std::string> CScanTask::Variants() const {
-  std::vector<std::string> names;
-  for (const auto& v : VariantTable())
-    names.push_back(v.name);
-  return names;
+  return VariantNames(VariantTable());
 }
 
 const CScanTask::Variant& CScanTask::Find(const std::string& name) const {
-  for (const auto& v : VariantTable())
-    if (v.name == name)
-      return v;
-  throw UsageError(fmt::format("unknown scan variant '{}'", name));
+  return FindVariant(VariantTable(), Name(), name);
 }
 
 std::string CScanTask::Describe(const std::string& variant) const {
@@ -77,10 +71,7 @@ std::string CScanTask::Describe(const std::string& variant) const {
 
 size_t CScanTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
                             const DeviceInfo& device) const {
-  if (spec.localSize)
-    return spec.localSize;
-  const Variant& v = Find(variant);
-  return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
+  return DefaultLocalSize(Find(variant), spec, device);
 }
 
 void CScanTask::InitResources(const ProblemSpec& spec, ProgramCache& programs,

@@ -9,29 +9,10 @@
 namespace rsb::test {
 namespace {
 
-struct Param {
-  std::string variant;
-  ElementType type;
-};
-
-void PrintTo(const Param& p, std::ostream* os) {
-  *os << p.variant << "/" << ToString(p.type);
-}
-
-std::string Name(const testing::TestParamInfo<Param>& info) {
-  std::string s = info.param.variant + "_" + ToString(info.param.type);
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  return s;
-}
+using Param = VariantTypeParam;
 
 std::vector<Param> AllParams() {
-  std::vector<Param> params;
-  for (const auto& v : CReductionTask::VariantTable())
-    for (ElementType t : AllElementTypes())
-      params.push_back({v.name, t});
-  return params;
+  return VariantTypeParams(VariantNames(CReductionTask::VariantTable()));
 }
 
 class ReductionVariant : public testing::TestWithParam<Param> {};
@@ -53,7 +34,8 @@ TEST_P(ReductionVariant, MatchesReferenceForEveryOperatorSizeAndLocalSize) {
       }
 }
 
-INSTANTIATE_TEST_SUITE_P(Reduction, ReductionVariant, testing::ValuesIn(AllParams()), Name);
+INSTANTIATE_TEST_SUITE_P(Reduction, ReductionVariant, testing::ValuesIn(AllParams()),
+                         VariantTypeName);
 
 TEST(Reduction, LocalSizeOneAndOddSizesWork) {
   CReductionTask task;

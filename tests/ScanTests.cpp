@@ -12,29 +12,10 @@
 namespace rsb::test {
 namespace {
 
-struct Param {
-  std::string variant;
-  ElementType type;
-};
-
-void PrintTo(const Param& p, std::ostream* os) {
-  *os << p.variant << "/" << ToString(p.type);
-}
-
-std::string Name(const testing::TestParamInfo<Param>& info) {
-  std::string s = info.param.variant + "_" + ToString(info.param.type);
-  for (char& c : s)
-    if (!isalnum(static_cast<unsigned char>(c)))
-      c = '_';
-  return s;
-}
+using Param = VariantTypeParam;
 
 std::vector<Param> AllParams() {
-  std::vector<Param> params;
-  for (const auto& v : CScanTask::VariantTable())
-    for (ElementType t : AllElementTypes())
-      params.push_back({v.name, t});
-  return params;
+  return VariantTypeParams(VariantNames(CScanTask::VariantTable()));
 }
 
 class ScanVariant : public testing::TestWithParam<Param> {};
@@ -63,7 +44,7 @@ TEST_P(ScanVariant, MatchesReferenceForEveryOperatorKindSizeAndLocalSize) {
         }
 }
 
-INSTANTIATE_TEST_SUITE_P(Scan, ScanVariant, testing::ValuesIn(AllParams()), Name);
+INSTANTIATE_TEST_SUITE_P(Scan, ScanVariant, testing::ValuesIn(AllParams()), VariantTypeName);
 
 std::vector<std::string> MultiLevelVariants() {
   std::vector<std::string> names;

@@ -101,6 +101,26 @@ void Patch(const std::string& path, const std::string& from, const std::string& 
   std::ofstream(path) << text;
 }
 
+void PrintTo(const VariantTypeParam& p, std::ostream* os) {
+  *os << p.variant << "/" << ToString(p.type);
+}
+
+std::vector<VariantTypeParam> VariantTypeParams(const std::vector<std::string>& variants) {
+  std::vector<VariantTypeParam> params;
+  for (const auto& v : variants)
+    for (ElementType t : AllElementTypes())
+      params.push_back({v, t});
+  return params;
+}
+
+std::string VariantTypeName(const testing::TestParamInfo<VariantTypeParam>& info) {
+  std::string s = info.param.variant + "_" + ToString(info.param.type);
+  for (char& c : s)
+    if (!isalnum(static_cast<unsigned char>(c)))
+      c = '_';
+  return s;
+}
+
 const std::vector<size_t>& EdgeSizes() {
   static const std::vector<size_t> sizes = {1, 2, 3, 255, 256, 257, 4097, 1000003, 1u << 20};
   return sizes;

@@ -7,7 +7,10 @@
 #include "IComputeTask.h"
 #include "Runner.h"
 
+#include <gtest/gtest.h>
+
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,16 @@ CommandResult RunBench(const std::string& args);
 std::string CopyKernels(const std::string& name);
 // Replaces the first occurrence of `from` with `to` in file (path), or fails the test.
 void Patch(const std::string& path, const std::string& from, const std::string& to);
+
+// A (variant, element type) pair: the parameter of the per-variant test suites.
+struct VariantTypeParam {
+  std::string variant;
+  ElementType type;
+};
+void PrintTo(const VariantTypeParam& p, std::ostream* os);
+std::vector<VariantTypeParam> VariantTypeParams(const std::vector<std::string>& variants);
+// "single_pass_uint": a test name made of the parameter.
+std::string VariantTypeName(const testing::TestParamInfo<VariantTypeParam>& info);
 
 // The sizes the issue asks every variant to handle.
 const std::vector<size_t>& EdgeSizes();

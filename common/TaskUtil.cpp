@@ -66,15 +66,16 @@ cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
       throw DeviceError(
           fmt::format("cannot create kernel {} from {}: {}", name, file, ClErrorName(e.err())));
     }
-    it = kernels_.emplace(key, kernel).first;
+    const size_t limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(programs.Device());
+    it = kernels_.emplace(key, Entry{kernel, limit}).first;
   }
-  const size_t limit = it->second.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(programs.Device());
+  const size_t limit = it->second.maxLocalSize;
   if (localSize > limit)
     throw VariantSkipped(
         fmt::format("local size {} exceeds what kernel {} allows on this device "
                     "({}, CL_KERNEL_WORK_GROUP_SIZE)",
                     localSize, name, limit));
-  return it->second;
+  return it->second.kernel;
 }
 
 }  // namespace rsb

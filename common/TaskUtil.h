@@ -96,10 +96,13 @@ class KernelCache {
  public:
   cl::Kernel& Get(ProgramCache& programs, const std::string& file, const std::string& options,
                   const std::string& name, size_t localSize);
-  void Clear() { kernels_.clear(); }
 
  private:
-  std::map<std::string, cl::Kernel> kernels_;
+  struct Entry {
+    cl::Kernel kernel;
+    size_t maxLocalSize;  // CL_KERNEL_WORK_GROUP_SIZE, asked once
+  };
+  std::map<std::string, Entry> kernels_;
 };
 
 }  // namespace rsb

@@ -268,43 +268,22 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
     acc[u] = (TV)(IDENTITY);
+    // Vectors first, first + step, ... below end; the two loop orders differ only in these.
 #if defined(CONTIGUOUS_CHUNKS)
-  const uint items = get_global_size(0);
-  const uint chunk = (nv + items - 1) / items;
-  const uint begin = min((uint)get_global_id(0) * chunk, nv), end = min(begin + chunk, nv);
-  uint i = begin;
-  for (; i + UNROLL <= end; i += UNROLL) {
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      acc[u] = OP(acc[u], v[i + u]);
-  }
-  for (; i < end; ++i)
-    acc[0] = OP(acc[0], v[i]);
-#elif defined(GROUP_CHUNKS)
-  // Each work-group streams through one contiguous chunk; its work-items read consecutive
-  // vectors (coalesced).
-  const uint groups = get_num_groups(0), lid = get_local_id(0);
-  const uint chunk = (nv + groups - 1) / groups;
-  const uint begin = min((uint)get_group_id(0) * chunk, nv), end = min(begin + chunk, nv);
-  uint i = begin + lid;
-  for (; i + (UNROLL - 1) * LOCAL_SIZE < end; i += UNROLL * LOCAL_SIZE) {
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      acc[u] = OP(acc[u], v[i + u * LOCAL_SIZE]);
-  }
-  for (; i < end; i += LOCAL_SIZE)
-    acc[0] = OP(acc[0], v[i]);
+  const uint chunk = (nv + get_global_size(0) - 1) / get_global_size(0);
+  const uint first = min((uint)get_global_id(0) * chunk, nv), end = min(first + chunk, nv);
+  const uint step = 1;
 #else
-  const uint stride = get_global_size(0);
-  uint i = get_global_id(0);
-  for (; i + (UNROLL - 1) * stride < nv; i += UNROLL * stride) {
+  const uint first = get_global_id(0), end = nv, step = get_global_size(0);
+#endif
+  uint i = first;
+  for (; i + (UNROLL - 1) * step < end; i += UNROLL * step) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
-      acc[u] = OP(acc[u], v[i + u * stride]);
+      acc[u] = OP(acc[u], v[i + u * step]);
   }
-  for (; i < nv; i += stride)
+  for (; i < end; i += step)
     acc[0] = OP(acc[0], v[i]);
-#endif
 #pragma unroll
   for (int u = 1; u < UNROLL; ++u)
     acc[0] = OP(acc[0], acc[u]);

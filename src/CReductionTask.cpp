@@ -13,7 +13,6 @@ namespace {
 constexpr const char* kFile = "Reduction.cl";
 // Single-pass tuning, by device type (XTUNE environment overrides are for experiments only).
 const size_t kGpuUnroll = TuningValue("RSB_TUNE_GPU_UNROLL", 8);
-const size_t kGpuGroupChunks = TuningValue("RSB_TUNE_GPU_GROUP_CHUNKS", 0);
 const size_t kGpuThreadsPerCu = TuningValue("RSB_TUNE_GPU_THREADS_PER_CU", 1024);
 const size_t kCpuUnroll = TuningValue("RSB_TUNE_CPU_UNROLL", 4);
 const size_t kCpuGroupsPerCu = TuningValue("RSB_TUNE_CPU_GROUPS", 4);
@@ -95,8 +94,6 @@ cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
                            GpuPath() ? kGpuUnroll : kCpuUnroll);
     if (!GpuPath())
       options += " -DCONTIGUOUS_CHUNKS=1";
-    if (GpuPath() && kGpuGroupChunks)
-      options += " -DGROUP_CHUNKS=1";
   }
   return kernels_.Get(*programs_, kFile, options, v.kernel, spec.localSize);
 }

@@ -127,8 +127,7 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
           ToString(spec.type)));
     if (!device_.int64BaseAtomics)
       throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
-    options += fmt::format(" -DITEMS={} -DSPIN_LIMIT={} -DHAS_INT64_BASE_ATOMICS=1",
-                           SinglePassItems(spec), spinLimit_);
+    options += fmt::format(" -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", SinglePassItems(spec));
     if (!GpuPath())
       options += " -DSP_RELOAD=1";
     if (fallbackOnly_)

@@ -61,9 +61,6 @@ class CScanTask : public IComputeTask {
   HostArray RunOnce(cl::CommandQueue& queue, ProgramCache& programs, const std::string& variant,
                     ProblemSpec spec, const HostArray& input);
 
-  // For tests: how many times a single-pass look-back re-reads an unpublished status word
-  // before computing that tile's aggregate itself (0: at once, exercising the fallback).
-  void SetSpinLimit(size_t spins) { spinLimit_ = spins; }
   // For tests: every look-back computes each predecessor's aggregate from the input, as if no
   // predecessor had published: exercises the fallback path deterministically.
   void SetFallbackOnly(bool on) { fallbackOnly_ = on; }
@@ -99,7 +96,6 @@ class CScanTask : public IComputeTask {
   size_t statusTiles_ = 0;
   cl_uint generation_ = 0, ticketBase_ = 0;
   KernelCache kernels_;
-  size_t spinLimit_ = 4096;
   bool fallbackOnly_ = false;
   bool forceGpuPath_ = false;
   bool GpuPath() const { return device_.isGpu || forceGpuPath_; }

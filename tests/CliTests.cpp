@@ -129,13 +129,15 @@ TEST(Cli, JsonOutputHasTheDocumentedFields) {
     EXPECT_TRUE(j["device"].contains(k)) << k;
   ASSERT_EQ(j["results"].size(), 4u);
   for (const auto& res : j["results"]) {
-    for (const char* k :
-         {"task", "variant", "type", "op", "n", "local_size", "status", "message", "iterations",
-          "time_ms", "gelem_s", "gbytes_s", "bytes_moved", "bandwidth_util"})
+    for (const char* k : {"task", "variant", "type", "op", "n", "local_size", "status", "message",
+                          "iterations", "time_ms", "gelem_s", "gbytes_s", "bytes_moved",
+                          "bandwidth_util", "cost", "launches_enqueued", "validated_runs"})
       EXPECT_TRUE(res.contains(k)) << k;
     EXPECT_EQ(res["status"], "passed");
     EXPECT_EQ(res["n"], 65536);
     EXPECT_EQ(res["iterations"], 3);
+    EXPECT_EQ(res["validated_runs"], 1);
+    EXPECT_EQ(res["cost"]["launches"], res["launches_enqueued"]);
     for (const char* k : {"median", "min", "max", "mean", "stddev"})
       EXPECT_TRUE(res["time_ms"].contains(k)) << k;
     EXPECT_GT(res["time_ms"]["median"].get<double>(), 0.0);

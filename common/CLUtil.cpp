@@ -104,6 +104,12 @@ DeviceInfo DescribeDevice(const cl::Device& d) {
   auto has = [&](const char* ext) { return info.extensions.find(ext) != std::string::npos; };
   info.fp64 = has("cl_khr_fp64");
   info.int64BaseAtomics = has("cl_khr_int64_base_atomics");
+  if (has("cl_nv_device_attribute_query")) {
+    constexpr cl_device_info kWarpSizeNv = 0x4003;  // CL_DEVICE_WARP_SIZE_NV (cl_ext.h)
+    cl_uint warp = 0;
+    if (clGetDeviceInfo(d(), kWarpSizeNv, sizeof warp, &warp, nullptr) == CL_SUCCESS)
+      info.nvWarpSize = warp;
+  }
   info.int64ExtendedAtomics = has("cl_khr_int64_extended_atomics");
   return info;
 }

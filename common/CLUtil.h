@@ -28,6 +28,8 @@ struct DeviceInfo {
   bool fp64 = false;
   bool int64BaseAtomics = false;
   bool int64ExtendedAtomics = false;
+  // Work-items per warp where the device reports it (cl_nv_device_attribute_query), else 0.
+  unsigned nvWarpSize = 0;
   std::string extensions;
 };
 

@@ -266,16 +266,20 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
 //  1. Load: the tile comes in with coalesced 16-byte loads through local memory (GPU; see
 //     SpLoadTile), each work-item takes ITEMS consecutive elements and reduces them in registers.
 //     On a CPU (SP_RELOAD) each work-item streams its elements from memory instead.
-//  2. Work-group scan of the LOCAL_SIZE per-work-item values (Kogge-Stone, double-buffered):
-//     each work-item's exclusive prefix within the tile, and the tile's aggregate.
+//  2. Work-group scan of the LOCAL_SIZE per-work-item values: each work-item's exclusive prefix
+//     within the tile, and the tile's aggregate (Kogge-Stone in local memory, double-buffered;
+//     on NVIDIA, SP_NV_WARP_SCAN, Kogge-Stone within each warp through shuffles).
 //  3. Publish the aggregate (flag AGGREGATE; tile 0 publishes its inclusive prefix, flag PREFIX).
 //  4. Look back: walk the predecessors' status words from tile - 1 downwards, combining their
-//     values, until one with flag PREFIX (an inclusive prefix of everything before it).
+//     values, until one with flag PREFIX (an inclusive prefix of everything before it). One
+//     work-item, one word per round trip; on NVIDIA a warp, 32 words per round trip.
 //  5. Publish the tile's inclusive prefix (flag PREFIX), so successors stop here.
 //  6. Each work-item scans its ITEMS elements sequentially, starting from
 //     OP(tile prefix, its exclusive prefix in the tile), and stores them.
 // Work O(n): about 2n operator applications plus the look-back; steps: ITEMS + log2(L) + ITEMS,
-// plus the look-back, which is short because every tile publishes its aggregate early.
+// plus the look-back. The look-back is what limits a tile: on the H100 a tile waited about 9 of
+// its 12 us for its predecessors with one word per round trip, about 5 us with 32 (see
+// docs/BENCHMARKS.md), which is why the NVIDIA path reads a warp's worth at a time.
 //
 // Cross-work-group memory (see ../shared/gpu/README.md): OpenCL 1.2's mem_fence does not order
 // memory between work-groups on NVIDIA, so a tile publishes its flag AND its value in ONE
@@ -455,10 +459,58 @@ inline T SpThreadReduce(const T x[ITEMS]) {
 }
 #endif
 
-// SpWorkGroupScan: Kogge-Stone over one value per work-item, two local buffers swapped every
-// step. Returns the work-item's EXCLUSIVE prefix; *total receives the work-group's aggregate.
-inline T SpWorkGroupScan(__local T* ping, __local T* pong, T v, T* total) {
+#if defined(SP_NV_WARP_SCAN)
+// NVIDIA path (the host defines SP_NV_WARP_SCAN only for a device that reports, through
+// cl_nv_device_attribute_query, a warp of 32 work-items, and for a LOCAL_SIZE that is a multiple
+// of 32): the work-group scan with warp shuffles in inline PTX. OpenCL 1.2 has no subgroups, and
+// dropping barriers on the strength of warps running in lockstep is unsafe since Volta, so the
+// shuffles are the explicit .sync kind, with every lane of the warp taking part.
+inline uint SpShuffleUp(uint v, uint delta) {
+  uint r;
+  asm volatile("shfl.sync.up.b32 %0, %1, %2, 0, 0xffffffff;" : "=r"(r) : "r"(v), "r"(delta));
+  return r;
+}
+
+// SpWorkGroupScan: Kogge-Stone within each warp through shuffles (5 steps, no local memory),
+// the warps' totals through local memory (one barrier), each work-item combining the totals of
+// the warps before its own. Returns the work-item's EXCLUSIVE prefix; *total receives the
+// work-group's aggregate. warpTotals (SP_SCAN_SCRATCH values) is used once per launch.
+#define SP_SCAN_SCRATCH (LOCAL_SIZE / 32)
+inline T SpWorkGroupScan(__local T* warpTotals, T v, T* total) {
+  const uint lid = get_local_id(0), lane = lid & 31, warp = lid >> 5;
+  T x = v;
+#pragma unroll
+  for (uint d = 1; d < 32; d <<= 1) {
+    const T y = SP_FROM_BITS(SpShuffleUp(SP_BITS(x), d));
+    if (lane >= d)
+      x = OP(y, x);
+  }
+  if (lane == 31)
+    warpTotals[warp] = x;
+  T excl = SP_FROM_BITS(SpShuffleUp(SP_BITS(x), 1));
+  if (lane == 0)
+    excl = IDENTITY;
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every warp's total stored before any work-item reads
+  T before = IDENTITY, all = IDENTITY;
+#pragma unroll
+  for (uint w = 0; w < LOCAL_SIZE / 32; ++w) {
+    const T t = warpTotals[w];
+    if (w < warp)
+      before = OP(before, t);
+    all = OP(all, t);
+  }
+  *total = all;
+  return OP(before, excl);
+}
+#else
+// SpWorkGroupScan: Kogge-Stone over one value per work-item, two local buffers (the halves of
+// scratch) swapped every step. Returns the work-item's EXCLUSIVE prefix; *total receives the
+// work-group's aggregate.
+#define SP_SCAN_SCRATCH (2 * LOCAL_SIZE)
+inline T SpWorkGroupScan(__local T* scratch, T v, T* total) {
   const uint lid = get_local_id(0);
+  __local T* ping = scratch;
+  __local T* pong = scratch + LOCAL_SIZE;
   ping[lid] = v;
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every value stored before any neighbour reads it
   for (uint off = 1; off < LOCAL_SIZE; off <<= 1) {
@@ -474,6 +526,7 @@ inline T SpWorkGroupScan(__local T* ping, __local T* pong, T v, T* total) {
   barrier(CLK_LOCAL_MEM_FENCE);  // WAR: everyone has read before the buffers are reused
   return excl;
 }
+#endif
 
 // SpTileAggregate (one work-item): a tile's aggregate computed from the input, for a
 // look-back that found the tile's status word unpublished after SPIN_LIMIT reads.
@@ -485,20 +538,87 @@ inline T SpTileAggregate(__global const T* src, uint n, uint tile) {
   return a;
 }
 
+// SpStatus: predecessor j's status word, read with an atomic (a plain load after an atomic has
+// been seen to return stale data on NVIDIA).
+inline ulong SpStatus(__global ulong* status, int j) {
+#if defined(SP_FALLBACK_ONLY)
+  return 0;  // tests: treat every predecessor as unpublished
+#else
+  return atom_add(&status[j], 0ul);
+#endif
+}
+
+// SpAwait: predecessor j's word once published, reading it again while it is not; after
+// SPIN_LIMIT reads it gives up and returns the unpublished word (the caller then reduces j's
+// tile from the input), so that no walk can spin forever, whatever order the device runs
+// work-groups in.
+inline ulong SpAwait(__global ulong* status, uint gen, int j) {
+  ulong w = SpStatus(status, j);
+#if !defined(SP_FALLBACK_ONLY)
+  for (uint spins = 0; !SpValid(w, gen) && spins < SPIN_LIMIT; ++spins)
+    w = SpStatus(status, j);
+#endif
+  return w;
+}
+
+#if defined(SP_NV_WARP_SCAN)
+inline uint SpBallot(uint pred) {
+  uint r;
+  asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; vote.sync.ballot.b32 %0, p, 0xffffffff; }"
+               : "=r"(r)
+               : "r"(pred));
+  return r;
+}
+inline uint SpShuffleXor(uint v, uint mask) {
+  uint r;
+  asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;" : "=r"(r) : "r"(v), "r"(mask));
+  return r;
+}
+
+// SpLookBack (the 32 work-items of warp 0, together): the exclusive prefix of `tile`. The first
+// round reads the nearest SP_FIRST_WINDOW predecessors, later rounds 32 at a time, lane i
+// reading predecessor j - i: one round trip to L2 per round. A ballot finds the nearest word
+// holding an inclusive prefix; the lanes up to it reduce their values with shuffles.
+#ifndef SP_FIRST_WINDOW
+#define SP_FIRST_WINDOW 1
+#endif
+inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint gen, uint tile) {
+  const int lane = (int)(get_local_id(0) & 31);
+  T prefix = IDENTITY;
+  int width = SP_FIRST_WINDOW;
+  for (int j = (int)tile - 1; j >= 0; j -= width, width = 32) {
+    const int pred = j - lane;
+    T v = IDENTITY;
+    uint isPrefix = 0;
+    if (lane < width && pred >= 0) {
+      const ulong w = SpAwait(status, gen, pred);
+      if (SpValid(w, gen)) {
+        v = SP_FROM_BITS((uint)w);
+        isPrefix = ((w >> 32) & 3ul) == SP_PREFIX;
+      } else {
+        v = SpTileAggregate(src, n, (uint)pred);
+      }
+    }
+    const uint prefixes = SpBallot(isPrefix);
+    const int stop = prefixes ? 31 - (int)clz(prefixes & (0u - prefixes)) : 31;
+    if (lane > stop)
+      v = IDENTITY;  // before the nearest inclusive prefix: already in it
+#pragma unroll
+    for (uint m = 16; m > 0; m >>= 1)
+      v = OP(v, SP_FROM_BITS(SpShuffleXor(SP_BITS(v), m)));
+    prefix = OP(v, prefix);
+    if (prefixes)
+      break;
+  }
+  return prefix;
+}
+#else
 // SpLookBack (one work-item): the exclusive prefix of `tile`, combining its predecessors'
-// published values from tile - 1 downwards until one holds an inclusive prefix. A predecessor
-// still unpublished after SPIN_LIMIT reads is reduced here from the input instead, so the walk
-// always ends, whatever the order in which the device runs work-groups.
+// published values from tile - 1 downwards until one holds an inclusive prefix.
 inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint gen, uint tile) {
   T prefix = IDENTITY;
   for (int j = (int)tile - 1; j >= 0; --j) {
-#if defined(SP_FALLBACK_ONLY)
-    ulong w = 0;  // tests: treat every predecessor as unpublished
-#else
-    ulong w = atom_add(&status[j], 0ul);
-    for (uint spins = 0; !SpValid(w, gen) && spins < SPIN_LIMIT; ++spins)
-      w = atom_add(&status[j], 0ul);
-#endif
+    const ulong w = SpAwait(status, gen, j);
     if (!SpValid(w, gen)) {
       prefix = OP(SpTileAggregate(src, n, (uint)j), prefix);
       continue;
@@ -509,11 +629,12 @@ inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint 
   }
   return prefix;
 }
+#endif
 
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
                              uint gen) {
-  __local T ping[LOCAL_SIZE], pong[LOCAL_SIZE];
+  __local T scratch[SP_SCAN_SCRATCH];
   __local uint lTile;
   __local T lPrefix;
   const uint lid = get_local_id(0);
@@ -532,18 +653,26 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   const T mine = SpThreadReduce(x);
 #endif
   T tileAggregate;
-  const T inTile = SpWorkGroupScan(ping, pong, mine, &tileAggregate);
+  const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);
 
+#if defined(SP_NV_WARP_SCAN)
+  if (lid < 32) {  // warp 0 publishes and looks back
+#else
   if (lid == 0) {
+#endif
     T p = IDENTITY;
     if (tile == 0) {
-      atom_xchg(&status[0], SpPack(gen, SP_PREFIX, tileAggregate));
+      if (lid == 0)
+        atom_xchg(&status[0], SpPack(gen, SP_PREFIX, tileAggregate));
     } else {
-      atom_xchg(&status[tile], SpPack(gen, SP_AGGREGATE, tileAggregate));
+      if (lid == 0)
+        atom_xchg(&status[tile], SpPack(gen, SP_AGGREGATE, tileAggregate));
       p = SpLookBack(src, n, status, gen, tile);
-      atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));
+      if (lid == 0)
+        atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));
     }
-    lPrefix = p;
+    if (lid == 0)
+      lPrefix = p;
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile's prefix reaches every work-item
   const T tilePrefix = lPrefix;

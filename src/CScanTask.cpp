@@ -130,6 +130,9 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
     options += fmt::format(" -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", SinglePassItems(spec));
     if (!GpuPath())
       options += " -DSP_RELOAD=1";
+    // The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
+    else if (device_.nvWarpSize == 32 && L % 32 == 0 && !portableOnly_)
+      options += " -DSP_NV_WARP_SCAN=1";
     if (fallbackOnly_)
       options += " -DSP_FALLBACK_ONLY=1";
   }

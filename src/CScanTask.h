@@ -67,6 +67,9 @@ class CScanTask : public IComputeTask {
   // For tests: single-pass uses its GPU code path (register tiles, coalesced loads through
   // local memory) whatever the device, so that CI's CPU device checks it too.
   void ForceGpuCodePath(bool on) { forceGpuPath_ = on; }
+  // For tests: the GPU code path's portable work-group scan (local memory, barriers) even where
+  // the device's warp-shuffle scan would be used, so that both are checked on such a device.
+  void SetPortableWorkGroupScan(bool on) { portableOnly_ = on; }
 
  private:
   const Variant& Find(const std::string& name) const;
@@ -97,6 +100,7 @@ class CScanTask : public IComputeTask {
   cl_uint generation_ = 0, ticketBase_ = 0;
   KernelCache kernels_;
   bool fallbackOnly_ = false;
+  bool portableOnly_ = false;
   bool forceGpuPath_ = false;
   bool GpuPath() const { return device_.isGpu || forceGpuPath_; }
 };

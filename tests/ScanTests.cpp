@@ -164,19 +164,28 @@ TEST(Scan, SinglePassFallbackComputesMissingAggregates) {
 }
 
 // The GPU code path (coalesced loads through local memory, register tiles) on whatever device
-// runs the tests, so that a CPU-only CI checks it too.
+// runs the tests, so that a CPU-only CI checks it too. On a device with 32-wide warps it runs
+// with both work-group scans: warp shuffles (local sizes 32 and 256) and the portable one.
 TEST(Scan, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
   CScanTask task;
   task.ForceGpuCodePath(true);
-  for (ScanKind kind : AllScanKinds())
-    for (size_t local : {1, 32, 256})
-      for (size_t n : {1, 3, 255, 2048, 2049, 4097, 1000003}) {
-        ProblemSpec spec{ElementType::Uint, Op::Sum, kind, n, local, n};
-        EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
-        spec.type = ElementType::Float;
-        spec.op = Op::Min;
-        EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
-      }
+  for (bool portable : {false, true}) {
+    if (portable && Device().info.nvWarpSize != 32)
+      continue;  // the portable scan is the only one here, already checked
+    task.SetPortableWorkGroupScan(portable);
+    for (ScanKind kind : AllScanKinds())
+      for (size_t local : {1, 32, 256})
+        for (size_t n : {1, 3, 255, 2048, 2049, 4097, 1000003}) {
+          ProblemSpec spec{ElementType::Uint, Op::Sum, kind, n, local, n};
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "") << "portable=" << portable;
+          spec.type = ElementType::Float;
+          spec.op = Op::Min;
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "") << "portable=" << portable;
+          spec.type = ElementType::Int;
+          spec.op = Op::Max;
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "") << "portable=" << portable;
+        }
+  }
 }
 
 // Launch after launch with no reset in between (new generation, ticket moving on), every run

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress
+# stages: info cub sweep tests bench localsizes compare stress trace default
 # BUILD_DIR is built on the developer machine with -DRSB_BUILD_REFERENCES=ON and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
@@ -61,6 +61,16 @@ for stage in "$@"; do
             --size 2^28+3 --type uint,float --validate-runs 6
         done; } | grep -v "^device" > "$out/stress.csv"
       awk -F, '{ runs += $NF; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress.csv";;
+    trace)  # where a single-pass scan tile's time goes (docs/BENCHMARKS.md)
+      python3 bench/instrument_scan.py kernels "$out/kernels-traced" || exit 1
+      { for n in 16777216 67108864; do
+          "$build/scan-trace" --kernels kernels --n $n
+          "$build/scan-trace" --kernels kernels --n $n --portable
+          "$build/scan-trace" --kernels "$out/kernels-traced" --n $n --traced
+        done; } > "$out/trace.txt" 2>&1
+      grep -E "Used|median" "$out/trace.txt";;
+    default)  # the README's sample: the default run on the GPU
+      "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
     *) echo "unknown stage $stage";;
   esac
 done

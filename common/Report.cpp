@@ -26,6 +26,8 @@ nlohmann::json DeviceJson(const RunInfo& info) {
           {"local_mem_bytes", d.localMemBytes},
           {"max_work_group_size", d.maxWorkGroupSize},
           {"fp64", d.fp64},
+          // 32: the single-pass scan used its warp-shuffle code path (0: not reported)
+          {"nv_warp_size", d.nvWarpSize},
           {"copy_gbytes_s", info.copyGBs}};
 }
 

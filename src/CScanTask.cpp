@@ -52,7 +52,8 @@ const std::vector<CScanTask::Variant>& CScanTask::VariantTable() {
       {"conflict-free", "ScanTileConflictFree", Shape::BlellochTiles, 128, 64,
        "work-efficient with local memory padded against bank conflicts"},
       {"single-pass", "ScanSinglePass", Shape::SinglePass, kGpuLocal, kCpuLocal,
-       "one launch: chained scan over tiles with decoupled look-back, 2n element transfers"},
+       "one launch: chained scan over tiles with decoupled look-back (by a warp where the "
+       "device reports 32-wide warps), 2n element transfers"},
   };
   return table;
 }

@@ -125,7 +125,7 @@ TEST(Cli, JsonOutputHasTheDocumentedFields) {
   EXPECT_EQ(j["schema"], "reduce-scan-bench/1");
   for (const char* k :
        {"platform", "name", "vendor", "driver_version", "opencl_c_version", "compute_units",
-        "global_mem_bytes", "local_mem_bytes", "max_work_group_size"})
+        "global_mem_bytes", "local_mem_bytes", "max_work_group_size", "nv_warp_size"})
     EXPECT_TRUE(j["device"].contains(k)) << k;
   ASSERT_EQ(j["results"].size(), 4u);
   for (const auto& res : j["results"]) {

@@ -2,7 +2,7 @@
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
 # stages: info cub sweep tests bench localsizes compare stress trace default
-# BUILD_DIR is built on the developer machine with -DRSB_BUILD_REFERENCES=ON and carried.
+# BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
 build=$1; shift

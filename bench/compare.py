@@ -6,7 +6,8 @@ prints our throughput over the reference's, per task, type and size.
   CPU (pocl):    bench/compare.py --reference build/boost-reference --platform Portable
 
 The reference is CUB (cub-reference, built where CMake finds CUDA) or Boost.Compute
-(boost-reference, built where Boost's headers are installed). Both print JSON lines; the suite runs its single-pass variants (or --variants) with --format json.
+(boost-reference, built where Boost's headers are installed). Both print JSON lines; the
+suite runs its single-pass variants (or --variants) with --format json.
 """
 import argparse
 import json

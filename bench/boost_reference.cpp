@@ -10,10 +10,11 @@
 #include <boost/compute/container/vector.hpp>
 #include <boost/compute/core.hpp>
 
+#include "Reference.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,10 +23,8 @@ namespace bc = boost::compute;
 
 namespace {
 
-int reps = 30;
-
 template <class F>
-double MedianMs(bc::command_queue& q, F f) {
+double MedianMs(bc::command_queue& q, int reps, F f) {
   for (int i = 0; i < 3; ++i)
     f();
   q.finish();
@@ -42,64 +41,52 @@ double MedianMs(bc::command_queue& q, F f) {
 }
 
 template <class T>
-void Run(bc::command_queue& q, const char* type, size_t n) {
+void Run(bc::command_queue& q, int reps, const std::string& type, size_t n) {
   std::vector<T> h(n);
   std::mt19937_64 g(1);
   for (auto& x : h)
     x = static_cast<T>(g() % 2001);
   bc::vector<T> in(h.begin(), h.end(), q), out(n, q.get_context());
   T result{};
-  const double r = MedianMs(q, [&] { bc::reduce(in.begin(), in.end(), &result, q); });
-  const double s = MedianMs(q, [&] { bc::inclusive_scan(in.begin(), in.end(), out.begin(), q); });
-  for (auto [task, algo, ms] : {std::tuple{"reduction", "boost::compute::reduce", r},
-                                std::tuple{"scan", "boost::compute::inclusive_scan", s}})
-    std::printf(
-        "{\"task\":\"%s\",\"algorithm\":\"%s\",\"type\":\"%s\",\"op\":\"sum\",\"n\":%zu,"
-        "\"time_ms\":%.6f,\"gelem_s\":%.3f}\n",
-        task, algo, type, n, ms, n / (ms * 1e6));
-  std::fflush(stdout);
+  const double r = MedianMs(q, reps, [&] { bc::reduce(in.begin(), in.end(), &result, q); });
+  rsb::bench::PrintResult("reduction", "boost::compute::reduce", type, n, r, n * sizeof(T));
+  const double s =
+      MedianMs(q, reps, [&] { bc::inclusive_scan(in.begin(), in.end(), out.begin(), q); });
+  rsb::bench::PrintResult("scan", "boost::compute::inclusive_scan", type, n, s, 2 * n * sizeof(T));
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string platform, sizes = "2^24", types = "uint,float";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--platform"))
-      platform = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--sizes"))
-      sizes = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--types"))
-      types = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--reps"))
-      reps = std::atoi(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: boost-reference [--platform S] [--sizes L] [--types L]\n");
-      return 2;
+  rsb::bench::ReferenceOptions o;
+  o.sizes = {size_t(1) << 24};
+  o.types = {"uint", "float"};
+  rsb::bench::ParseReferenceOptions(argc, argv, "boost-reference", {"uint", "float"}, true, o);
+  bc::device dev = bc::system::default_device();
+  if (!o.platform.empty()) {
+    bool found = false;
+    for (auto& p : bc::system::platforms())
+      if (p.name().find(o.platform) != std::string::npos && p.device_count() > 0) {
+        dev = p.devices()[0];
+        found = true;
+        break;
+      }
+    if (!found) {
+      std::fprintf(stderr, "boost-reference: no OpenCL platform matches '%s'\n",
+                   o.platform.c_str());
+      return 3;
     }
   }
-  bc::device dev = bc::system::default_device();
-  for (auto& p : bc::system::platforms())
-    if (!platform.empty() && p.name().find(platform) != std::string::npos) {
-      dev = p.devices()[0];
-      break;
-    }
   std::fprintf(stderr, "boost-reference on %s (%s)\n", dev.name().c_str(),
                dev.platform().name().c_str());
   bc::context ctx(dev);
   bc::command_queue q(ctx, dev);
-  size_t start = 0;
-  while (start < sizes.size()) {
-    size_t end = sizes.find(',', start);
-    if (end == std::string::npos)
-      end = sizes.size();
-    const std::string s = sizes.substr(start, end - start);
-    const size_t n = s.rfind("2^", 0) == 0 ? size_t(1) << std::stoul(s.substr(2)) : std::stoull(s);
-    if (types.find("uint") != std::string::npos)
-      Run<cl_uint>(q, "uint", n);
-    if (types.find("float") != std::string::npos)
-      Run<cl_float>(q, "float", n);
-    start = end + 1;
-  }
+  for (size_t n : o.sizes)
+    for (const auto& t : o.types) {
+      if (t == "uint")
+        Run<cl_uint>(q, o.reps, t, n);
+      else
+        Run<cl_float>(q, o.reps, t, n);
+    }
   return 0;
 }

@@ -1,15 +1,16 @@
-// CUB reference for reduce-scan-bench: cub::DeviceReduce (Sum/Min/Max) and cub::DeviceScan
-// (InclusiveSum / ExclusiveSum, or with Min/Max), for the suite's types and sizes, timed with
-// CUDA events, median of repeated runs after a warm-up. Prints one JSON object per line.
+// CUB reference for reduce-scan-bench: cub::DeviceReduce::Sum, cub::DeviceScan::InclusiveSum and
+// a device-to-device cudaMemcpy, for the suite's types and sizes, timed with CUDA events, median
+// of repeated runs after a warm-up. Prints one JSON object per line.
 //
 // usage: cub-reference [--sizes 2^24,2^26] [--types uint,float] [--reps 40]
+#include "Reference.h"
+
 #include <cub/cub.cuh>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -25,10 +26,8 @@
 
 namespace {
 
-int reps = 40;
-
 template <class F>
-float MedianMs(F f) {
+float MedianMs(int reps, F f) {
   cudaEvent_t a, b;
   CK(cudaEventCreate(&a));
   CK(cudaEventCreate(&b));
@@ -50,16 +49,8 @@ float MedianMs(F f) {
   return t[t.size() / 2];
 }
 
-void Print(const char* task, const char* algo, const char* type, size_t n, float ms, size_t bytes) {
-  std::printf(
-      "{\"task\":\"%s\",\"algorithm\":\"%s\",\"type\":\"%s\",\"op\":\"sum\",\"n\":%zu,"
-      "\"time_ms\":%.6f,\"gelem_s\":%.3f,\"gbytes_s\":%.3f}\n",
-      task, algo, type, n, ms, n / (ms * 1e6), bytes / (ms * 1e6));
-  std::fflush(stdout);
-}
-
 template <class T>
-void Run(const char* type, size_t n) {
+void Run(int reps, const std::string& type, size_t n) {
   std::vector<T> h(n);
   std::mt19937_64 g(1);
   for (auto& x : h)
@@ -74,78 +65,46 @@ void Run(const char* type, size_t n) {
   size_t tb = std::max(tr, ts);
   void* tmp = nullptr;
   CK(cudaMalloc(&tmp, std::max<size_t>(tb, 1)));
-  const float r =
-      MedianMs([&] { CK(cub::DeviceReduce::Sum(tmp, tb, in, out, static_cast<int64_t>(n))); });
-  Print("reduction", "cub::DeviceReduce::Sum", type, n, r, n * sizeof(T));
+  const float r = MedianMs(
+      reps, [&] { CK(cub::DeviceReduce::Sum(tmp, tb, in, out, static_cast<int64_t>(n))); });
+  rsb::bench::PrintResult("reduction", "cub::DeviceReduce::Sum", type, n, r, n * sizeof(T));
   const float s = MedianMs(
-      [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, static_cast<int64_t>(n))); });
-  Print("scan", "cub::DeviceScan::InclusiveSum", type, n, s, 2 * n * sizeof(T));
-  const float c =
-      MedianMs([&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
-  Print("copy", "cudaMemcpy D2D", type, n, c, 2 * n * sizeof(T));
+      reps, [&] { CK(cub::DeviceScan::InclusiveSum(tmp, tb, in, out, static_cast<int64_t>(n))); });
+  rsb::bench::PrintResult("scan", "cub::DeviceScan::InclusiveSum", type, n, s, 2 * n * sizeof(T));
+  const float c = MedianMs(
+      reps, [&] { CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice)); });
+  rsb::bench::PrintResult("copy", "cudaMemcpy D2D", type, n, c, 2 * n * sizeof(T));
   CK(cudaFree(in));
   CK(cudaFree(out));
   CK(cudaFree(tmp));
 }
 
-std::vector<std::string> Split(const std::string& s) {
-  std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    size_t end = s.find(',', start);
-    if (end == std::string::npos)
-      end = s.size();
-    if (end > start)
-      out.push_back(s.substr(start, end - start));
-    start = end + 1;
-  }
-  return out;
-}
-
-size_t ParseSize(const std::string& s) {
-  if (s.rfind("2^", 0) == 0)
-    return size_t(1) << std::stoul(s.substr(2));
-  return std::stoull(s);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string sizes = "2^20,2^24,2^26,2^28", types = "uint,float";
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--sizes"))
-      sizes = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--types"))
-      types = argv[i + 1];
-    else if (!std::strcmp(argv[i], "--reps"))
-      reps = std::atoi(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: cub-reference [--sizes LIST] [--types LIST] [--reps N]\n");
-      return 2;
-    }
-  }
+  rsb::bench::ReferenceOptions o;
+  o.sizes = {size_t(1) << 20, size_t(1) << 24, size_t(1) << 26, size_t(1) << 28};
+  o.types = {"uint", "float"};
+  o.reps = 40;
+  rsb::bench::ParseReferenceOptions(argc, argv, "cub-reference",
+                                    {"int", "uint", "long", "ulong", "float", "double"}, false, o);
   cudaDeviceProp p;
   CK(cudaGetDeviceProperties(&p, 0));
   std::fprintf(stderr, "cub-reference on %s (%d SMs)\n", p.name, p.multiProcessorCount);
-  for (const auto& s : Split(sizes))
-    for (const auto& t : Split(types)) {
-      const size_t n = ParseSize(s);
+  for (size_t n : o.sizes)
+    for (const auto& t : o.types) {
       if (t == "uint")
-        Run<uint32_t>("uint", n);
+        Run<uint32_t>(o.reps, t, n);
       else if (t == "int")
-        Run<int32_t>("int", n);
+        Run<int32_t>(o.reps, t, n);
       else if (t == "float")
-        Run<float>("float", n);
+        Run<float>(o.reps, t, n);
       else if (t == "ulong")
-        Run<uint64_t>("ulong", n);
+        Run<uint64_t>(o.reps, t, n);
       else if (t == "long")
-        Run<int64_t>("long", n);
-      else if (t == "double")
-        Run<double>("double", n);
-      else {
-        std::fprintf(stderr, "unknown type %s\n", t.c_str());
-        return 2;
-      }
+        Run<int64_t>(o.reps, t, n);
+      else
+        Run<double>(o.reps, t, n);
     }
   return 0;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "Runner.h"
+#include "Sizes.h"
 #include "Types.h"
 
 #include <map>
@@ -11,9 +12,6 @@
 #include <vector>
 
 namespace rsb {
-
-// The largest n the kernels index with 32-bit unsigned arithmetic without overflow.
-constexpr size_t kMaxElements = size_t(1) << 31;
 
 enum class OutputFormat { Table, Csv, Json };
 
@@ -41,8 +39,5 @@ using TaskCatalog = std::vector<std::pair<std::string, std::vector<std::string>>
 
 // Throws UsageError on bad input.
 Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog);
-
-// "16777216", "16M" (binary multiples K, M, G), "2^24" or "2^24+3"; nullopt if malformed or 0.
-std::optional<size_t> ParseSize(const std::string& text);
 
 }  // namespace rsb

@@ -1,16 +1,19 @@
 // scan-trace: where the time of one single-pass scan launch goes, tile by tile (NVIDIA only).
-// Builds kernels/Scan.cl's ScanSinglePass for uint sum at the suite's GPU tile (256 x 32),
+// Builds kernels/Scan.cl's ScanSinglePass for uint sum with the suite's options and GPU tile,
 // prints ptxas's register and local-memory report (-cl-nv-verbose), runs it, validates the
 // output and prints the median event time. With a folder made by bench/instrument_scan.py and
 // --traced it also reads the per-tile timestamps of the last launch and prints the mean time of
 // each phase by start time, and how many tiles were running, and looking back, over time.
 //
-//   scan-trace --kernels DIR [--n 16777216] [--runs 30] [--traced] [--portable] [--options "..."]
+//   scan-trace [--kernels DIR] [--n 2^24] [--runs 30] [--traced] [--portable] [--options "..."]
 //
 // --portable leaves out SP_NV_WARP_SCAN: the local-memory work-group scan and the one-word
 // look-back, as on devices without 32-wide warps. Experiments only: the suite never uses it.
-#define CL_TARGET_OPENCL_VERSION 120
-#include <CL/cl.h>
+#include "CLUtil.h"
+#include "CScanTask.h"
+#include "Errors.h"
+#include "Sizes.h"
+#include "TaskUtil.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -18,33 +21,11 @@
 #include <fstream>
 #include <random>
 #include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+namespace rsb {
 namespace {
-
-void Check(cl_int err, const char* what) {
-  if (err != CL_SUCCESS)
-    throw std::runtime_error(std::string(what) + " failed with OpenCL error " +
-                             std::to_string(err));
-}
-
-cl_device_id NvidiaGpu() {
-  cl_uint count = 0;
-  Check(clGetPlatformIDs(0, nullptr, &count), "clGetPlatformIDs");
-  std::vector<cl_platform_id> platforms(count);
-  Check(clGetPlatformIDs(count, platforms.data(), nullptr), "clGetPlatformIDs");
-  for (cl_platform_id p : platforms) {
-    char name[256] = {};
-    clGetPlatformInfo(p, CL_PLATFORM_NAME, sizeof name, name, nullptr);
-    cl_device_id d = nullptr;
-    if (std::string(name).find("NVIDIA") != std::string::npos &&
-        clGetDeviceIDs(p, CL_DEVICE_TYPE_GPU, 1, &d, nullptr) == CL_SUCCESS)
-      return d;
-  }
-  throw std::runtime_error("no NVIDIA GPU platform (is the NVIDIA ICD registered?)");
-}
 
 struct Tile {
   double t[5];  // µs from the launch's first tile start: ticket, loaded, scanned, prefix, stored
@@ -84,46 +65,61 @@ void PrintTimeline(const std::vector<Tile>& tiles) {
   }
 }
 
-int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
-        const std::string& extra) {
-  const size_t local = 256, items = 32, tileSize = local * items;
-  const size_t tiles = (n + tileSize - 1) / tileSize;
-  cl_device_id dev = NvidiaGpu();
-  cl_int err = CL_SUCCESS;
-  cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &err);
-  Check(err, "clCreateContext");
-  cl_command_queue queue = clCreateCommandQueue(ctx, dev, CL_QUEUE_PROFILING_ENABLE, &err);
-  Check(err, "clCreateCommandQueue");
-
-  std::ifstream file(dir + "/Scan.cl");
-  if (!file)
-    throw std::runtime_error("cannot read " + dir + "/Scan.cl");
-  std::stringstream text;
-  text << file.rdbuf();
-  const std::string source = text.str();
-  const char* sources[] = {source.c_str()};
-  cl_program program = clCreateProgramWithSource(ctx, 1, sources, nullptr, &err);
-  Check(err, "clCreateProgramWithSource");
-  std::string options = "-cl-std=CL1.2 -cl-nv-verbose -I " + dir +
-                        " -DT=uint -DT_UINT=1 -DOP_SUM=1 -DIDENTITY=((T)0) -DLOCAL_SIZE=256"
-                        " -DITEMS=32 -DHAS_INT64_BASE_ATOMICS=1 " +
-                        (portable ? "" : "-DSP_NV_WARP_SCAN=1 ") + extra;
-  const cl_int built = clBuildProgram(program, 1, &dev, options.c_str(), nullptr, nullptr);
-  size_t logSize = 0;
-  clGetProgramBuildInfo(program, dev, CL_PROGRAM_BUILD_LOG, 0, nullptr, &logSize);
-  std::string log(logSize, '\0');
-  clGetProgramBuildInfo(program, dev, CL_PROGRAM_BUILD_LOG, logSize, log.data(), nullptr);
+// Prints ptxas's lines for ScanSinglePass from the build log (all of it if the build failed).
+void PrintPtxasReport(const std::string& log, bool failed) {
   std::istringstream lines(log);
   bool inScan = false;
   for (std::string line; std::getline(lines, line);) {
     if (line.find("Compiling entry function") != std::string::npos)
       inScan = line.find("ScanSinglePass") != std::string::npos;
-    if (built != CL_SUCCESS || (inScan && line.find("Used") != std::string::npos))
+    if (failed || (inScan && line.find("Used") != std::string::npos))
       std::printf("%s\n", line.c_str());
   }
-  Check(built, "clBuildProgram");
-  cl_kernel kernel = clCreateKernel(program, "ScanSinglePass", &err);
-  Check(err, "clCreateKernel");
+}
+
+int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
+        const std::string& extra) {
+  cl::Device device;
+  try {
+    device = SelectDevice("NVIDIA", "");
+  } catch (const UsageError&) {
+    throw UsageError(
+        "scan-trace needs an NVIDIA GPU; no NVIDIA platform is listed (is its ICD "
+        "registered? see README)");
+  }
+  const DeviceInfo info = DescribeDevice(device);
+  if (!info.isGpu || info.nvWarpSize == 0)
+    throw UsageError("an NVIDIA GPU is needed (the trace reads %globaltimer through PTX)");
+  const ProblemSpec spec{ElementType::Uint, Op::Sum, ScanKind::Inclusive, n, 0, 1};
+  const size_t local = CScanTask().LocalSize("single-pass", spec, info);
+  const size_t tileSize = local * CScanTask::SinglePassGpuItems();
+  const size_t tiles = CeilDiv(n, tileSize);
+  cl::Context context(device);
+  cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
+
+  std::ifstream file(dir + "/Scan.cl");
+  if (!file)
+    throw UsageError("--kernels '" + dir + "': cannot read Scan.cl there");
+  std::stringstream text;
+  text << file.rdbuf();
+  cl::Program program(context, text.str());
+  // The suite's options for this kernel (CScanTask::PrepareRun), plus ptxas's report.
+  const std::string options =
+      "-cl-std=CL1.2 -cl-nv-verbose -I " + dir + " " + KernelBuildOptions(spec.type, spec.op) +
+      " -DLOCAL_SIZE=" + std::to_string(local) +
+      " -DITEMS=" + std::to_string(CScanTask::SinglePassGpuItems()) +
+      " -DHAS_INT64_BASE_ATOMICS=1" +
+      (portable || info.nvWarpSize != 32 ? "" : " -DSP_NV_WARP_SCAN=1") + " " + extra;
+  cl_int built = CL_SUCCESS;
+  try {
+    program.build({device}, options.c_str());
+  } catch (const cl::Error& e) {
+    built = e.err();
+  }
+  PrintPtxasReport(program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device), built != CL_SUCCESS);
+  if (built != CL_SUCCESS)
+    throw DeviceError("the build of " + dir + "/Scan.cl failed (log above)");
+  cl::Kernel kernel(program, "ScanSinglePass");
 
   std::vector<cl_uint> input(n);
   std::mt19937 rng(1);
@@ -131,47 +127,44 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
     v = rng() % 10;
   std::vector<cl_ulong> zeros(tiles * 8, 0);
   cl_uint zero = 0;
-  auto buffer = [&](size_t bytes, const void* init) {
-    cl_mem b = clCreateBuffer(ctx, CL_MEM_READ_WRITE | (init ? CL_MEM_COPY_HOST_PTR : 0), bytes,
-                              const_cast<void*>(init), &err);
-    Check(err, "clCreateBuffer");
-    return b;
-  };
-  cl_mem src = buffer(n * 4, input.data()), dst = buffer(n * 4, nullptr);
-  cl_mem status = buffer(tiles * 8, zeros.data()), ticket = buffer(4, &zero);
-  cl_mem trace = buffer(tiles * 64, zeros.data());
-  const cl_uint count = cl_uint(n), inclusive = 1;
-  Check(clSetKernelArg(kernel, 0, sizeof src, &src), "clSetKernelArg");
-  Check(clSetKernelArg(kernel, 1, sizeof dst, &dst), "clSetKernelArg");
-  Check(clSetKernelArg(kernel, 2, sizeof count, &count), "clSetKernelArg");
-  Check(clSetKernelArg(kernel, 3, sizeof inclusive, &inclusive), "clSetKernelArg");
-  Check(clSetKernelArg(kernel, 4, sizeof status, &status), "clSetKernelArg");
-  Check(clSetKernelArg(kernel, 5, sizeof ticket, &ticket), "clSetKernelArg");
-  if (traced)
-    Check(clSetKernelArg(kernel, 8, sizeof trace, &trace),
-          "clSetKernelArg (trace: --traced "
-          "needs an instrumented folder)");
+  cl::Buffer src(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, input.data());
+  cl::Buffer dst(context, CL_MEM_READ_WRITE, n * 4);
+  cl::Buffer status(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, tiles * 8, zeros.data());
+  cl::Buffer ticket(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
+  kernel.setArg(0, src);
+  kernel.setArg(1, dst);
+  kernel.setArg(2, cl_uint(n));
+  kernel.setArg(3, cl_uint(1));  // inclusive
+  kernel.setArg(4, status);
+  kernel.setArg(5, ticket);
+  cl::Buffer trace;
+  if (traced) {
+    trace = cl::Buffer(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, tiles * 64, zeros.data());
+    try {
+      kernel.setArg(8, trace);
+    } catch (const cl::Error&) {
+      throw UsageError("--traced: " + dir +
+                       "/Scan.cl has no trace argument; make the folder "
+                       "with bench/instrument_scan.py");
+    }
+  }
+  // The suite's protocol: a new generation per launch, the ticket counting on.
   std::vector<double> us;
   cl_uint ticketBase = 0;
   for (int r = 0; r < runs; ++r) {
-    const cl_uint gen = cl_uint(r + 1);  // the suite's protocol: a new generation per launch
-    Check(clSetKernelArg(kernel, 6, sizeof ticketBase, &ticketBase), "clSetKernelArg");
-    Check(clSetKernelArg(kernel, 7, sizeof gen, &gen), "clSetKernelArg");
-    const size_t global = tiles * local;
-    cl_event ev = nullptr;
-    Check(clEnqueueNDRangeKernel(queue, kernel, 1, nullptr, &global, &local, 0, nullptr, &ev),
-          "clEnqueueNDRangeKernel");
-    Check(clWaitForEvents(1, &ev), "clWaitForEvents");
-    cl_ulong start = 0, stop = 0;
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_START, sizeof start, &start, nullptr);
-    clGetEventProfilingInfo(ev, CL_PROFILING_COMMAND_END, sizeof stop, &stop, nullptr);
-    us.push_back((stop - start) / 1e3);
-    clReleaseEvent(ev);
+    kernel.setArg(6, ticketBase);
+    kernel.setArg(7, cl_uint(r + 1));
+    cl::Event ev;
+    queue.enqueueNDRangeKernel(kernel, cl::NullRange, cl::NDRange(tiles * local),
+                               cl::NDRange(local), nullptr, &ev);
+    ev.wait();
+    us.push_back((ev.getProfilingInfo<CL_PROFILING_COMMAND_END>() -
+                  ev.getProfilingInfo<CL_PROFILING_COMMAND_START>()) /
+                 1e3);
     ticketBase += cl_uint(tiles);
   }
   std::vector<cl_uint> out(n);
-  Check(clEnqueueReadBuffer(queue, dst, CL_TRUE, 0, n * 4, out.data(), 0, nullptr, nullptr),
-        "clEnqueueReadBuffer");
+  queue.enqueueReadBuffer(dst, CL_TRUE, 0, n * 4, out.data());
   size_t wrong = 0;
   cl_uint run = 0;
   for (size_t i = 0; i < n; ++i) {
@@ -187,9 +180,7 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
       n, tiles, runs, wrong, median, sorted.front(), n / median / 1e3);
   if (traced) {
     std::vector<cl_ulong> raw(tiles * 8);
-    Check(
-        clEnqueueReadBuffer(queue, trace, CL_TRUE, 0, tiles * 64, raw.data(), 0, nullptr, nullptr),
-        "clEnqueueReadBuffer");
+    queue.enqueueReadBuffer(trace, CL_TRUE, 0, tiles * 64, raw.data());
     cl_ulong first = ~0ull;
     for (size_t t = 0; t < tiles; ++t)
       first = std::min(first, raw[t * 8]);
@@ -204,16 +195,15 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
 }
 
 }  // namespace
+}  // namespace rsb
 
 int main(int argc, char** argv) {
   CLI::App app{"scan-trace: the single-pass scan's time, tile by tile, on an NVIDIA GPU"};
-  std::string dir = "kernels", options;
-  size_t n = size_t(1) << 24;
+  std::string dir = "kernels", size = "2^24", options;
   int runs = 30;
   bool traced = false, portable = false;
   app.add_option("--kernels", dir, "kernels folder (instrumented for --traced)");
-  app.add_option("--n", n, "elements (uint), e.g. 16777216")
-      ->check(CLI::Range(size_t(1), size_t(1) << 31));
+  app.add_option("--n", size, "elements (uint): 16777216, 16M, 2^24 or 2^24+3");
   app.add_option("--runs", runs, "launches; the median is printed")->check(CLI::Range(1, 100000));
   app.add_flag("--traced", traced, "the folder is from bench/instrument_scan.py: print phases");
   app.add_flag("--portable", portable, "build without SP_NV_WARP_SCAN");
@@ -224,8 +214,19 @@ int main(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;  // a bad option is a usage error, as in the suite
   }
+  const auto n = rsb::ParseSize(size);
+  if (!n || *n > rsb::kMaxElements) {
+    std::fprintf(stderr,
+                 "scan-trace: --n '%s': allowed: 1 to 2^31, written 16777216, 16M, 2^24 "
+                 "or 2^24+3\n",
+                 size.c_str());
+    return 2;
+  }
   try {
-    return Run(dir, n, runs, traced, portable, options);
+    return rsb::Run(dir, *n, runs, traced, portable, options);
+  } catch (const rsb::UsageError& e) {
+    std::fprintf(stderr, "scan-trace: %s\n", e.what());
+    return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "scan-trace: %s\n", e.what());
     return 3;

@@ -111,8 +111,12 @@ void CScanTask::ReleaseResources() {
   input_ = HostArray();
 }
 
-size_t CScanTask::SinglePassItems(const ProblemSpec&) const {
-  return GpuPath() ? kGpuItems : kCpuItems;
+size_t CScanTask::SinglePassGpuItems() {
+  return kGpuItems;
+}
+
+size_t CScanTask::SinglePassCpuItems() {
+  return kCpuItems;
 }
 
 void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
@@ -128,7 +132,7 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
           ToString(spec.type)));
     if (!device_.int64BaseAtomics)
       throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
-    options += fmt::format(" -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", SinglePassItems(spec));
+    options += fmt::format(" -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", SinglePassItems());
     if (!GpuPath())
       options += " -DSP_RELOAD=1";
     // The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
@@ -169,7 +173,7 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
       // Zero the status words and the ticket only for a new problem (InitResources clears
       // statusTiles_), for more tiles than before, or when the generation would wrap. Every
       // other launch, validated or timed, just moves on to a new generation.
-      const size_t tiles = CeilDiv(n, L * SinglePassItems(spec));
+      const size_t tiles = CeilDiv(n, L * SinglePassItems());
       if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
         queue.enqueueFillBuffer(status_.Ensure(programs_->Context(), tiles * sizeof(cl_ulong)),
                                 cl_ulong(0), 0, tiles * sizeof(cl_ulong));
@@ -246,7 +250,7 @@ void CScanTask::ComputeGPU(cl::CommandQueue& queue, const std::string& variant,
       scan.setArg(5, ticket_.Get());
       scan.setArg(6, ticketBase_);
       scan.setArg(7, generation_);
-      const size_t tiles = CeilDiv(n, L * SinglePassItems(spec));
+      const size_t tiles = CeilDiv(n, L * SinglePassItems());
       launch(scan, tiles * L);
       ticketBase_ += cl_uint(tiles);  // wraps modulo 2^32 like the device counter
       break;
@@ -319,7 +323,7 @@ CostModel CScanTask::Cost(const std::string& variant, const ProblemSpec& spec) c
     }
     case Shape::SinglePass: {
       // Read n, write n; per tile a status word written twice and read about once.
-      const size_t items = SinglePassItems(spec), tiles = CeilDiv(n, L * items);
+      const size_t items = SinglePassItems(), tiles = CeilDiv(n, L * items);
       c.launches = 1;
       c.steps = 2 * items + CeilLog2(L) + 2;
       c.ops = 2 * n + tiles * (L * CeilLog2(L) + 2);

@@ -61,6 +61,10 @@ class CScanTask : public IComputeTask {
   HostArray RunOnce(cl::CommandQueue& queue, ProgramCache& programs, const std::string& variant,
                     ProblemSpec spec, const HostArray& input);
 
+  // The single-pass tile: local size x these elements per work-item, by code path.
+  static size_t SinglePassGpuItems();
+  static size_t SinglePassCpuItems();
+
   // For tests: every look-back computes each predecessor's aggregate from the input, as if no
   // predecessor had published: exercises the fallback path deterministically.
   void SetFallbackOnly(bool on) { fallbackOnly_ = on; }
@@ -94,7 +98,7 @@ class CScanTask : public IComputeTask {
   std::vector<size_t> levels_;  // multi-level: elements per level, levels_[0] = n
   // SinglePass: one status word per tile and the ticket counter. Each launch gets a new
   // generation and the ticket of its first tile, so nothing is reset between launches.
-  size_t SinglePassItems(const ProblemSpec& spec) const;
+  size_t SinglePassItems() const { return GpuPath() ? SinglePassGpuItems() : SinglePassCpuItems(); }
   ScratchBuffer status_, ticket_;
   size_t statusTiles_ = 0;
   cl_uint generation_ = 0, ticketBase_ = 0;

@@ -192,7 +192,10 @@ TEST(Scan, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
 // validated; sizes straddle whole tiles.
 TEST(Scan, SinglePassStaysCorrectOverRepeatedRuns) {
   CScanTask task;
-  const size_t tile = Device().info.isGpu ? 256 * 32 : 65536;  // the default tiles
+  const ProblemSpec probe{ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1, 0, 1};
+  const size_t tile = task.LocalSize("single-pass", probe, Device().info) *
+                      (Device().info.isGpu ? CScanTask::SinglePassGpuItems()
+                                           : CScanTask::SinglePassCpuItems());  // the default tile
   RunSettings settings;
   settings.timed = false;
   settings.measureCopyBandwidth = false;

@@ -84,7 +84,7 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
     device = SelectDevice("NVIDIA", "");
   } catch (const UsageError&) {
     throw UsageError(
-        "scan-trace needs an NVIDIA GPU; no NVIDIA platform is listed (is its ICD "
+        "an NVIDIA GPU is needed; no NVIDIA platform is listed (is its ICD "
         "registered? see README)");
   }
   const DeviceInfo info = DescribeDevice(device);

@@ -13,15 +13,19 @@ import shutil
 import sys
 
 TIMER = '  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t{}));\n'
-POINTS = [  # (text in Scan.cl, text to insert after it)
-    ("                             uint gen) {\n  __local T scratch",
-     None),  # handled below: the signature
-    ("  const uint tile = lTile;\n", TIMER.format(0)),
-    ("  const T mine = SpThreadReduce(x);\n", TIMER.format(1)),
-    ("  const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);\n", TIMER.format(2)),
-    ("  const T tilePrefix = lPrefix;\n", TIMER.format(3)),
+# (text in Scan.cl, what it becomes): the trace argument, then a timestamp after each phase.
+EDITS = [
+    ("uint gen) {\n  __local T scratch",
+     "uint gen, __global ulong* trace) {\n  ulong t0, t1, t2, t3, t4;\n  __local T scratch"),
+    ("  const uint tile = lTile;\n", "  const uint tile = lTile;\n" + TIMER.format(0)),
+    ("  const T mine = SpThreadReduce(x);\n",
+     "  const T mine = SpThreadReduce(x);\n" + TIMER.format(1)),
+    ("  const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);\n",
+     "  const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);\n" + TIMER.format(2)),
+    ("  const T tilePrefix = lPrefix;\n", "  const T tilePrefix = lPrefix;\n" + TIMER.format(3)),
     ("  SpStoreTile(dst, n, tile * SP_TILE, buf, x);\n#endif\n",
-     TIMER.format(4) + '  uint smid;\n  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));\n'
+     "  SpStoreTile(dst, n, tile * SP_TILE, buf, x);\n#endif\n" + TIMER.format(4) +
+     '  uint smid;\n  asm volatile("mov.u32 %0, %%smid;" : "=r"(smid));\n'
      "  if (lid == 0) {\n    __global ulong* r = trace + 8 * tile;\n"
      "    r[0] = t0; r[1] = t1; r[2] = t2; r[3] = t3; r[4] = t4; r[5] = smid;\n  }\n"),
 ]
@@ -33,15 +37,11 @@ def main():
     src, dst = sys.argv[1], sys.argv[2]
     shutil.copytree(src, dst, dirs_exist_ok=True)
     text = open(f"{src}/Scan.cl").read()
-    for anchor, insert in POINTS:
+    for anchor, replacement in EDITS:
         if text.count(anchor) != 1:
             sys.exit(f"instrument_scan.py: expected exactly one {anchor!r} in {src}/Scan.cl, "
                      f"found {text.count(anchor)}: update the insertion points")
-        if insert is None:
-            text = text.replace(anchor, anchor.replace(
-                "uint gen) {\n", "uint gen, __global ulong* trace) {\n  ulong t0, t1, t2, t3, t4;\n"))
-        else:
-            text = text.replace(anchor, anchor + insert)
+        text = text.replace(anchor, replacement)
     open(f"{dst}/Scan.cl", "w").write(text)
 
 

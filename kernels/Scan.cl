@@ -582,6 +582,7 @@ inline uint SpShuffleXor(uint v, uint mask) {
 #ifndef SP_FIRST_WINDOW
 #define SP_FIRST_WINDOW 1
 #endif
+#define SP_LOOKBACK_ITEMS 32
 inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint gen, uint tile) {
   const int lane = (int)(get_local_id(0) & 31);
   T prefix = IDENTITY;
@@ -615,6 +616,7 @@ inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint 
 #else
 // SpLookBack (one work-item): the exclusive prefix of `tile`, combining its predecessors'
 // published values from tile - 1 downwards until one holds an inclusive prefix.
+#define SP_LOOKBACK_ITEMS 1
 inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint gen, uint tile) {
   T prefix = IDENTITY;
   for (int j = (int)tile - 1; j >= 0; --j) {
@@ -655,24 +657,16 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   T tileAggregate;
   const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);
 
-#if defined(SP_NV_WARP_SCAN)
-  if (lid < 32) {  // warp 0 publishes and looks back
-#else
-  if (lid == 0) {
-#endif
-    T p = IDENTITY;
-    if (tile == 0) {
-      if (lid == 0)
-        atom_xchg(&status[0], SpPack(gen, SP_PREFIX, tileAggregate));
-    } else {
-      if (lid == 0)
-        atom_xchg(&status[tile], SpPack(gen, SP_AGGREGATE, tileAggregate));
-      p = SpLookBack(src, n, status, gen, tile);
-      if (lid == 0)
-        atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));
-    }
+  if (lid < SP_LOOKBACK_ITEMS) {  // work-item 0 publishes, SP_LOOKBACK_ITEMS look back
+    // Tile 0's aggregate is its inclusive prefix already.
     if (lid == 0)
+      atom_xchg(&status[tile], SpPack(gen, tile ? SP_AGGREGATE : SP_PREFIX, tileAggregate));
+    const T p = SpLookBack(src, n, status, gen, tile);  // IDENTITY for tile 0
+    if (lid == 0) {
+      if (tile != 0)
+        atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));
       lPrefix = p;
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile's prefix reaches every work-item
   const T tilePrefix = lPrefix;

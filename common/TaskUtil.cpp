@@ -1,10 +1,12 @@
 #include "TaskUtil.h"
 
 #include "Errors.h"
+#include "Sizes.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <vector>
 
@@ -12,7 +14,16 @@ namespace rsb {
 
 size_t TuningValue(const char* name, size_t fallback) {
   const char* v = std::getenv(name);
-  return v ? std::strtoul(v, nullptr, 10) : fallback;
+  if (!v)
+    return fallback;
+  const auto value = ParseUnsigned(v);
+  if (!value || *value == 0 || *value > (1u << 20)) {
+    // Read while the program starts (the defaults are namespace-scope constants): no exception
+    // can be caught there, so the usage error ends the program here, with status 2.
+    std::fprintf(stderr, "%s='%s': allowed: a whole number from 1 to 1048576\n", name, v);
+    std::exit(2);
+  }
+  return static_cast<size_t>(*value);
 }
 
 cl::Buffer& ScratchBuffer::Ensure(const cl::Context& context, size_t bytes) {
@@ -30,6 +41,19 @@ void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string
         fmt::format("{} needs a buffer of {} MiB; the device allows at most {} "
                     "MiB per buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
                     what, bytes >> 20, device.maxAllocBytes >> 20));
+}
+
+cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
+                       const cl::Context& context, cl::CommandQueue& queue, HostArray& input) {
+  if (spec.type == ElementType::Double && !device.fp64)
+    throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
+  const size_t bytes = spec.n * SizeOf(spec.type);
+  RequireAllocation(device, bytes, fmt::format("n = {} {}", spec.n, ToString(spec.type)));
+  if (!input.Size())
+    input = RandomInput(spec.type, spec.n, spec.seed);
+  cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);
+  queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, input.Data());
+  return buffer;
 }
 
 void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count) {

@@ -62,7 +62,8 @@ size_t DefaultLocalSize(const Variant& v, const ProblemSpec& spec, const DeviceI
 }
 
 // A compiled-in tuning default, or the environment variable `name` when it is set: the knobs
-// that the sweeps in docs/BENCHMARKS.md turn (RSB_TUNE_...).
+// that the sweeps in docs/BENCHMARKS.md turn (RSB_TUNE_...). A value that is not a whole number
+// from 1 to 2^20 ends the program with status 2 and one line naming the variable.
 size_t TuningValue(const char* name, size_t fallback);
 
 // A device buffer that is reallocated only when a larger one is needed.
@@ -82,6 +83,12 @@ class ScratchBuffer {
 
 // Throws VariantSkipped unless the device can allocate one buffer of `bytes`.
 void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string& what);
+
+// A problem's input on the device: VariantSkipped for double without fp64 or for a buffer
+// beyond the device's limit; `input` gets the seeded random input unless it holds one already
+// (tests pass their own), then it is uploaded into the returned read-only buffer.
+cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
+                       const cl::Context& context, cl::CommandQueue& queue, HostArray& input);
 
 // Fills count elements of type with the poison pattern (HostData.h).
 void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count);

@@ -58,13 +58,8 @@ void CReductionTask::InitResources(const ProblemSpec& spec, ProgramCache& progra
   programs_ = &programs;
   device_ = DescribeDevice(programs.Device());
   op_ = spec.op;
-  if (spec.type == ElementType::Double && !device_.fp64)
-    throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
-  const size_t bytes = spec.n * SizeOf(spec.type);
-  RequireAllocation(device_, bytes, fmt::format("n = {} {}", spec.n, ToString(spec.type)));
-  input_ = RandomInput(spec.type, spec.n, spec.seed);
-  input_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_ONLY, bytes);
-  queue.enqueueWriteBuffer(input_d_, CL_TRUE, 0, bytes, input_.Data());
+  input_ = HostArray();
+  input_d_ = UploadInput(spec, device_, programs.Context(), queue, input_);
   result_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_WRITE, sizeof(cl_ulong));
 }
 

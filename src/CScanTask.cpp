@@ -87,14 +87,9 @@ void CScanTask::Upload(const ProblemSpec& spec, ProgramCache& programs, cl::Comm
   statusTiles_ = 0;  // single-pass: zero the status words before the first launch
   op_ = spec.op;
   kind_ = KindOf(spec);
-  if (spec.type == ElementType::Double && !device_.fp64)
-    throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
-  const size_t bytes = spec.n * SizeOf(spec.type);
-  RequireAllocation(device_, bytes, fmt::format("n = {} {}", spec.n, ToString(spec.type)));
-  input_ = input.Size() ? std::move(input) : RandomInput(spec.type, spec.n, spec.seed);
-  input_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_ONLY, bytes);
-  queue.enqueueWriteBuffer(input_d_, CL_TRUE, 0, bytes, input_.Data());
-  output_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_WRITE, bytes);
+  input_ = std::move(input);
+  input_d_ = UploadInput(spec, device_, programs.Context(), queue, input_);
+  output_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_WRITE, spec.n * SizeOf(spec.type));
 }
 
 void CScanTask::ComputeCPU() {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
@@ -54,6 +55,20 @@ TEST(Cli, OtherBadValuesAreUsageErrors) {
   const CommandResult r = RunBench("--bogus");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
+}
+
+// The RSB_TUNE_ knobs are read while the program starts: a malformed one is a usage error too.
+TEST(Cli, MalformedTuningVariableIsAUsageError) {
+  for (const char* value : {"abc", "0", "-3"}) {
+    ::setenv("RSB_TUNE_SCAN_GPU_ITEMS", value, 1);
+    const CommandResult r = RunBench("--check -q --task scan --variant single-pass --size 1000");
+    ::unsetenv("RSB_TUNE_SCAN_GPU_ITEMS");
+    EXPECT_EQ(r.status, 2) << value << "\n" << r.err;
+    EXPECT_NE(r.err.find(std::string("RSB_TUNE_SCAN_GPU_ITEMS='") + value + "'"), std::string::npos)
+        << r.err;
+    EXPECT_NE(r.err.find("allowed"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  }
 }
 
 TEST(Cli, SizeSpellingsAreEquivalent) {

@@ -168,7 +168,7 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
       // Zero the status words and the ticket only for a new problem (InitResources clears
       // statusTiles_), for more tiles than before, or when the generation would wrap. Every
       // other launch, validated or timed, just moves on to a new generation.
-      const size_t tiles = CeilDiv(n, L * SinglePassItems());
+      const size_t tiles = SinglePassTiles(n, L);
       if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
         queue.enqueueFillBuffer(status_.Ensure(programs_->Context(), tiles * sizeof(cl_ulong)),
                                 cl_ulong(0), 0, tiles * sizeof(cl_ulong));
@@ -245,7 +245,7 @@ void CScanTask::ComputeGPU(cl::CommandQueue& queue, const std::string& variant,
       scan.setArg(5, ticket_.Get());
       scan.setArg(6, ticketBase_);
       scan.setArg(7, generation_);
-      const size_t tiles = CeilDiv(n, L * SinglePassItems());
+      const size_t tiles = SinglePassTiles(n, L);
       launch(scan, tiles * L);
       ticketBase_ += cl_uint(tiles);  // wraps modulo 2^32 like the device counter
       break;
@@ -318,7 +318,7 @@ CostModel CScanTask::Cost(const std::string& variant, const ProblemSpec& spec) c
     }
     case Shape::SinglePass: {
       // Read n, write n; per tile a status word written twice and read about once.
-      const size_t items = SinglePassItems(), tiles = CeilDiv(n, L * items);
+      const size_t items = SinglePassItems(), tiles = SinglePassTiles(n, L);
       c.launches = 1;
       c.steps = 2 * items + CeilLog2(L) + 2;
       c.ops = 2 * n + tiles * (L * CeilLog2(L) + 2);

@@ -99,6 +99,7 @@ class CScanTask : public IComputeTask {
   // SinglePass: one status word per tile and the ticket counter. Each launch gets a new
   // generation and the ticket of its first tile, so nothing is reset between launches.
   size_t SinglePassItems() const { return GpuPath() ? SinglePassGpuItems() : SinglePassCpuItems(); }
+  size_t SinglePassTiles(size_t n, size_t L) const { return CeilDiv(n, L * SinglePassItems()); }
   ScratchBuffer status_, ticket_;
   size_t statusTiles_ = 0;
   cl_uint generation_ = 0, ticketBase_ = 0;

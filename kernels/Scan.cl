@@ -403,11 +403,15 @@ inline void SpStoreTile(__global T* dst, uint n, uint tileBase, __local T* buf, 
 // run, so the loop-carried chain is one OP per 4 elements, which is what makes the CPU's serial
 // scan fast. (An 8-wide vector scan, prefix within the vector by shifts, measured slower on
 // pocl: 2.2-2.5 against 3.4 Gelem/s at 2^24.)
+// A work-item's elements are [start, start + ITEMS) clipped to n; a work-item of the last tile
+// may hold none (start >= n: with n = 1 and two work-items, say), which reduces to IDENTITY and
+// stores nothing.
 #define SP_T8 RSB_SP_CAT(T, 8)
 inline T SpThreadReduceGlobal(__global const T* src, uint n, uint start) {
-  const uint end = min(start + ITEMS, n), whole = start + (end - start) / 8 * 8;
+  const uint begin = min(start, n), end = min(start + ITEMS, n);
+  const uint whole = begin + (end - begin) / 8 * 8;
   SP_T8 a = (SP_T8)(IDENTITY);
-  uint i = start;
+  uint i = begin;
   for (; i < whole; i += 8)
     a = OP(a, vload8(0, src + i));
   T r = OP(OP(OP(a.s0, a.s1), OP(a.s2, a.s3)), OP(OP(a.s4, a.s5), OP(a.s6, a.s7)));
@@ -418,8 +422,9 @@ inline T SpThreadReduceGlobal(__global const T* src, uint n, uint start) {
 
 inline void SpThreadScanGlobal(__global const T* restrict src, __global T* restrict dst, uint n,
                                uint start, T run, uint inclusive) {
-  const uint end = min(start + ITEMS, n), whole = start + (end - start) / 4 * 4;
-  uint i = start;
+  const uint begin = min(start, n), end = min(start + ITEMS, n);
+  const uint whole = begin + (end - begin) / 4 * 4;
+  uint i = begin;
   if (inclusive) {
     for (; i < whole; i += 4) {
       const T a = src[i], b = src[i + 1], c = src[i + 2], d = src[i + 3];

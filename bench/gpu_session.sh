@@ -62,11 +62,10 @@ for stage in "$@"; do
         done; } | grep -v "^device" > "$out/stress.csv"
       awk -F, '{ runs += $NF; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress.csv";;
     trace)  # where a single-pass scan tile's time goes (docs/BENCHMARKS.md)
-      python3 bench/instrument_scan.py kernels "$out/kernels-traced" || exit 1
       { for n in 16777216 67108864; do
           "$build/scan-trace" --kernels kernels --n $n
           "$build/scan-trace" --kernels kernels --n $n --portable
-          "$build/scan-trace" --kernels "$out/kernels-traced" --n $n --traced
+          "$build/scan-trace" --kernels kernels --n $n --traced  # built with -DSP_TRACE=1
         done; } > "$out/trace.txt" 2>&1
       grep -E "Used|median" "$out/trace.txt";;
     default)  # the README's sample: the default run on the GPU

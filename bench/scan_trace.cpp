@@ -1,9 +1,10 @@
 // scan-trace: where the time of one single-pass scan launch goes, tile by tile (NVIDIA only).
 // Builds kernels/Scan.cl's ScanSinglePass for uint sum with the suite's options and GPU tile,
 // prints ptxas's register and local-memory report (-cl-nv-verbose), runs it, validates the
-// output and prints the median event time. With a folder made by bench/instrument_scan.py and
-// --traced it also reads the per-tile timestamps of the last launch and prints the mean time of
-// each phase by start time, and how many tiles were running, and looking back, over time.
+// output and prints the median event time. With --traced it builds the kernel with -DSP_TRACE=1
+// (kernels/SinglePassTrace.clh: per-tile timestamps in an extra last argument), reads the
+// timestamps of the last launch and prints the mean time of each phase by start time, and how
+// many tiles were running, and looking back, over time.
 //
 //   scan-trace [--kernels DIR] [--n 2^24] [--runs 30] [--traced] [--portable] [--options "..."]
 //
@@ -97,19 +98,22 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   cl::Context context(device);
   cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
 
-  std::ifstream file(dir + "/Scan.cl");
+  const std::string path = dir + "/Scan.cl";
+  std::ifstream file(path);
   if (!file)
     throw UsageError("--kernels '" + dir + "': cannot read Scan.cl there");
   std::stringstream text;
   text << file.rdbuf();
   cl::Program program(context, text.str());
   // The suite's options for this kernel (CScanTask::PrepareRun), plus ptxas's report.
-  const std::string options =
+  std::string options =
       "-cl-std=CL1.2 -cl-nv-verbose -I " + dir + " " + KernelBuildOptions(spec.type, spec.op) +
       " -DLOCAL_SIZE=" + std::to_string(local) +
       " -DITEMS=" + std::to_string(CScanTask::SinglePassGpuItems()) +
       " -DHAS_INT64_BASE_ATOMICS=1" +
       (portable || info.nvWarpSize != 32 ? "" : " -DSP_NV_WARP_SCAN=1") + " " + extra;
+  if (traced)  // the timestamps, in an extra last kernel argument (SinglePassTrace.clh)
+    options += " -DSP_TRACE=1";
   cl_int built = CL_SUCCESS;
   try {
     program.build({device}, options.c_str());
@@ -118,7 +122,7 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   }
   PrintPtxasReport(program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device), built != CL_SUCCESS);
   if (built != CL_SUCCESS)
-    throw DeviceError("the build of " + dir + "/Scan.cl failed (log above)");
+    throw DeviceError("the build of " + path + " failed (log above)");
   cl::Kernel kernel(program, "ScanSinglePass");
 
   std::vector<cl_uint> input(n);
@@ -143,9 +147,8 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
     try {
       kernel.setArg(8, trace);
     } catch (const cl::Error&) {
-      throw UsageError("--traced: " + dir +
-                       "/Scan.cl has no trace argument; make the folder "
-                       "with bench/instrument_scan.py");
+      throw UsageError("--traced: " + path +
+                       " built with -DSP_TRACE=1 has no trace argument (SP_TRACE_ARG)");
     }
   }
   // The suite's protocol: a new generation per launch, the ticket counting on.
@@ -202,10 +205,10 @@ int main(int argc, char** argv) {
   std::string dir = "kernels", size = "2^24", options;
   int runs = 30;
   bool traced = false, portable = false;
-  app.add_option("--kernels", dir, "kernels folder (instrumented for --traced)");
+  app.add_option("--kernels", dir, "kernels folder");
   app.add_option("--n", size, "elements (uint): 16777216, 16M, 2^24 or 2^24+3");
   app.add_option("--runs", runs, "launches; the median is printed")->check(CLI::Range(1, 100000));
-  app.add_flag("--traced", traced, "the folder is from bench/instrument_scan.py: print phases");
+  app.add_flag("--traced", traced, "build with -DSP_TRACE=1: print each phase's time per tile");
   app.add_flag("--portable", portable, "build without SP_NV_WARP_SCAN");
   app.add_option("--options", options, "extra build options, e.g. -cl-nv-maxrregcount=48");
   try {

@@ -294,8 +294,12 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
 //
 // 32-bit types only: a 64-bit value and its flag do not fit in one atomic word (OpenCL 1.2 has
 // no 128-bit atomics); the host reports the variant as skipped for long, ulong and double.
+//
+// -DSP_TRACE=1 (bench/scan-trace, NVIDIA only) adds a last kernel argument in which each tile
+// records when it passed each phase (SinglePassTrace.clh).
 #if !defined(T_IS_64BIT) && defined(HAS_INT64_BASE_ATOMICS)
 #pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
+#include "SinglePassTrace.clh"
 
 #ifndef ITEMS
 #define ITEMS 8
@@ -640,7 +644,7 @@ inline T SpLookBack(__global const T* src, uint n, __global ulong* status, uint 
 
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
-                             uint gen) {
+                             uint gen SP_TRACE_ARG) {
   __local T scratch[SP_SCAN_SCRATCH];
   __local uint lTile;
   __local T lPrefix;
@@ -649,6 +653,7 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
     lTile = atomic_inc(ticket) - ticketBase;
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
   const uint tile = lTile;
+  SP_TRACE_STAMP(0);
   const uint start = tile * SP_TILE + lid * ITEMS;
 
 #if defined(SP_RELOAD)
@@ -659,8 +664,10 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   SpLoadTile(src, n, tile * SP_TILE, buf, x);
   const T mine = SpThreadReduce(x);
 #endif
+  SP_TRACE_STAMP(1);
   T tileAggregate;
   const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);
+  SP_TRACE_STAMP(2);
 
   if (lid < SP_LOOKBACK_ITEMS) {  // work-item 0 publishes, SP_LOOKBACK_ITEMS look back
     // Tile 0's aggregate is its inclusive prefix already.
@@ -675,6 +682,7 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile's prefix reaches every work-item
   const T tilePrefix = lPrefix;
+  SP_TRACE_STAMP(3);
 
   T run = OP(tilePrefix, inTile);
 #if defined(SP_RELOAD)
@@ -689,6 +697,8 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   }
   SpStoreTile(dst, n, tile * SP_TILE, buf, x);
 #endif
+  SP_TRACE_STAMP(4);
+  SP_TRACE_STORE(tile);
 }
 #else
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,

@@ -182,12 +182,12 @@ std::string FindKernelDir(const std::string& explicitDir, const std::string& arg
     if (!fs::is_directory(explicitDir, ec))
       throw UsageError(
           fmt::format("--kernels '{}': no such folder; allowed: a folder holding "
-                      "Reduction.cl, Scan.cl and Common.clh",
+                      "Reduction.cl, Scan.cl, SinglePass*.cl and *.clh",
                       explicitDir));
     if (!looksRight(explicitDir))
       throw UsageError(
           fmt::format("--kernels '{}': folder has no Common.clh; allowed: a folder "
-                      "holding Reduction.cl, Scan.cl and Common.clh",
+                      "holding Reduction.cl, Scan.cl, SinglePass*.cl and *.clh",
                       explicitDir));
     return fs::absolute(explicitDir).string();
   }

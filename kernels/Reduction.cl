@@ -6,47 +6,13 @@
 // an element through when its partner lies past the end.
 //
 // Notation: n elements, L = LOCAL_SIZE work-items per work-group.
+//
+// The work-group trees (WorkGroupReduceSequential, WorkGroupReduceUnrolled) are in
+// WorkGroup.clh, the atomics on T in Atomics.clh; the fast variant, single-pass, is in
+// SinglePassReduction.cl.
+#include "Atomics.clh"
 #include "Common.clh"
-
-#ifndef LOCAL_SIZE
-#error "build with -DLOCAL_SIZE=<work-group size>"
-#endif
-
-// ---------------------------------------------------------------------------------------------
-// Work-group building block.
-
-// WorkGroupReduceSequential: reduces one value per work-item to one value for the work-group,
-// sequential addressing in local memory (work-item i combines scratch[i] and scratch[i + s]):
-// active work-items stay contiguous, so warps retire whole and no bank is hit twice.
-// Work L - 1, steps log2(L). The stride bound is read at run time (get_local_size).
-inline T WorkGroupReduceSequential(__local T* scratch, T value) {
-  const uint lid = get_local_id(0);
-  scratch[lid] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every work-item's value is stored before any is read
-  for (uint s = get_local_size(0) / 2; s > 0; s >>= 1) {
-    if (lid < s)
-      scratch[lid] = OP(scratch[lid], scratch[lid + s]);
-    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the next step reads what this step wrote
-  }
-  return scratch[0];
-}
-
-// WorkGroupReduceUnrolled: the same tree with the strides known at compile time (LOCAL_SIZE),
-// so the compiler unrolls it completely: no loop counter, no shift, no compare per step, and
-// the `lid < s` tests against constants. The barriers stay: OpenCL gives no guarantee that the
-// work-items of a warp or wavefront run in lockstep (and NVIDIA GPUs since Volta do not).
-inline T WorkGroupReduceUnrolled(__local T* scratch, T value) {
-  const uint lid = get_local_id(0);
-  scratch[lid] = value;
-  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every value is stored before any is read
-#pragma unroll
-  for (uint s = LOCAL_SIZE / 2; s > 0; s >>= 1) {
-    if (lid < s)
-      scratch[lid] = OP(scratch[lid], scratch[lid + s]);
-    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the next step reads what this step wrote
-  }
-  return scratch[0];
-}
+#include "WorkGroup.clh"
 
 // ---------------------------------------------------------------------------------------------
 // 1. interleaved: tree in global memory, one launch per step, interleaved addressing.
@@ -116,36 +82,7 @@ __kernel void ReduceUnrolled(__global const T* src, __global T* dst, uint n) {
 // min/max use a compare-and-swap loop on the value's bits.
 // Work n - 1 + ceil(n / 2L) atomics, steps 1 + log2(L) + 1.
 
-#if defined(T_IS_64BIT)
-#if defined(HAS_INT64_BASE_ATOMICS)
-#pragma OPENCL EXTENSION cl_khr_int64_base_atomics : enable
-#endif
-#if defined(HAS_INT64_EXTENDED_ATOMICS)
-#pragma OPENCL EXTENSION cl_khr_int64_extended_atomics : enable
-#endif
-#endif
-
-#if defined(T_FLOAT)
-#define ATOMIC_BITS uint
-#define AS_BITS as_uint
-#define AS_T as_float
-#define CMPXCHG atomic_cmpxchg
-#elif defined(T_IS_64BIT)
-#define ATOMIC_BITS ulong
-#define AS_BITS as_ulong
-#define CMPXCHG atom_cmpxchg
-#if defined(T_DOUBLE)
-#define AS_T as_double
-#elif defined(T_LONG)
-#define AS_T as_long
-#else
-#define AS_T as_ulong
-#endif
-#endif
-
-#if defined(T_IS_64BIT) && !defined(HAS_INT64_BASE_ATOMICS)
-#define NO_ATOMIC_FOR_T 1  // the host skips the atomic variant for this type
-#else
+#if !defined(NO_ATOMIC_FOR_T)  // (Atomics.clh) a 64-bit T on a device without 64-bit atomics
 // AtomicCombine: *p = OP(*p, v), atomically.
 inline void AtomicCombine(__global T* p, T v) {
 #if defined(T_INT) || defined(T_UINT)
@@ -173,7 +110,7 @@ inline void AtomicCombine(__global T* p, T v) {
     assumed = old;
     T cur = AS_T(assumed);
     T next = OP(cur, v);
-    old = CMPXCHG(bits, assumed, AS_BITS(next));
+    old = ATOMIC_CMPXCHG_BITS(bits, assumed, AS_BITS(next));
   } while (old != assumed);
 #endif
 }
@@ -189,134 +126,5 @@ __kernel void ReduceAtomic(__global const T* src, __global T* result, uint n) {
   const T r = WorkGroupReduceUnrolled(scratch, v);
   if (get_local_id(0) == 0)
     AtomicCombine(result, r);
-#endif
-}
-
-// ---------------------------------------------------------------------------------------------
-// 6. single-pass: the fast reduction. One launch reads the input once and leaves the result.
-//
-// Each work-item combines many elements in registers with wide loads (VEC elements of T, 16
-// bytes, per load) and UNROLL independent accumulators, so many loads are in flight at once and
-// the loop runs at memory speed; then the work-group reduces in local memory; then the
-// work-groups' results are combined within the same launch by the last work-group to finish.
-// Work n - 1; steps n / (global size) + log2(L) + the final pass over G partials.
-//
-// Loop order, chosen by the host from the device type:
-//  - GPU (default): vector i of work-item g is g + i * (global size): a warp reads consecutive
-//    16-byte vectors, i.e. whole cache lines (coalesced).
-//  - CPU (-DCONTIGUOUS_CHUNKS): each work-item streams through its own contiguous chunk, the
-//    order a core's prefetcher and caches want.
-//
-// Combining the work-groups. OpenCL 1.2 has no device-wide fence: on NVIDIA, mem_fence orders
-// memory only within the work-group. So partials are published and read only with atomics
-// (performed at the device's coherence point), and a work-group takes its ticket only after
-// its publish has completed: the ticket's address depends on the value the publishing
-// atomic_xchg returned (`old & zero`, zero a kernel argument the compiler cannot see through),
-// so the two cannot be reordered. The work-group that draws the last ticket reads every
-// partial with atomics, reduces them and resets the counter for the next launch.
-//
-// 64-bit types need cl_khr_int64_base_atomics (the host skips them without it).
-
-#if !defined(VEC)
-#define VEC 4
-#endif
-#if !defined(UNROLL)
-#define UNROLL 4
-#endif
-#define RSB_CAT(a, b) a##b
-#define RSB_VEC_TYPE(t, n) RSB_CAT(t, n)
-#define TV RSB_VEC_TYPE(T, VEC)
-
-#if VEC == 2
-#define VEC_REDUCE(v) OP((v).s0, (v).s1)
-#elif VEC == 4
-#define VEC_REDUCE(v) OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3))
-#elif VEC == 8
-#define VEC_REDUCE(v) \
-  OP(OP(OP((v).s0, (v).s1), OP((v).s2, (v).s3)), OP(OP((v).s4, (v).s5), OP((v).s6, (v).s7)))
-#endif
-
-#if !defined(NO_ATOMIC_FOR_T)
-#if defined(T_IS_64BIT)
-#define ATOMIC_XCHG_BITS atom_xchg
-#define ATOMIC_READ_BITS(p) atom_add((p), (ulong)0)
-#else
-#define ATOMIC_XCHG_BITS atomic_xchg
-#define ATOMIC_READ_BITS(p) atomic_add((p), 0u)
-#endif
-#if defined(T_FLOAT) || defined(T_DOUBLE)
-#define BITS_OF(x) AS_BITS(x)
-#define T_OF(b) AS_T(b)
-#elif defined(T_IS_64BIT)
-#define BITS_OF(x) as_ulong(x)
-#define T_OF(b) AS_T(b)
-#else
-#define BITS_OF(x) as_uint(x)
-#define T_OF(b) ((T)(b))
-#endif
-#if !defined(T_IS_64BIT) && !defined(T_FLOAT)
-#undef ATOMIC_BITS
-#define ATOMIC_BITS uint
-#endif
-#endif
-
-// ThreadReduceVectors: this work-item's share of the input, reduced in registers.
-inline T ThreadReduceVectors(__global const T* src, uint n) {
-  __global const TV* v = (__global const TV*)src;
-  const uint nv = n / VEC;
-  TV acc[UNROLL];
-#pragma unroll
-  for (int u = 0; u < UNROLL; ++u)
-    acc[u] = (TV)(IDENTITY);
-    // Vectors first, first + step, ... below end; the two loop orders differ only in these.
-#if defined(CONTIGUOUS_CHUNKS)
-  const uint chunk = (nv + get_global_size(0) - 1) / get_global_size(0);
-  const uint first = min((uint)get_global_id(0) * chunk, nv), end = min(first + chunk, nv);
-  const uint step = 1;
-#else
-  const uint first = get_global_id(0), end = nv, step = get_global_size(0);
-#endif
-  uint i = first;
-  for (; i + (UNROLL - 1) * step < end; i += UNROLL * step) {
-#pragma unroll
-    for (int u = 0; u < UNROLL; ++u)
-      acc[u] = OP(acc[u], v[i + u * step]);
-  }
-  for (; i < end; i += step)
-    acc[0] = OP(acc[0], v[i]);
-#pragma unroll
-  for (int u = 1; u < UNROLL; ++u)
-    acc[0] = OP(acc[0], acc[u]);
-  T r = VEC_REDUCE(acc[0]);
-  // The n % VEC elements after the last whole vector.
-  for (uint t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))
-    r = OP(r, src[t]);
-  return r;
-}
-
-__kernel void ReduceSinglePass(__global const T* src, __global T* result, uint n,
-                               __global ATOMIC_BITS* partials, __global uint* counter, uint zero) {
-#if defined(NO_ATOMIC_FOR_T)
-  // Never launched: the host reports the variant as skipped on this device.
-#else
-  __local T scratch[LOCAL_SIZE];
-  __local uint isLast;
-  const uint lid = get_local_id(0), groups = get_num_groups(0);
-  const T mine = WorkGroupReduceUnrolled(scratch, ThreadReduceVectors(src, n));
-  if (lid == 0) {
-    const ATOMIC_BITS old = ATOMIC_XCHG_BITS(&partials[get_group_id(0)], BITS_OF(mine));
-    isLast = atomic_inc(counter + (uint)(old & zero)) == groups - 1;
-  }
-  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: isLast is read by the whole group; also WAR on scratch
-  if (!isLast)
-    return;  // uniform across the work-group
-  T acc = IDENTITY;
-  for (uint g = lid; g < groups; g += LOCAL_SIZE)
-    acc = OP(acc, T_OF(ATOMIC_READ_BITS(&partials[g])));
-  const T total = WorkGroupReduceUnrolled(scratch, acc);
-  if (lid == 0) {
-    result[0] = total;
-    atomic_xchg(counter, 0u);  // ready for the next launch (the launch boundary publishes it)
-  }
 #endif
 }

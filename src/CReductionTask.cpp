@@ -90,7 +90,8 @@ cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
     if (!GpuPath())
       options += " -DCONTIGUOUS_CHUNKS=1";
   }
-  return kernels_.Get(*programs_, kFile, options, v.kernel, spec.localSize);
+  const char* file = v.shape == Shape::SinglePass ? "SinglePassReduction.cl" : kFile;
+  return kernels_.Get(*programs_, file, options, v.kernel, spec.localSize);
 }
 
 size_t CReductionTask::SinglePassGroups(const ProblemSpec& spec) const {

@@ -1,6 +1,6 @@
 // scan-trace: where the time of one single-pass scan launch goes, tile by tile (NVIDIA only).
-// Builds kernels/Scan.cl's ScanSinglePass for uint sum with the suite's options and GPU tile,
-// prints ptxas's register and local-memory report (-cl-nv-verbose), runs it, validates the
+// Builds kernels/SinglePassScan.cl's ScanSinglePass for uint sum with the suite's options and GPU
+// tile, prints ptxas's register and local-memory report (-cl-nv-verbose), runs it, validates the
 // output and prints the median event time. With --traced it builds the kernel with -DSP_TRACE=1
 // (kernels/SinglePassTrace.clh: per-tile timestamps in an extra last argument), reads the
 // timestamps of the last launch and prints the mean time of each phase by start time, and how
@@ -98,10 +98,10 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   cl::Context context(device);
   cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
 
-  const std::string path = dir + "/Scan.cl";
+  const std::string path = dir + "/SinglePassScan.cl";
   std::ifstream file(path);
   if (!file)
-    throw UsageError("--kernels '" + dir + "': cannot read Scan.cl there");
+    throw UsageError("--kernels '" + dir + "': cannot read SinglePassScan.cl there");
   std::stringstream text;
   text << file.rdbuf();
   cl::Program program(context, text.str());

@@ -18,7 +18,7 @@ const size_t kGpuItems = TuningValue("RSB_TUNE_SCAN_GPU_ITEMS", 32);
 const size_t kGpuLocal = TuningValue("RSB_TUNE_SCAN_GPU_LOCAL", 256);
 const size_t kCpuItems = TuningValue("RSB_TUNE_SCAN_CPU_ITEMS", 65536);
 const size_t kCpuLocal = TuningValue("RSB_TUNE_SCAN_CPU_LOCAL", 1);
-// Status words live in generations of 30 bits (see Scan.cl).
+// Status words live in generations of 30 bits (see SinglePassLookBack.clh).
 constexpr cl_uint kMaxGeneration = (1u << 30) - 1;
 
 ScanKind KindOf(const ProblemSpec& spec) {
@@ -137,7 +137,8 @@ void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
       options += " -DSP_FALLBACK_ONLY=1";
   }
   auto kernel = [&](const std::string& name) {
-    cl::Kernel& k = kernels_.Get(*programs_, kFile, options, name, L);
+    const char* file = v.shape == Shape::SinglePass ? "SinglePassScan.cl" : kFile;
+    cl::Kernel& k = kernels_.Get(*programs_, file, options, name, L);
     const auto local = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(programs_->Device());
     if (local > device_.localMemBytes)
       throw VariantSkipped(fmt::format(

@@ -91,9 +91,15 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   const DeviceInfo info = DescribeDevice(device);
   if (!info.isGpu || info.nvWarpSize == 0)
     throw UsageError("an NVIDIA GPU is needed (the trace reads %globaltimer through PTX)");
-  const ProblemSpec spec{ElementType::Uint, Op::Sum, ScanKind::Inclusive, n, 0, 1};
-  const size_t local = CScanTask().LocalSize("single-pass", spec, info);
-  const size_t tileSize = local * CScanTask::SinglePassGpuItems();
+  ProblemSpec spec;
+  spec.scanKind = ScanKind::Inclusive;
+  spec.n = n;
+  spec.codePath = CodePath::Gpu;
+  spec.portable = portable;
+  const CScanTask task;
+  spec.localSize = task.LocalSize("single-pass", spec, info);
+  const size_t local = spec.localSize;
+  const size_t tileSize = task.SinglePassTile(info, spec);
   const size_t tiles = CeilDiv(n, tileSize);
   cl::Context context(device);
   cl::CommandQueue queue(context, device, CL_QUEUE_PROFILING_ENABLE);
@@ -105,13 +111,9 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   std::stringstream text;
   text << file.rdbuf();
   cl::Program program(context, text.str());
-  // The suite's options for this kernel (CScanTask::PrepareRun), plus ptxas's report.
-  std::string options =
-      "-cl-std=CL1.2 -cl-nv-verbose -I " + dir + " " + KernelBuildOptions(spec.type, spec.op) +
-      " -DLOCAL_SIZE=" + std::to_string(local) +
-      " -DITEMS=" + std::to_string(CScanTask::SinglePassGpuItems()) +
-      " -DHAS_INT64_BASE_ATOMICS=1" +
-      (portable || info.nvWarpSize != 32 ? "" : " -DSP_NV_WARP_SCAN=1") + " " + extra;
+  // The suite's options for this kernel (its launch plan), plus ptxas's report.
+  std::string options = "-cl-std=CL1.2 -cl-nv-verbose -I " + dir + " " +
+                        task.Plan(info, "single-pass", spec).options + " " + extra;
   if (traced)  // the timestamps, in an extra last kernel argument (SinglePassTrace.clh)
     options += " -DSP_TRACE=1";
   cl_int built = CL_SUCCESS;

@@ -1,6 +1,8 @@
 #include "CLUtil.h"
 
 #include "Errors.h"
+#include "Sizes.h"
+#include "Types.h"
 
 #include <fmt/format.h>
 
@@ -20,11 +22,6 @@ namespace fs = std::filesystem;
 namespace rsb {
 
 namespace {
-
-std::string Lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
-}
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
@@ -57,8 +54,10 @@ std::vector<cl::Device> Devices(const cl::Platform& p) {
 bool Matches(const std::string& sel, size_t index, const std::string& name) {
   if (sel.empty())
     return true;
-  if (std::all_of(sel.begin(), sel.end(), [](unsigned char c) { return std::isdigit(c); }))
-    return std::stoul(sel) == index;
+  if (std::all_of(sel.begin(), sel.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    const auto i = ParseUnsigned(sel);  // nullopt for an index too large to be one: no match
+    return i && *i == index;
+  }
   return Lower(name).find(Lower(sel)) != std::string::npos;
 }
 

@@ -1,228 +1,253 @@
 #include "Cli.h"
 
+#include "CliChecks.h"
+
 #include "Errors.h"
+#include "Sizes.h"
 #include "TaskUtil.h"
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 
 #include <algorithm>
+#include <functional>
 
 namespace rsb {
 
 namespace {
 
-std::string Join(const std::vector<std::string>& v, const char* sep = ", ") {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i)
-    s += (i ? sep : "") + v[i];
-  return s;
+using cli::Allowed;
+using cli::Join;
+using cli::WholeNumber;
+
+template <class E>
+std::vector<std::string> Names(const std::vector<E>& all) {
+  std::vector<std::string> names;
+  for (E e : all)
+    names.push_back(ToString(e));
+  return names;
+}
+
+CLI::Validator OneOf(std::vector<std::string> names, bool orAll = true) {
+  return cli::OneOf(std::move(names), orAll);
+}
+
+// --tune NAME=VALUE against the knobs of every task.
+CLI::Validator TuneCheck(const TaskCatalog& catalog) {
+  std::vector<TuningKnob> knobs;
+  for (const auto& t : catalog)
+    knobs.insert(knobs.end(), t.knobs.begin(), t.knobs.end());
+  return CLI::Validator(
+      [knobs](std::string& v) {
+        const size_t eq = v.find('=');
+        const std::string name = v.substr(0, eq);
+        std::vector<std::string> names;
+        for (const auto& k : knobs) {
+          names.push_back(k.name);
+          if (k.name != name)
+            continue;
+          const auto value =
+              eq == std::string::npos ? std::nullopt : ParseUnsigned(v.substr(eq + 1));
+          if (value && k.Allows(*value))
+            return std::string();
+          return fmt::format("'{}': not allowed; allowed: {}={}", v, name, k.AllowedText());
+        }
+        return fmt::format("'{}': unknown knob; allowed: NAME=VALUE with NAME one of {}", v,
+                           Join(names));
+      },
+      "");
+}
+
+std::string TuneHelp(const TaskCatalog& catalog) {
+  std::string help = "Tuning knob NAME=VALUE (repeatable; recorded in the results):";
+  for (const auto& t : catalog)
+    for (const auto& k : t.knobs)
+      help += fmt::format("\n  {} (default {}; {}): {}", k.name, k.value, k.AllowedText(), k.help);
+  return help;
+}
+
+// The raw strings of the options that are converted after parsing.
+struct Raw {
+  std::vector<std::string> tasks, variants, types, ops, kinds, tune;
+  std::string localSize = "auto", codePath = "auto", format = "table";
+  bool check = false, help = false;
+};
+
+void AddDeviceOptions(CLI::App& app, Options& o) {
+  app.add_flag("--list-devices", o.listDevices, "List OpenCL platforms and devices and exit");
+  app.add_option("--platform", o.platform, "Platform: index or name substring");
+  app.add_option("--device", o.device,
+                 "Device: index or name substring (default: first GPU, else first device)");
+  app.add_option("--kernels", o.kernels, "Folder of the .cl files (default: the installed ones)");
+}
+
+void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
+  std::vector<std::string> taskNames;
+  for (const auto& t : catalog)
+    taskNames.push_back(t.name);
+  app.add_flag("--list-variants", o.listVariants, "List tasks and variants and exit");
+  app.add_option("--task", raw.tasks, "Task(s): " + Join(taskNames) + " or all (default all)")
+      ->delimiter(',')
+      ->check(OneOf(taskNames));
+  app.add_option("--variant", raw.variants, "Variant(s) by name, or all (default all)")
+      ->delimiter(',');
+  app.add_option("--type", raw.types, "Element type(s): int uint long ulong float double, or all")
+      ->delimiter(',')
+      ->check(OneOf(Names(AllElementTypes())));
+  app.add_option("--op", raw.ops, "Operator(s): sum min max, or all (default sum)")
+      ->delimiter(',')
+      ->check(OneOf(Names(AllOps())));
+  app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
+      ->delimiter(',')
+      ->check(OneOf(Names(AllScanKinds())));
+  app.add_option("--size,-n", o.sizes, "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3")
+      ->delimiter(',')
+      ->transform(cli::SizeTransform());
+}
+
+void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
+  app.add_option("--local-size", raw.localSize,
+                 "Work-group size: a power of two, or auto (each variant's best)")
+      ->check(Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum work-group "
+                      "size (see --list-devices)",
+                      [](const std::string& v) {
+                        const auto l = ParseUnsigned(v);
+                        return v == "auto" || (l && IsPowerOfTwo(*l) && *l <= (1u << 20));
+                      }));
+  app.add_option("--seed", o.problem.seed, "Seed of the random input (default 1)")
+      ->check(WholeNumber(0, 9999999999999999999ull));
+  app.add_option("--code-path", raw.codePath,
+                 "Single-pass kernel shape: auto (from the device type), gpu or cpu")
+      ->check(OneOf({"auto", "gpu", "cpu"}, false));
+  app.add_flag("--portable", o.problem.portable,
+               "Single-pass: portable OpenCL C only, no vendor path (NVIDIA warp shuffles)");
+  app.add_flag("--lookback-fallback", o.problem.lookbackFallback,
+               "Single-pass scan: every look-back recomputes its predecessors from the input "
+               "(checks the fallback path)");
+  app.add_option("--tune", raw.tune, TuneHelp(catalog))->check(TuneCheck(catalog));
+}
+
+void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
+  app.add_option("--iterations", o.run.maxIterations, "Timed runs per case, at most (default 100)")
+      ->check(WholeNumber(1, 1000000));
+  app.add_option("--time-budget", o.run.timeBudgetS,
+                 "Seconds of timed runs per case before stopping (default 0.5)")
+      ->check(Allowed("seconds from 0 to 3600, e.g. 0.5", [](const std::string& v) {
+        try {
+          size_t used = 0;
+          const double b = std::stod(v, &used);
+          return used == v.size() && b >= 0 && b <= 3600;
+        } catch (const std::exception&) {
+          return false;
+        }
+      }));
+  app.add_option("--warmup", o.run.warmup, "Untimed runs before timing (default 2)")
+      ->check(WholeNumber(0, 1000));
+  app.add_option("--validate-runs", o.run.validateRuns,
+                 "Runs validated per case, every element checked each time (default 1; more is a "
+                 "stress test)")
+      ->check(WholeNumber(1, 1000000));
+  app.add_flag("--check", raw.check,
+               "Validate every variant once, no timing (fast correctness check)");
+}
+
+void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
+  app.add_option("--format", raw.format, "Output: table, csv or json (default table)")
+      ->check(OneOf({"table", "csv", "json"}, false));
+  app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
+  app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
 }
 
 template <class E, class ParseFn>
-std::vector<E> ParseList(const std::string& option, const std::vector<std::string>& values,
-                         const std::vector<E>& all, ParseFn parse) {
-  std::vector<std::string> allowed;
-  for (E e : all)
-    allowed.push_back(ToString(e));
+std::vector<E> ToList(const std::vector<std::string>& values, const std::vector<E>& all,
+                      ParseFn parse) {
   std::vector<E> out;
   for (const auto& v : values) {
-    if (v == "all") {
-      out = all;
-      break;
-    }
-    auto e = parse(v);
-    if (!e)
-      throw UsageError(
-          fmt::format("{} '{}': unknown; allowed: {} or all", option, v, Join(allowed)));
-    if (std::find(out.begin(), out.end(), *e) == out.end())
-      out.push_back(*e);
+    if (Lower(v) == "all")
+      return all;
+    const E e = *parse(v);  // checked by OneOf
+    if (std::find(out.begin(), out.end(), e) == out.end())
+      out.push_back(e);
   }
   return out;
+}
+
+// Tasks and variants: a variant must belong to one of the selected tasks.
+void ResolveSelection(const Raw& raw, const TaskCatalog& catalog, Options& o) {
+  for (const auto& t : catalog)
+    if (raw.tasks.empty() ||
+        std::find_if(raw.tasks.begin(), raw.tasks.end(), [&](const std::string& s) {
+          return Lower(s) == t.name || Lower(s) == "all";
+        }) != raw.tasks.end())
+      o.tasks.push_back(t.name);
+  std::vector<std::string> known;
+  for (const auto& t : catalog)
+    if (std::find(o.tasks.begin(), o.tasks.end(), t.name) != o.tasks.end())
+      for (const auto& name : t.variants)
+        if (std::find(known.begin(), known.end(), name) == known.end())
+          known.push_back(name);
+  for (const auto& v : raw.variants) {
+    if (v == "all") {
+      o.variants.clear();
+      break;
+    }
+    if (std::find(known.begin(), known.end(), v) == known.end())
+      throw UsageError(fmt::format("--variant '{}': unknown for task {}; allowed: {} or all", v,
+                                   Join(o.tasks, "/"), Join(known)));
+    o.variants.push_back(v);
+  }
+}
+
+void ResolveValues(const Raw& raw, Options& o) {
+  if (!raw.types.empty())
+    o.types = ToList(raw.types, AllElementTypes(), ParseElementType);
+  if (!raw.ops.empty())
+    o.ops = ToList(raw.ops, AllOps(), ParseOp);
+  if (!raw.kinds.empty())
+    o.scanKinds = ToList(raw.kinds, AllScanKinds(), ParseScanKind);
+  o.problem.localSize = raw.localSize == "auto" ? 0 : *ParseUnsigned(raw.localSize);
+  o.problem.codePath = raw.codePath == "gpu"   ? CodePath::Gpu
+                       : raw.codePath == "cpu" ? CodePath::Cpu
+                                               : CodePath::Auto;
+  for (const auto& t : raw.tune) {
+    const size_t eq = t.find('=');
+    o.problem.tuning[t.substr(0, eq)] = *ParseUnsigned(t.substr(eq + 1));
+  }
+  o.format = raw.format == "csv"    ? OutputFormat::Csv
+             : raw.format == "json" ? OutputFormat::Json
+                                    : OutputFormat::Table;
+  o.run.timed = !raw.check;
+  o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
 }
 
 }  // namespace
 
 Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog) {
   Options o;
+  Raw raw;
   CLI::App app{
       "reduce-scan-bench: parallel reduction and prefix sum (scan) on any OpenCL device.\n"
       "Every variant is validated against a CPU reference on every run, then timed with OpenCL\n"
       "profiling events (median of repeated runs).",
       "reduce-scan-bench"};
   app.set_help_flag();  // handled below so that --help exits 0 with the text on stdout
-  bool help = false;
-  std::vector<std::string> tasks, variants, types, ops, kinds, sizes;
-  std::string localSize = "auto", iterations, budget, warmup, seed, format = "table";
-
-  std::vector<std::string> taskNames;
-  for (const auto& t : catalog)
-    taskNames.push_back(t.first);
-
-  app.add_flag("-h,--help", help, "Print this help and exit");
-  app.add_flag("--list-devices", o.listDevices, "List OpenCL platforms and devices and exit");
-  app.add_flag("--list-variants", o.listVariants, "List tasks and variants and exit");
-  app.add_option("--platform", o.platform, "Platform: index or name substring");
-  app.add_option("--device", o.device,
-                 "Device: index or name substring (default: first GPU, else first device)");
-  app.add_option("--task", tasks, "Task(s): " + Join(taskNames) + " or all (default all)")
-      ->delimiter(',');
-  app.add_option("--variant", variants, "Variant(s) by name, or all (default all)")->delimiter(',');
-  app.add_option("--type", types, "Element type(s): int uint long ulong float double, or all")
-      ->delimiter(',');
-  app.add_option("--op", ops, "Operator(s): sum min max, or all (default sum)")->delimiter(',');
-  app.add_option("--scan-kind", kinds, "Scan kind(s): inclusive exclusive, or all")->delimiter(',');
-  app.add_option("--size,-n", sizes, "Element count(s) n >= 1: 16777216, 16M or 2^24")
-      ->delimiter(',');
-  app.add_option("--local-size", localSize,
-                 "Work-group size: a power of two, or auto (each variant's best)");
-  app.add_option("--iterations", iterations, "Timed runs per case, at most (default 100)");
-  app.add_option("--time-budget", budget,
-                 "Seconds of timed runs per case before stopping (default 0.5)");
-  app.add_option("--warmup", warmup, "Untimed runs before timing (default 2)");
-  std::string validateRuns;
-  app.add_option("--validate-runs", validateRuns,
-                 "Runs validated per case, every element checked each time (default 1; more "
-                 "is a stress test)");
-  app.add_option("--seed", seed, "Seed of the random input (default 1)");
-  app.add_option("--format", format, "Output: table, csv or json (default table)");
-  app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
-  app.add_option("--kernels", o.kernels, "Folder of the .cl files (default: the installed ones)");
-  app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
-  bool check = false;
-  app.add_flag("--check", check, "Validate every variant once, no timing (fast correctness check)");
-
+  app.add_flag("-h,--help", raw.help, "Print this help and exit");
+  AddDeviceOptions(app, o);
+  AddSelectionOptions(app, o, raw, catalog);
+  AddProblemOptions(app, o, raw, catalog);
+  AddRunOptions(app, o, raw);
+  AddOutputOptions(app, o, raw);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  o.run.timed = !check;
-  if (help) {
+  if (raw.help) {
     o.help = true;
     o.helpText = app.help();
     return o;
   }
-
-  // Tasks and variants.
-  o.tasks.clear();
-  for (const auto& t : tasks) {
-    if (t == "all") {
-      o.tasks.clear();
-      break;
-    }
-    if (std::find(taskNames.begin(), taskNames.end(), t) == taskNames.end())
-      throw UsageError(fmt::format("--task '{}': unknown; allowed: {} or all", t, Join(taskNames)));
-    if (std::find(o.tasks.begin(), o.tasks.end(), t) == o.tasks.end())
-      o.tasks.push_back(t);
-  }
-  if (o.tasks.empty())
-    o.tasks = taskNames;
-  for (const auto& v : variants) {
-    if (v == "all") {
-      o.variants.clear();
-      break;
-    }
-    std::vector<std::string> known;
-    bool found = false;
-    for (const auto& [task, names] : catalog) {
-      if (std::find(o.tasks.begin(), o.tasks.end(), task) == o.tasks.end())
-        continue;
-      for (const auto& name : names) {
-        if (std::find(known.begin(), known.end(), name) == known.end())
-          known.push_back(name);
-        found = found || name == v;
-      }
-    }
-    if (!found)
-      throw UsageError(fmt::format("--variant '{}': unknown for task {}; allowed: {} or all", v,
-                                   Join(o.tasks, "/"), Join(known)));
-    o.variants.push_back(v);
-  }
-
-  if (!types.empty())
-    o.types = ParseList("--type", types, AllElementTypes(), ParseElementType);
-  if (!ops.empty())
-    o.ops = ParseList("--op", ops, AllOps(), ParseOp);
-  if (!kinds.empty())
-    o.scanKinds = ParseList("--scan-kind", kinds, AllScanKinds(), ParseScanKind);
-
-  if (!sizes.empty()) {
-    o.sizes.clear();
-    for (const auto& s : sizes) {
-      auto n = ParseSize(s);
-      if (!n || *n > kMaxElements)
-        throw UsageError(
-            fmt::format("--size '{}': {}; allowed: an element count from 1 to {} "
-                        "(2^31), written as 16777216, 16M, 2^24 or 2^24+3",
-                        s, n ? "too large" : "not a valid size", kMaxElements));
-      o.sizes.push_back(*n);
-    }
-  }
-
-  if (localSize != "auto") {
-    auto l = ParseUnsigned(localSize);
-    if (!l || !IsPowerOfTwo(*l) || *l > (1u << 20))
-      throw UsageError(
-          fmt::format("--local-size '{}': not a power of two; allowed: auto or a "
-                      "power of two 1, 2, 4, ... up to the device's maximum "
-                      "work-group size (see --list-devices)",
-                      localSize));
-    o.localSize = *l;
-  }
-  if (!iterations.empty()) {
-    auto v = ParseUnsigned(iterations);
-    if (!v || *v == 0 || *v > 1000000)
-      throw UsageError(fmt::format(
-          "--iterations '{}': not allowed; allowed: an integer from 1 to 1000000", iterations));
-    o.run.maxIterations = *v;
-    o.run.minIterations = std::min<size_t>(o.run.minIterations, *v);
-  }
-  if (!validateRuns.empty()) {
-    auto v = ParseUnsigned(validateRuns);
-    if (!v || *v == 0 || *v > 1000000)
-      throw UsageError(
-          fmt::format("--validate-runs '{}': not allowed; allowed: an integer from 1 to 1000000",
-                      validateRuns));
-    o.run.validateRuns = *v;
-  }
-  if (!warmup.empty()) {
-    auto v = ParseUnsigned(warmup);
-    if (!v || *v > 1000)
-      throw UsageError(
-          fmt::format("--warmup '{}': not allowed; allowed: an integer from 0 to 1000", warmup));
-    o.run.warmup = *v;
-  }
-  if (!budget.empty()) {
-    double b = -1;
-    try {
-      size_t used = 0;
-      b = std::stod(budget, &used);
-      if (used != budget.size())
-        b = -1;
-    } catch (const std::exception&) {
-      b = -1;
-    }
-    if (!(b >= 0 && b <= 3600))
-      throw UsageError(fmt::format(
-          "--time-budget '{}': not allowed; allowed: seconds from 0 to 3600, e.g. 0.5", budget));
-    o.run.timeBudgetS = b;
-  }
-  if (!seed.empty()) {
-    auto v = ParseUnsigned(seed);
-    if (!v)
-      throw UsageError(
-          fmt::format("--seed '{}': not allowed; allowed: a non-negative integer", seed));
-    o.seed = *v;
-  }
-  if (format == "table")
-    o.format = OutputFormat::Table;
-  else if (format == "csv")
-    o.format = OutputFormat::Csv;
-  else if (format == "json")
-    o.format = OutputFormat::Json;
-  else
-    throw UsageError(fmt::format("--format '{}': unknown; allowed: table, csv, json", format));
+  ResolveSelection(raw, catalog, o);
+  ResolveValues(raw, o);
   return o;
 }
 

@@ -1,13 +1,12 @@
-// The command line: parsed with CLI11, every value checked here so that bad input of any kind
-// ends in a UsageError naming the option, the value and what is allowed (exit status 2).
+// The command line: parsed with CLI11, each option checked by its own validator so that bad input
+// of any kind ends in a UsageError naming the option, the value and what is allowed (exit
+// status 2), before anything runs or any file is touched.
 #pragma once
 
+#include "IComputeTask.h"
 #include "Runner.h"
-#include "Sizes.h"
 #include "Types.h"
 
-#include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,18 +23,24 @@ struct Options {
   std::string platform, device, kernels, output;
   std::vector<std::string> tasks;     // selected tasks, in the order known to the program
   std::vector<std::string> variants;  // empty: every variant of every selected task
+  // The axes every selected task is swept over.
   std::vector<ElementType> types = {ElementType::Uint};
   std::vector<Op> ops = {Op::Sum};
   std::vector<ScanKind> scanKinds = {ScanKind::Inclusive};
   std::vector<size_t> sizes = {size_t(1) << 24};
-  size_t localSize = 0;  // 0: each variant's best for the device
-  uint64_t seed = 1;
+  // Everything else a case takes (local size, seed, code path, tuning), the same for every case.
+  ProblemSpec problem;
   OutputFormat format = OutputFormat::Table;
   RunSettings run;
 };
 
-// task name -> its variant names, in order.
-using TaskCatalog = std::vector<std::pair<std::string, std::vector<std::string>>>;
+// What the parser needs to know of each task.
+struct TaskEntry {
+  std::string name;
+  std::vector<std::string> variants;
+  std::vector<TuningKnob> knobs;
+};
+using TaskCatalog = std::vector<TaskEntry>;
 
 // Throws UsageError on bad input.
 Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog);

@@ -19,6 +19,14 @@ class DeviceError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Thrown by a task when a variant cannot run on this device for this problem (local size
+// beyond the kernel's limit, fp64 or 64-bit atomics missing, buffer larger than the device
+// allows). The runner reports it as "skipped" with the reason; it does not fail the run.
+class VariantSkipped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 enum ExitStatus { kExitOk = 0, kExitValidationFailed = 1, kExitUsage = 2, kExitDevice = 3 };
 
 }  // namespace rsb

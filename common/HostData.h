@@ -2,7 +2,6 @@
 // (reduce and scan) and the element-by-element comparison used for validation.
 #pragma once
 
-#include "IComputeTask.h"
 #include "Types.h"
 
 #include <cstdint>
@@ -13,6 +12,11 @@
 #include <vector>
 
 namespace rsb {
+
+struct Validation {
+  bool passed = false;
+  std::string message;  // on failure: variant, first wrong index, expected, actual
+};
 
 // Poison written into outputs before a validated run: 0x7F in every byte is implausible for
 // every type (int 2139062143, float 3.4e38), so an element never written cannot pass.

@@ -1,23 +1,44 @@
 // IComputeTask: what a task (reduction, scan, ...) provides to the shared runner.
 //
-// A task owns its device buffers and kernels, its CPU reference and its validation. It never
-// prints, never times itself and never parses options: the runner (Runner.h) decides what runs
-// when, times it with the events the task hands back, and the reporter prints.
+// A task owns its device buffers, its CPU reference and its validation. It never prints, never
+// times itself and never parses options: the runner (Runner.h) decides what runs when, times it
+// with the events the task hands back, and the reporter prints. Every call gets the one
+// TaskContext of the device (context, queue, device info, program and kernel caches).
+//
+// Most tasks derive from PlannedTask (PlannedTask.h), which implements the run-time calls from
+// one LaunchPlan per variant.
 #pragma once
 
-#include "CLUtil.h"
+#include "HostData.h"
+#include "LaunchPlan.h"
 #include "OpenCL.h"
+#include "TaskContext.h"
 #include "Types.h"
 
 #include <cstdint>
+#include <map>
+#include <memory>
 #include <optional>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
 namespace rsb {
 
-// One problem: what to compute, on how many elements.
+// Which shape of kernel the single-pass variants use: from the device type (auto), or forced,
+// e.g. to check the GPU shape on a CPU device.
+enum class CodePath { Auto, Gpu, Cpu };
+std::string ToString(CodePath p);
+
+// A tuning knob of a task (--tune NAME=VALUE): its default and what values are safe.
+struct TuningKnob {
+  std::string name, help;
+  size_t value = 0;  // the default
+  size_t min = 1, max = 1, multipleOf = 1;
+  bool Allows(size_t v) const { return v >= min && v <= max && v % multipleOf == 0; }
+  std::string AllowedText() const;  // "a multiple of 4 from 4 to 64"
+};
+
+// One problem: what to compute, on how many elements, and how.
 struct ProblemSpec {
   ElementType type = ElementType::Uint;
   Op op = Op::Sum;
@@ -25,29 +46,18 @@ struct ProblemSpec {
   size_t n = 1;
   size_t localSize = 0;  // 0: the variant's best local size for the device (Task::LocalSize)
   uint64_t seed = 1;
+  // Code-path choices: the command line sets them, the results record them.
+  CodePath codePath = CodePath::Auto;
+  bool portable = false;          // single-pass: no vendor path (NVIDIA warp shuffles)
+  bool lookbackFallback = false;  // single-pass scan: every look-back recomputes from the input
+  std::map<std::string, size_t> tuning;  // knobs set with --tune; the others take defaults
+  // This input instead of the seeded random one (tests: the course's worked examples).
+  std::shared_ptr<const HostArray> input;
 };
 
-// The course's parallel time, cost and work for one run of a variant on one problem, and the
-// global memory traffic from which GB/s is computed.
-struct CostModel {
-  uint64_t launches = 0;    // device commands (kernels, fills, copies) per run
-  uint64_t steps = 0;       // parallel steps: dependent phases separated by a barrier or launch
-  uint64_t ops = 0;         // applications of the operator (work W(n))
-  uint64_t bytesMoved = 0;  // bytes read from plus written to global memory
-};
-
-struct Validation {
-  bool passed = false;
-  std::string message;  // on failure: variant, first wrong index, expected, actual
-};
-
-// Thrown by a task when a variant cannot run on this device for this problem (local size
-// beyond the kernel's limit, fp64 or 64-bit atomics missing, buffer larger than the device
-// allows). The runner reports it as "skipped" with the reason; it does not fail the run.
-class VariantSkipped : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// A knob's value for this problem: spec.tuning's if set, else the knob's default.
+size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
+             const std::string& name);
 
 // Collects the events of one run. The task passes Next() to every command it enqueues; the run
 // is timed from the first command's start to the last command's end.
@@ -56,11 +66,6 @@ class RunEvents {
   cl::Event* Next() {
     ++count_;
     return count_ == 1 ? &first_ : &last_;
-  }
-  void Clear() {
-    count_ = 0;
-    first_ = cl::Event();
-    last_ = cl::Event();
   }
   size_t Count() const { return count_; }
   const cl::Event& First() const { return first_; }
@@ -80,30 +85,34 @@ class IComputeTask {
   virtual std::string Describe(const std::string& variant) const = 0;
   // Scan kinds this task distinguishes (empty: none, spec.scanKind stays unset).
   virtual std::vector<ScanKind> ScanKinds() const { return {}; }
+  virtual std::vector<TuningKnob> Tunables() const { return {}; }
 
   // The local size the variant will use: spec.localSize if set, else its best for the device.
   virtual size_t LocalSize(const std::string& variant, const ProblemSpec& spec,
                            const DeviceInfo& device) const = 0;
+  // "gpu" or "cpu": the kernel shape the variant runs with on this device for this problem.
+  virtual std::string CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const = 0;
 
   // Creates the input (random, seeded), uploads it and allocates the output. Untimed.
-  virtual void InitResources(const ProblemSpec& spec, ProgramCache& programs,
-                             cl::CommandQueue& queue) = 0;
+  virtual void InitResources(TaskContext& ctx, const ProblemSpec& spec) = 0;
   // The CPU reference for the current problem.
   virtual void ComputeCPU() = 0;
   virtual void ReleaseResources() = 0;
 
   // Untimed, before each run: restores what a run consumes; with poison, fills every output
   // the variant writes with a poison pattern so that unwritten elements are caught.
-  virtual void PrepareRun(cl::CommandQueue& queue, const std::string& variant,
-                          const ProblemSpec& spec, bool poison) = 0;
+  virtual void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                          bool poison) = 0;
   // Enqueues one complete run of the variant. Does not wait for it.
-  virtual void ComputeGPU(cl::CommandQueue& queue, const std::string& variant,
-                          const ProblemSpec& spec, RunEvents& events) = 0;
+  virtual void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                          RunEvents& events) = 0;
   // Reads back the variant's output and compares every element with the CPU reference.
-  virtual Validation ValidateResults(cl::CommandQueue& queue, const std::string& variant,
+  virtual Validation ValidateResults(TaskContext& ctx, const std::string& variant,
                                      const ProblemSpec& spec) = 0;
 
-  virtual CostModel Cost(const std::string& variant, const ProblemSpec& spec) const = 0;
+  // The course's cost model of one run (launches, steps, work, traffic); spec.localSize set.
+  virtual CostModel Cost(const DeviceInfo& device, const std::string& variant,
+                         const ProblemSpec& spec) const = 0;
 };
 
 }  // namespace rsb

@@ -11,6 +11,14 @@ std::string KindOrDash(const Result& r) {
   return r.scanKind ? ToString(*r.scanKind) : "-";
 }
 
+// "scan-cpu-items=65536;scan-gpu-items=32": a result's tuning values in one CSV field.
+std::string TuningText(const Result& r) {
+  std::string s;
+  for (const auto& [name, value] : r.tuning)
+    s += fmt::format("{}{}={}", s.empty() ? "" : ";", name, value);
+  return s;
+}
+
 nlohmann::json DeviceJson(const RunInfo& info) {
   const DeviceInfo& d = info.device;
   return {{"platform", d.platform},
@@ -46,7 +54,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
       "task", "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
       "GB/s", "util", "launches");
   for (const auto& r : results) {
-    const bool timed = r.status == Status::Passed;
+    const bool timed = r.status == Status::Passed && r.iterations > 0;
     out << fmt::format(
         "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}\n",
         r.task, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r), r.n, r.localSize,
@@ -54,7 +62,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
         timed ? fmt::format("{:.2f}", r.gelemS) : "-",
         timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
         timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
-        r.launchesCounted ? fmt::format("{}", r.launchesCounted) : "-");
+        r.cost.launches ? fmt::format("{}", r.cost.launches) : "-");
   }
   bool header = false;
   for (const auto& r : results) {
@@ -63,8 +71,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
     if (!header)
       out << "\n";
     header = true;
-    out << fmt::format("{} {}/{} ({} {} n={}): {}\n", ToString(r.status), r.task, r.variant,
-                       ToString(r.type), ToString(r.op), r.n, r.message);
+    out << fmt::format("{} {}: {}\n", ToString(r.status), CaseLabel(r), r.message);
   }
 }
 
@@ -77,16 +84,19 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
-         "gelem_s,gbytes_s,bytes_moved,bandwidth_util,launches,steps,ops,validated_runs\n";
+         "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning\n";
   for (const auto& r : results) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{:.4f},{},{},{},{}\n",
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{}\n",
         quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
         ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
         ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
-        r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.bytesMoved,
-        r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops, r.validatedRuns);
+        r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(),
+        r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
+        r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
+        r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
   }
 }
 
@@ -117,11 +127,20 @@ void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>
           {"stddev", r.timeMs.stddev}}},
         {"gelem_s", r.gelemS},
         {"gbytes_s", r.gbytesS},
-        {"bytes_moved", r.cost.bytesMoved},
+        {"bytes_moved", r.cost.BytesMoved()},
         {"bandwidth_util", r.bandwidthUtil},
-        {"cost", {{"launches", r.cost.launches}, {"steps", r.cost.steps}, {"ops", r.cost.ops}}},
-        {"launches_enqueued", r.launchesCounted},
+        {"cost",
+         {{"launches", r.cost.launches},
+          {"steps", r.cost.steps},
+          {"ops", r.cost.ops},
+          {"bytes_read", r.cost.bytesRead},
+          {"bytes_written", r.cost.bytesWritten}}},
+        {"launches_enqueued", r.launchesEnqueued},
         {"validated_runs", r.validatedRuns},
+        {"code_path", r.codePath},
+        {"portable", r.portable},
+        {"lookback_fallback", r.lookbackFallback},
+        {"tuning", r.tuning},
     };
     if (r.scanKind)
       o["scan_kind"] = ToString(*r.scanKind);

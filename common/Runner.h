@@ -2,10 +2,11 @@
 // for all tasks. It knows nothing about what a task computes.
 #pragma once
 
-#include "CLUtil.h"
 #include "IComputeTask.h"
+#include "TaskContext.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,13 +14,12 @@
 namespace rsb {
 
 struct RunSettings {
-  size_t warmup = 2;           // untimed runs after validation (build and first launch)
+  size_t warmup = 2;           // untimed runs before timing (build and first launch)
   size_t minIterations = 3;    // timed runs, at least
   size_t maxIterations = 100;  // timed runs, at most (--iterations)
   double timeBudgetS = 0.5;    // stop timing a case once this much wall time is spent
-  bool measureCopyBandwidth = true;
-  bool timed = true;        // false: validate only (--check), no warm-up or timing
-  size_t validateRuns = 1;  // validated runs per case (--validate-runs): a stress test
+  bool timed = true;           // false: validate only (--check), no warm-up or timing
+  size_t validateRuns = 1;     // validated runs per case (--validate-runs): a stress test
 };
 
 struct TimeStats {
@@ -30,23 +30,32 @@ enum class Status { Passed, Failed, Skipped };
 std::string ToString(Status s);
 
 struct Result {
-  std::string task, variant, description;
+  std::string task, variant;
   ElementType type = ElementType::Uint;
   Op op = Op::Sum;
   std::optional<ScanKind> scanKind;
   size_t n = 0;
   size_t localSize = 0;
+  std::string codePath;                  // "gpu" or "cpu": the kernel shape that ran
+  bool portable = false;                 // --portable
+  bool lookbackFallback = false;         // --lookback-fallback
+  std::map<std::string, size_t> tuning;  // the task's tuning knobs, as used
   Status status = Status::Skipped;
   std::string message;
   size_t iterations = 0;
   TimeStats timeMs;
-  double gelemS = 0;         // n / median time
-  double gbytesS = 0;        // cost.bytesMoved / median time
-  double bandwidthUtil = 0;  // gbytesS / the device's measured copy bandwidth (0: unknown)
-  CostModel cost;
-  size_t launchesCounted = 0;  // commands the run actually enqueued
-  size_t validatedRuns = 0;    // runs whose every output element was checked
+  double gelemS = 0;            // n / median time
+  double gbytesS = 0;           // cost.BytesMoved() / median time
+  double bandwidthUtil = 0;     // gbytesS / the device's measured copy bandwidth (0: unknown)
+  CostModel cost;               // the variant's launch plan, summed
+  size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
+  size_t validatedRuns = 0;     // runs whose every output element was checked
 };
+
+// "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
+std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
+                      const std::optional<ScanKind>& kind, size_t n);
+std::string CaseLabel(const Result& r);
 
 // One problem for one task, and which of its variants to run on it.
 struct Job {
@@ -65,30 +74,29 @@ using ProgressFn = std::function<void(const Progress&)>;
 
 TimeStats Summarise(std::vector<double> samplesMs);
 
+// Runs `once` (one run, returning its device time in ms) settings.warmup times untimed, then
+// until the time budget or the iteration cap; returns the samples.
+std::vector<double> TimeRepeatedly(const RunSettings& settings,
+                                   const std::function<double()>& once);
+
+// GB/s (bytes read + written) of a wide copy kernel (kernels/Bandwidth.cl) over buffers well
+// past the last-level cache, timed like a variant.
+double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings);
+
 class Runner {
  public:
-  Runner(cl::Context context, cl::Device device, ProgramCache& programs, RunSettings settings);
-
-  const DeviceInfo& Device() const { return info_; }
-  // GB/s (bytes read + written) of a wide copy kernel over a large buffer; 0 if not measured.
-  double CopyBandwidthGBs() const { return copyGBs_; }
-
-  // Measures the copy bandwidth once (kernels/Bandwidth.cl), if settings ask for it.
-  void MeasureCopyBandwidth();
-
+  Runner(TaskContext& ctx, RunSettings settings);
+  void SetCopyBandwidth(double gbytesS) { copyGBs_ = gbytesS; }
   std::vector<Result> Run(const std::vector<Job>& jobs, const ProgressFn& progress = {});
 
  private:
   Result RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec);
-  double RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                   size_t* commands);
+  bool ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+                    Result& r);
+  double RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
 
-  cl::Context context_;
-  cl::Device device_;
-  cl::CommandQueue queue_;
-  ProgramCache& programs_;
+  TaskContext& ctx_;
   RunSettings settings_;
-  DeviceInfo info_;
   double copyGBs_ = 0;
 };
 

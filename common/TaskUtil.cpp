@@ -6,24 +6,29 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
+#include <stdexcept>
 #include <vector>
 
 namespace rsb {
 
-size_t TuningValue(const char* name, size_t fallback) {
-  const char* v = std::getenv(name);
-  if (!v)
-    return fallback;
-  const auto value = ParseUnsigned(v);
-  if (!value || *value == 0 || *value > (1u << 20)) {
-    // Read while the program starts (the defaults are namespace-scope constants): no exception
-    // can be caught there, so the usage error ends the program here, with status 2.
-    std::fprintf(stderr, "%s='%s': allowed: a whole number from 1 to 1048576\n", name, v);
-    std::exit(2);
-  }
-  return static_cast<size_t>(*value);
+std::string ToString(CodePath p) {
+  return p == CodePath::Gpu ? "gpu" : p == CodePath::Cpu ? "cpu" : "auto";
+}
+
+std::string TuningKnob::AllowedText() const {
+  return multipleOf > 1 ? fmt::format("a multiple of {} from {} to {}", multipleOf, min, max)
+                        : fmt::format("a whole number from {} to {}", min, max);
+}
+
+size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
+             const std::string& name) {
+  const auto it = spec.tuning.find(name);
+  if (it != spec.tuning.end())
+    return it->second;
+  for (const auto& k : knobs)
+    if (k.name == name)
+      return k.value;
+  throw std::logic_error("no tuning knob " + name);
 }
 
 cl::Buffer& ScratchBuffer::Ensure(const cl::Context& context, size_t bytes) {
@@ -74,32 +79,6 @@ HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementTyp
   HostArray out(type, count);
   queue.enqueueReadBuffer(buffer, CL_TRUE, 0, out.Bytes(), out.Data());
   return out;
-}
-
-cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
-                             const std::string& options, const std::string& name,
-                             size_t localSize) {
-  const std::string key = file + '\n' + options + '\n' + name;
-  auto it = kernels_.find(key);
-  if (it == kernels_.end()) {
-    cl::Program& program = programs.Get(file, options);
-    cl::Kernel kernel;
-    try {
-      kernel = cl::Kernel(program, name.c_str());
-    } catch (const cl::Error& e) {
-      throw DeviceError(
-          fmt::format("cannot create kernel {} from {}: {}", name, file, ClErrorName(e.err())));
-    }
-    const size_t limit = kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(programs.Device());
-    it = kernels_.emplace(key, Entry{kernel, limit}).first;
-  }
-  const size_t limit = it->second.maxLocalSize;
-  if (localSize > limit)
-    throw VariantSkipped(
-        fmt::format("local size {} exceeds what kernel {} allows on this device "
-                    "({}, CL_KERNEL_WORK_GROUP_SIZE)",
-                    localSize, name, limit));
-  return it->second.kernel;
 }
 
 }  // namespace rsb

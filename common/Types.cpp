@@ -52,11 +52,12 @@ std::string ToString(ScanKind k) {
   return k == ScanKind::Inclusive ? "inclusive" : "exclusive";
 }
 
-namespace {
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
   return s;
 }
+
+namespace {
 template <class E>
 std::optional<E> ParseEnum(const std::vector<E>& all, const std::string& s) {
   for (E e : all)

@@ -28,6 +28,9 @@ std::optional<ElementType> ParseElementType(const std::string& s);
 std::optional<Op> ParseOp(const std::string& s);
 std::optional<ScanKind> ParseScanKind(const std::string& s);
 
+// s in lower case (ASCII).
+std::string Lower(std::string s);
+
 size_t SizeOf(ElementType t);
 bool IsFloatingPoint(ElementType t);
 

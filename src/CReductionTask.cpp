@@ -5,20 +5,44 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace rsb {
 
 namespace {
-constexpr const char* kFile = "Reduction.cl";
-// Single-pass tuning, by device type (XTUNE environment overrides are for experiments only).
-const size_t kGpuUnroll = TuningValue("RSB_TUNE_GPU_UNROLL", 8);
-const size_t kGpuThreadsPerCu = TuningValue("RSB_TUNE_GPU_THREADS_PER_CU", 1024);
-const size_t kCpuUnroll = TuningValue("RSB_TUNE_CPU_UNROLL", 4);
-const size_t kCpuGroupsPerCu = TuningValue("RSB_TUNE_CPU_GROUPS", 4);
+constexpr const char* kCourseFile = "Reduction.cl";
+constexpr const char* kSinglePassFile = "SinglePassReduction.cl";
+
+// Single-pass tuning, by code path (defaults: the best of sweeps on the H100 and on pocl,
+// docs/BENCHMARKS.md).
+const std::vector<TuningKnob> kKnobs = {
+    {"reduction-gpu-unroll",
+     "single-pass reduction, GPU path: 16-byte loads in flight per work-item", 8, 1, 32},
+    {"reduction-gpu-threads-per-cu",
+     "single-pass reduction, GPU path: work-items launched per compute unit", 1024, 1, 65536},
+    {"reduction-cpu-unroll",
+     "single-pass reduction, CPU path: independent accumulators per work-item", 4, 1, 32},
+    {"reduction-cpu-groups-per-cu",
+     "single-pass reduction, CPU path: work-groups launched per compute unit", 4, 1, 1024},
+};
+
+std::string BaseOptions(const DeviceInfo& device, const ProblemSpec& spec) {
+  std::string options =
+      KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", spec.localSize);
+  if (device.int64BaseAtomics)
+    options += " -DHAS_INT64_BASE_ATOMICS=1";
+  if (device.int64ExtendedAtomics)
+    options += " -DHAS_INT64_EXTENDED_ATOMICS=1";
+  return options;
+}
+
+void RequireAtomicsFor(const DeviceInfo& device, ElementType type) {
+  if (SizeOf(type) == 8 && !device.int64BaseAtomics)
+    throw VariantSkipped(fmt::format(
+        "{} has no 64-bit atomics on this device (cl_khr_int64_base_atomics)", ToString(type)));
+}
 }  // namespace
 
-const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
+const std::vector<CReductionTask::Variant>& CReductionTask::DefaultTable() {
   static const std::vector<Variant> table = {
       {"interleaved", "ReduceInterleaved", Shape::GlobalInterleaved, 128, 16,
        "tree in global memory, interleaved addressing, one launch per step"},
@@ -36,242 +60,143 @@ const std::vector<CReductionTask::Variant>& CReductionTask::VariantTable() {
   return table;
 }
 
-std::vector<std::string> CReductionTask::Variants() const {
-  return VariantNames(VariantTable());
+CReductionTask::CReductionTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
+
+std::vector<TuningKnob> CReductionTask::Tunables() const {
+  return kKnobs;
 }
 
-const CReductionTask::Variant& CReductionTask::Find(const std::string& name) const {
-  return FindVariant(VariantTable(), Name(), name);
+Expected CReductionTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
+  return ReferenceReduce(input, spec.op);
 }
 
-std::string CReductionTask::Describe(const std::string& variant) const {
-  return Find(variant).description;
-}
-
-size_t CReductionTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
-                                 const DeviceInfo& device) const {
-  return DefaultLocalSize(Find(variant), spec, device);
-}
-
-void CReductionTask::InitResources(const ProblemSpec& spec, ProgramCache& programs,
-                                   cl::CommandQueue& queue) {
-  programs_ = &programs;
-  device_ = DescribeDevice(programs.Device());
-  op_ = spec.op;
-  input_ = HostArray();
-  input_d_ = UploadInput(spec, device_, programs.Context(), queue, input_);
-  result_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_WRITE, sizeof(cl_ulong));
-}
-
-void CReductionTask::ComputeCPU() {
-  expected_ = ReferenceReduce(input_, op_);
-}
-
-void CReductionTask::ReleaseResources() {
-  input_d_ = cl::Buffer();
-  result_d_ = cl::Buffer();
-  work_[0].Release();
-  work_[1].Release();
-  input_ = HostArray();
-}
-
-cl::Kernel& CReductionTask::Kernel(const Variant& v, const ProblemSpec& spec) {
-  std::string options =
-      KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", spec.localSize);
-  if (device_.int64BaseAtomics)
-    options += " -DHAS_INT64_BASE_ATOMICS=1";
-  if (device_.int64ExtendedAtomics)
-    options += " -DHAS_INT64_EXTENDED_ATOMICS=1";
-  if (v.shape == Shape::SinglePass) {
-    // 16-byte loads. GPU: UNROLL independent loads in flight per work-item, grid-stride order.
-    // CPU: each work-item streams through its own contiguous chunk.
-    options += fmt::format(" -DVEC={} -DUNROLL={}", 16 / SizeOf(spec.type),
-                           GpuPath() ? kGpuUnroll : kCpuUnroll);
-    if (!GpuPath())
-      options += " -DCONTIGUOUS_CHUNKS=1";
-  }
-  const char* file = v.shape == Shape::SinglePass ? "SinglePassReduction.cl" : kFile;
-  return kernels_.Get(*programs_, file, options, v.kernel, spec.localSize);
-}
-
-size_t CReductionTask::SinglePassGroups(const ProblemSpec& spec) const {
-  const size_t L = spec.localSize;
-  const size_t vectors = std::max<size_t>(1, spec.n / (16 / SizeOf(spec.type)));
-  // GPU: 1024 work-items per compute unit, UNROLL = 8 loads in flight each (best of a sweep on
-  // the H100, docs/BENCHMARKS.md);
-  // CPU: a few work-groups per core so that the cores share the work evenly.
-  const size_t perCu = GpuPath() ? std::max<size_t>(1, kGpuThreadsPerCu / L) : kCpuGroupsPerCu;
-  return std::max<size_t>(1, std::min(device_.computeUnits * perCu, CeilDiv(vectors, L)));
-}
-
-void CReductionTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
-                                const ProblemSpec& spec, bool poison) {
+LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& variant,
+                                const ProblemSpec& spec) const {
   const Variant& v = Find(variant);
-  const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  if ((v.shape == Shape::Atomic || v.shape == Shape::SinglePass) && SizeOf(spec.type) == 8 &&
-      !device_.int64BaseAtomics)
-    throw VariantSkipped(
-        fmt::format("{} has no 64-bit atomics on this device "
-                    "(cl_khr_int64_base_atomics)",
-                    ToString(spec.type)));
+  LaunchPlan plan;
   switch (v.shape) {
     case Shape::GlobalInterleaved:
     case Shape::GlobalSequential:
-      work_[0].Ensure(programs_->Context(), n * size);
+      plan = GlobalTreePlan(v, spec);
       break;
     case Shape::MultiLevel:
-      work_[0].Ensure(programs_->Context(), CeilDiv(n, 2 * L) * size);
-      work_[1].Ensure(programs_->Context(), CeilDiv(n, 4 * L * L) * size);
+      plan = MultiLevelPlan(v, spec);
       break;
     case Shape::Atomic:
+      RequireAtomicsFor(device, spec.type);
+      plan = AtomicPlan(v, spec);
       break;
     case Shape::SinglePass:
-      partials_.Ensure(programs_->Context(), SinglePassGroups(spec) * sizeof(cl_ulong));
-      // The kernel leaves its ticket counter at zero; zero it here too in case a run broke.
-      queue.enqueueFillBuffer(counter_.Ensure(programs_->Context(), sizeof(cl_uint)), cl_uint(0), 0,
-                              sizeof(cl_uint));
-      break;
+      RequireAtomicsFor(device, spec.type);
+      return SinglePassPlan(device, v, spec);
   }
-  if (poison)
-    Poison(queue, result_d_, spec.type, 1);
+  plan.file = kCourseFile;
+  plan.options = BaseOptions(device, spec);
+  return plan;
 }
 
-void CReductionTask::ComputeGPU(cl::CommandQueue& queue, const std::string& variant,
-                                const ProblemSpec& spec, RunEvents& events) {
-  const Variant& v = Find(variant);
-  cl::Kernel& k = Kernel(v, spec);
-  const size_t L = spec.localSize, n = spec.n;
-  auto launch = [&](size_t workItems) {
-    queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(RoundUp(workItems, L)), cl::NDRange(L),
-                               nullptr, events.Next());
-  };
-  cl::Buffer* src = &input_d_;
-  switch (v.shape) {
-    case Shape::GlobalInterleaved:
-      // Stride 1, 2, 4, ...: ceil(n / 2s) work-items; the step with 2s >= n is the last.
-      for (size_t stride = 1;; stride *= 2) {
-        const size_t count = CeilDiv(n, 2 * stride);
-        const bool last = count == 1;
-        cl::Buffer& dst = last ? result_d_ : work_[0].Get();
-        k.setArg(0, *src);
-        k.setArg(1, dst);
-        k.setArg(2, cl_uint(n));
-        k.setArg(3, cl_uint(stride));
-        k.setArg(4, cl_uint(count));
-        launch(count);
-        if (last)
-          break;
-        src = &dst;
-      }
-      break;
-    case Shape::GlobalSequential:
-      // m elements left; h = ceil(m / 2) work-items combine i with i + h.
-      for (size_t m = n;;) {
-        const size_t half = CeilDiv(m, 2);
-        const bool last = half == 1;
-        cl::Buffer& dst = last ? result_d_ : work_[0].Get();
-        k.setArg(0, *src);
-        k.setArg(1, dst);
-        k.setArg(2, cl_uint(m));
-        k.setArg(3, cl_uint(half));
-        launch(half);
-        if (last)
-          break;
-        src = &dst;
-        m = half;
-      }
-      break;
-    case Shape::MultiLevel:
-      // Each level turns m values into ceil(m / 2L) partials, alternating two buffers.
-      for (size_t m = n, level = 0;; ++level) {
-        const size_t groups = CeilDiv(m, 2 * L);
-        const bool last = groups == 1;
-        cl::Buffer& dst = last ? result_d_ : work_[level % 2].Get();
-        k.setArg(0, *src);
-        k.setArg(1, dst);
-        k.setArg(2, cl_uint(m));
-        launch(groups * L);
-        if (last)
-          break;
-        src = &dst;
-        m = groups;
-      }
-      break;
-    case Shape::Atomic:
-      DispatchType(spec.type, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        queue.enqueueFillBuffer(result_d_, IdentityOf<T>(spec.op), 0, sizeof(T), nullptr,
-                                events.Next());
-      });
-      k.setArg(0, input_d_);
-      k.setArg(1, result_d_);
-      k.setArg(2, cl_uint(n));
-      launch(CeilDiv(n, 2 * L) * L);
-      break;
-    case Shape::SinglePass:
-      k.setArg(0, input_d_);
-      k.setArg(1, result_d_);
-      k.setArg(2, cl_uint(n));
-      k.setArg(3, partials_.Get());
-      k.setArg(4, counter_.Get());
-      k.setArg(5, cl_uint(0));
-      launch(SinglePassGroups(spec) * L);
-      break;
-  }
-}
-
-Validation CReductionTask::ValidateResults(cl::CommandQueue& queue, const std::string& variant,
-                                           const ProblemSpec& spec) {
-  return CompareResults(variant, expected_, ReadBack(queue, result_d_, spec.type, 1));
-}
-
-CostModel CReductionTask::Cost(const std::string& variant, const ProblemSpec& spec) const {
-  const Variant& v = Find(variant);
+// One launch per step of the tree; m values left, each step leaves ceil(m / 2): it reads m and
+// writes ceil(m / 2), and the last step writes the result. Interleaved: step s combines elements
+// 2si and 2si + s in place; sequential: element i with element i + ceil(m / 2).
+LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  CostModel c;
-  c.ops = n - 1;
-  switch (v.shape) {
-    case Shape::GlobalInterleaved:
-    case Shape::GlobalSequential:
-      // Each step reads the m values left and writes ceil(m / 2).
-      for (size_t m = n;;) {
-        const size_t half = CeilDiv(m, 2);
-        c.bytesMoved += (m + half) * size;
-        ++c.launches;
-        if (half == 1)
-          break;
-        m = half;
-      }
-      c.steps = c.launches;
+  LaunchPlan plan;
+  const size_t work = plan.AddScratch(n * size);
+  size_t src = kInputBuffer;
+  for (size_t m = n, stride = 1;; stride *= 2) {
+    const size_t half = CeilDiv(m, 2);
+    const bool last = half == 1;
+    const size_t dst = last ? size_t(kOutputBuffer) : work;
+    std::vector<KernelArg> args = {BufferArg{src}, BufferArg{dst}};
+    if (v.shape == Shape::GlobalInterleaved)
+      args.insert(args.end(), {cl_uint(n), cl_uint(stride), cl_uint(half)});
+    else
+      args.insert(args.end(), {cl_uint(m), cl_uint(half)});
+    plan.steps.push_back(
+        KernelStep(v.kernel, args, half, L).Costs(m * size, half * size, m - half, 1));
+    if (last)
       break;
-    case Shape::MultiLevel:
-      for (size_t m = n;;) {
-        const size_t groups = CeilDiv(m, 2 * L);
-        c.bytesMoved += (m + groups) * size;
-        ++c.launches;
-        c.steps += 1 + CeilLog2(L);
-        if (groups == 1)
-          break;
-        m = groups;
-      }
-      break;
-    case Shape::Atomic: {
-      const size_t groups = CeilDiv(n, 2 * L);
-      c.launches = 2;
-      c.steps = 2 + CeilLog2(L);
-      c.ops += groups;
-      c.bytesMoved = (n + 2 * groups + 1) * size;
-      break;
-    }
-    case Shape::SinglePass: {
-      const size_t groups = SinglePassGroups(spec);
-      c.launches = 1;
-      c.steps = CeilDiv(n, groups * L) + 2 * CeilLog2(L) + CeilDiv(groups, L) + 2;
-      c.bytesMoved = n * size + 2 * groups * sizeof(cl_ulong) + size;
-      break;
-    }
+    src = dst;
+    m = half;
   }
-  return c;
+  return plan;
+}
+
+// Each level turns m values into ceil(m / 2L) work-group partials, alternating two buffers:
+// reads m, writes the partials; a work-group's tree takes 1 + log2(L) steps.
+LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
+  LaunchPlan plan;
+  const size_t work[2] = {plan.AddScratch(CeilDiv(n, 2 * L) * size),
+                          plan.AddScratch(CeilDiv(n, 4 * L * L) * size)};
+  size_t src = kInputBuffer;
+  for (size_t m = n, level = 0;; ++level) {
+    const size_t groups = CeilDiv(m, 2 * L);
+    const bool last = groups == 1;
+    const size_t dst = last ? size_t(kOutputBuffer) : work[level % 2];
+    plan.steps.push_back(
+        KernelStep(v.kernel, {BufferArg{src}, BufferArg{dst}, cl_uint(m)}, groups * L, L)
+            .Costs(m * size, groups * size, m - groups, 1 + CeilLog2(L)));
+    if (last)
+      break;
+    src = dst;
+    m = groups;
+  }
+  return plan;
+}
+
+// The result is filled with the identity, then one level of work-group trees combines each
+// group's value into it with an atomic (a read and a write of the result per group).
+LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
+  const size_t groups = CeilDiv(n, 2 * L);
+  LaunchPlan plan;
+  DispatchType(spec.type, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    plan.steps.push_back(
+        FillStep(kOutputBuffer, IdentityOf<T>(spec.op), size).Costs(0, size, 0, 1));
+  });
+  plan.steps.push_back(
+      KernelStep(v.kernel, {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n)},
+                 groups * L, L)
+          .Costs((n + groups) * size, groups * size, n - 1 + groups, 1 + CeilLog2(L)));
+  return plan;
+}
+
+// One launch. GPU path: UNROLL independent 16-byte loads in flight per work-item, grid-stride
+// order, enough work-groups to fill the device; CPU path: each work-item streams through its own
+// contiguous chunk, a few work-groups per core. Each work-group publishes its partial (a 64-bit
+// word written and later read by the last work-group); the last one writes the result. The
+// ticket counter is zeroed before every run (untimed; the kernel leaves it at zero too).
+LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
+                                          const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
+  const bool gpu = GpuPath(device, spec);
+  const size_t vec = 16 / size, vectors = std::max<size_t>(1, n / vec);
+  const size_t perCu =
+      gpu ? std::max<size_t>(1, Tuned(kKnobs, spec, "reduction-gpu-threads-per-cu") / L)
+          : Tuned(kKnobs, spec, "reduction-cpu-groups-per-cu");
+  const size_t groups =
+      std::max<size_t>(1, std::min(device.computeUnits * perCu, CeilDiv(vectors, L)));
+  LaunchPlan plan;
+  plan.file = kSinglePassFile;
+  plan.options =
+      BaseOptions(device, spec) +
+      fmt::format(" -DVEC={} -DUNROLL={}", vec,
+                  Tuned(kKnobs, spec, gpu ? "reduction-gpu-unroll" : "reduction-cpu-unroll"));
+  if (!gpu)
+    plan.options += " -DCONTIGUOUS_CHUNKS=1";
+  const size_t partials = plan.AddScratch(groups * sizeof(cl_ulong));
+  const size_t counter = plan.AddScratch(sizeof(cl_uint));
+  plan.prepare.push_back(FillStep(counter, cl_uint(0), sizeof(cl_uint)));
+  const uint64_t steps = CeilDiv(n, groups * L) + 2 * CeilLog2(L) + CeilDiv(groups, L) + 2;
+  plan.steps.push_back(KernelStep(v.kernel,
+                                  {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n),
+                                   BufferArg{partials}, BufferArg{counter}, cl_uint(0)},
+                                  groups * L, L)
+                           .Costs(n * size + groups * sizeof(cl_ulong),
+                                  groups * sizeof(cl_ulong) + size, n - 1, steps));
+  return plan;
 }
 
 }  // namespace rsb

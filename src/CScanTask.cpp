@@ -5,33 +5,31 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cstdlib>
 
 namespace rsb {
 
 namespace {
-constexpr const char* kFile = "Scan.cl";
+constexpr const char* kCourseFile = "Scan.cl";
+constexpr const char* kSinglePassFile = "SinglePassScan.cl";
 constexpr const char* kAddBlockOffsets = "AddBlockOffsets";
-// Single-pass tiles: LocalSize * items elements. GPU: 256 x 32 (best of a sweep on the H100);
-// one work-item per work-group scanning a long run sequentially, the way a core likes it.
-const size_t kGpuItems = TuningValue("RSB_TUNE_SCAN_GPU_ITEMS", 32);
-const size_t kGpuLocal = TuningValue("RSB_TUNE_SCAN_GPU_LOCAL", 256);
-const size_t kCpuItems = TuningValue("RSB_TUNE_SCAN_CPU_ITEMS", 65536);
-const size_t kCpuLocal = TuningValue("RSB_TUNE_SCAN_CPU_LOCAL", 1);
-// Status words live in generations of 30 bits (see SinglePassLookBack.clh).
+// Status words live in generations of 30 bits (see SinglePassScan.cl).
 constexpr cl_uint kMaxGeneration = (1u << 30) - 1;
 
-ScanKind KindOf(const ProblemSpec& spec) {
-  return spec.scanKind.value_or(ScanKind::Inclusive);
+// Single-pass tiles: local size x items elements. GPU: 256 x 32 (best of a sweep on the H100);
+// CPU: one work-item per work-group scanning a long run sequentially, the way a core likes it.
+// Whole tiles are moved as 4-element vectors, so items is a multiple of 4.
+const std::vector<TuningKnob> kKnobs = {
+    {"scan-gpu-items", "single-pass scan, GPU path: elements per work-item (register tile)", 32, 4,
+     64, 4},
+    {"scan-cpu-items", "single-pass scan, CPU path: elements per work-item", 65536, 4, 1u << 20, 4},
+};
+
+bool Inclusive(const ProblemSpec& spec) {
+  return spec.scanKind.value_or(ScanKind::Inclusive) == ScanKind::Inclusive;
 }
 
-// GlobalSteps: one launch per offset 1, 2, 4, ... < n, and one (a copy or shift) for n = 1.
-size_t NaiveSteps(size_t n) {
-  return std::max<unsigned>(1, CeilLog2(n));
-}
-
-// Multi-level shapes: the elements of every level, levels[0] = n; level l + 1 holds the tile totals
-// of level l; the last level fits in one tile.
+// Multi-level shapes: the elements of every level, levels[0] = n; level l + 1 holds the tile
+// totals of level l; the last level fits in one tile.
 std::vector<size_t> TileLevels(size_t n, size_t tile) {
   std::vector<size_t> levels = {n};
   while (levels.back() > tile)
@@ -40,7 +38,7 @@ std::vector<size_t> TileLevels(size_t n, size_t tile) {
 }
 }  // namespace
 
-const std::vector<CScanTask::Variant>& CScanTask::VariantTable() {
+const std::vector<CScanTask::Variant>& CScanTask::DefaultTable() {
   static const std::vector<Variant> table = {
       {"naive", "ScanNaiveStep", Shape::GlobalSteps, 256, 64,
        "Hillis-Steele in global memory, one launch per step, ping-pong buffers, O(n log n) work"},
@@ -51,283 +49,188 @@ const std::vector<CScanTask::Variant>& CScanTask::VariantTable() {
        "Blelloch up-sweep/down-sweep in local memory, O(n) work, block sums scanned recursively"},
       {"conflict-free", "ScanTileConflictFree", Shape::BlellochTiles, 128, 64,
        "work-efficient with local memory padded against bank conflicts"},
-      {"single-pass", "ScanSinglePass", Shape::SinglePass, kGpuLocal, kCpuLocal,
+      {"single-pass", "ScanSinglePass", Shape::SinglePass, 256, 1,
        "one launch: chained scan over tiles with decoupled look-back (by a warp where the "
        "device reports 32-wide warps), 2n element transfers"},
   };
   return table;
 }
 
-std::vector<std::string> CScanTask::Variants() const {
-  return VariantNames(VariantTable());
+CScanTask::CScanTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
+
+std::vector<TuningKnob> CScanTask::Tunables() const {
+  return kKnobs;
 }
 
-const CScanTask::Variant& CScanTask::Find(const std::string& name) const {
-  return FindVariant(VariantTable(), Name(), name);
+Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
+  return ReferenceScan(input, spec.op, spec.scanKind.value_or(ScanKind::Inclusive));
 }
 
-std::string CScanTask::Describe(const std::string& variant) const {
-  return Find(variant).description;
-}
-
-size_t CScanTask::LocalSize(const std::string& variant, const ProblemSpec& spec,
-                            const DeviceInfo& device) const {
-  return DefaultLocalSize(Find(variant), spec, device);
-}
-
-void CScanTask::InitResources(const ProblemSpec& spec, ProgramCache& programs,
-                              cl::CommandQueue& queue) {
-  Upload(spec, programs, queue, HostArray());
-}
-
-void CScanTask::Upload(const ProblemSpec& spec, ProgramCache& programs, cl::CommandQueue& queue,
-                       HostArray input) {
-  programs_ = &programs;
-  device_ = DescribeDevice(programs.Device());
-  statusTiles_ = 0;  // single-pass: zero the status words before the first launch
-  op_ = spec.op;
-  kind_ = KindOf(spec);
-  input_ = std::move(input);
-  input_d_ = UploadInput(spec, device_, programs.Context(), queue, input_);
-  output_d_ = cl::Buffer(programs.Context(), CL_MEM_READ_WRITE, spec.n * SizeOf(spec.type));
-}
-
-void CScanTask::ComputeCPU() {
-  expected_ = ReferenceScan(input_, op_, kind_);
-}
-
-void CScanTask::ReleaseResources() {
-  input_d_ = cl::Buffer();
-  output_d_ = cl::Buffer();
-  pingPong_.Release();
-  blockSums_.clear();
-  levels_.clear();
-  scanKernel_ = addKernel_ = nullptr;
-  input_ = HostArray();
-}
-
-size_t CScanTask::SinglePassGpuItems() {
-  return kGpuItems;
-}
-
-size_t CScanTask::SinglePassCpuItems() {
-  return kCpuItems;
-}
-
-void CScanTask::PrepareRun(cl::CommandQueue& queue, const std::string& variant,
-                           const ProblemSpec& spec, bool poison) {
+LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
+                           const ProblemSpec& spec) const {
   const Variant& v = Find(variant);
-  const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  std::string options = KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", L);
-  if (v.shape == Shape::SinglePass) {
-    if (SizeOf(spec.type) == 8)
-      throw VariantSkipped(fmt::format(
-          "single-pass publishes a tile's status and value in one 64-bit atomic word: a {} "
-          "value does not fit (OpenCL 1.2 has no 128-bit atomics)",
-          ToString(spec.type)));
-    if (!device_.int64BaseAtomics)
-      throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
-    options += fmt::format(" -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", SinglePassItems());
-    if (!GpuPath())
-      options += " -DSP_RELOAD=1";
-    // The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
-    else if (device_.nvWarpSize == 32 && L % 32 == 0 && !portableOnly_)
-      options += " -DSP_NV_WARP_SCAN=1";
-    if (fallbackOnly_)
-      options += " -DSP_FALLBACK_ONLY=1";
-  }
-  auto kernel = [&](const std::string& name) {
-    const char* file = v.shape == Shape::SinglePass ? "SinglePassScan.cl" : kFile;
-    cl::Kernel& k = kernels_.Get(*programs_, file, options, name, L);
-    const auto local = k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(programs_->Device());
-    if (local > device_.localMemBytes)
-      throw VariantSkipped(fmt::format(
-          "kernel {} needs {} KiB of local memory at local size {}; the device has {} KiB", name,
-          local >> 10, L, device_.localMemBytes >> 10));
-    return &k;
-  };
-  scanKernel_ = kernel(v.kernel);
+  LaunchPlan plan;
   switch (v.shape) {
     case Shape::GlobalSteps:
-      if (3 * n * size > device_.globalMemBytes)
+      if (3 * spec.n * SizeOf(spec.type) > device.globalMemBytes)
         throw VariantSkipped(
             fmt::format("{} needs input, output and a ping-pong buffer of {} MiB each; the "
                         "device has {} MiB",
-                        v.name, (n * size) >> 20, device_.globalMemBytes >> 20));
-      pingPong_.Ensure(programs_->Context(), n * size);
+                        v.name, (spec.n * SizeOf(spec.type)) >> 20, device.globalMemBytes >> 20));
+      plan = GlobalStepsPlan(v, spec);
       break;
     case Shape::KoggeStoneTiles:
     case Shape::BlellochTiles:
-      addKernel_ = kernel(kAddBlockOffsets);
-      levels_ = TileLevels(n, 2 * L);
-      if (blockSums_.size() < levels_.size())
-        blockSums_.resize(levels_.size());
-      for (size_t l = 0; l < levels_.size(); ++l)
-        blockSums_[l].Ensure(programs_->Context(), CeilDiv(levels_[l], 2 * L) * size);
+      plan = TilesPlan(v, spec);
       break;
-    case Shape::SinglePass: {
-      // Zero the status words and the ticket only for a new problem (InitResources clears
-      // statusTiles_), for more tiles than before, or when the generation would wrap. Every
-      // other launch, validated or timed, just moves on to a new generation.
-      const size_t tiles = SinglePassTiles(n, L);
-      if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
-        queue.enqueueFillBuffer(status_.Ensure(programs_->Context(), tiles * sizeof(cl_ulong)),
-                                cl_ulong(0), 0, tiles * sizeof(cl_ulong));
-        queue.enqueueFillBuffer(ticket_.Ensure(programs_->Context(), sizeof(cl_uint)), cl_uint(0),
-                                0, sizeof(cl_uint));
-        statusTiles_ = tiles;
-        generation_ = 0;
-        ticketBase_ = 0;
-      }
-      break;
-    }
+    case Shape::SinglePass:
+      return SinglePassPlan(device, v, spec);
   }
-  if (poison)
-    Poison(queue, output_d_, spec.type, n);
+  plan.file = kCourseFile;
+  plan.options =
+      KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", spec.localSize);
+  return plan;
 }
 
-void CScanTask::ComputeGPU(cl::CommandQueue& queue, const std::string& variant,
-                           const ProblemSpec& spec, RunEvents& events) {
-  const Variant& v = Find(variant);
-  const size_t L = spec.localSize, n = spec.n;
-  const bool inclusive = KindOf(spec) == ScanKind::Inclusive;
-  auto launch = [&](cl::Kernel& k, size_t workItems) {
-    queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(RoundUp(workItems, L)), cl::NDRange(L),
-                               nullptr, events.Next());
-  };
-  cl::Kernel& scan = *scanKernel_;
-  switch (v.shape) {
-    case Shape::GlobalSteps: {
-      // Step s writes the output when steps - 1 - s is even, so the last step ends there.
-      const size_t steps = NaiveSteps(n);
-      cl::Buffer* src = &input_d_;
-      for (size_t s = 0; s < steps; ++s) {
-        cl::Buffer& dst = (steps - 1 - s) % 2 == 0 ? output_d_ : pingPong_.Get();
-        scan.setArg(0, *src);
-        scan.setArg(1, dst);
-        scan.setArg(2, cl_uint(n));
-        scan.setArg(3, cl_uint(size_t(1) << s));
-        scan.setArg(4, cl_uint(s == 0 && !inclusive));
-        launch(scan, n);
-        src = &dst;
-      }
-      break;
+// One launch per offset 1, 2, 4, ... < n (one, a copy or shift, for n = 1), alternating the
+// output and a ping-pong buffer so that the last step lands in the output. Each step reads and
+// writes every element; the partners read at i - o are elements other work-items read too,
+// served by the caches: not counted again.
+LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), n = spec.n;
+  const size_t steps = std::max<unsigned>(1, CeilLog2(n));
+  LaunchPlan plan;
+  const size_t pingPong = plan.AddScratch(n * size);
+  size_t src = kInputBuffer;
+  for (size_t s = 0; s < steps; ++s) {
+    const size_t dst = (steps - 1 - s) % 2 == 0 ? size_t(kOutputBuffer) : pingPong;
+    const size_t offset = size_t(1) << s;
+    plan.steps.push_back(KernelStep(v.kernel,
+                                    {BufferArg{src}, BufferArg{dst}, cl_uint(n), cl_uint(offset),
+                                     cl_uint(s == 0 && !Inclusive(spec))},
+                                    n, spec.localSize)
+                             .Costs(n * size, n * size, n > offset ? n - offset : 0, 1));
+    src = dst;
+  }
+  return plan;
+}
+
+// Up: scan every level's tiles of B = 2L (level 0 from the input into the output, the block
+// sums in place and exclusively), each writing its tiles' totals to the next level; down: add
+// each level's offsets into the level below (AddBlockOffsets, top level down). Full tiles are
+// computed (IDENTITY past the end).
+LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), L = spec.localSize, tile = 2 * L;
+  const unsigned logTile = CeilLog2(tile);
+  const std::vector<size_t> levels = TileLevels(spec.n, tile);
+  LaunchPlan plan;
+  std::vector<size_t> sums;  // sums[l]: the tile totals of level l, i.e. level l + 1's data
+  for (size_t m : levels)
+    sums.push_back(plan.AddScratch(CeilDiv(m, tile) * size));
+  auto data = [&](size_t l) { return l ? sums[l - 1] : size_t(kOutputBuffer); };
+  for (size_t l = 0; l < levels.size(); ++l) {
+    const size_t m = levels[l], tiles = CeilDiv(m, tile);
+    uint64_t ops = 0, steps = 0;
+    if (v.shape == Shape::KoggeStoneTiles) {
+      steps = logTile;
+      ops = tiles * (tile * logTile - (tile - 1));
+    } else {
+      steps = 2 * logTile;
+      ops = tiles * (2 * (tile - 1) + (l == 0 && Inclusive(spec) ? tile : 0));
     }
-    case Shape::KoggeStoneTiles:
-    case Shape::BlellochTiles: {
-      // Up: scan every level's tiles (level 0 from the input into the output, the block sums
-      // in place and exclusively); down: add each level's offsets into the level below.
-      cl::Kernel& add = *addKernel_;
-      const size_t tile = 2 * L, top = levels_.size() - 1;
-      auto data = [&](size_t l) -> cl::Buffer& { return l ? blockSums_[l - 1].Get() : output_d_; };
-      for (size_t l = 0; l <= top; ++l) {
-        scan.setArg(0, l ? data(l) : input_d_);
-        scan.setArg(1, data(l));
-        scan.setArg(2, blockSums_[l].Get());
-        scan.setArg(3, cl_uint(levels_[l]));
-        scan.setArg(4, cl_uint(l == 0 && inclusive));
-        launch(scan, CeilDiv(levels_[l], tile) * L);
-      }
-      for (size_t l = top; l-- > 0;) {
-        add.setArg(0, data(l));
-        add.setArg(1, blockSums_[l].Get());
-        add.setArg(2, cl_uint(levels_[l]));
-        launch(add, (CeilDiv(levels_[l], tile) - 1) * L);
-      }
-      break;
-    }
-    case Shape::SinglePass: {
-      ++generation_;
-      scan.setArg(0, input_d_);
-      scan.setArg(1, output_d_);
-      scan.setArg(2, cl_uint(n));
-      scan.setArg(3, cl_uint(inclusive));
-      scan.setArg(4, status_.Get());
-      scan.setArg(5, ticket_.Get());
-      scan.setArg(6, ticketBase_);
-      scan.setArg(7, generation_);
-      const size_t tiles = SinglePassTiles(n, L);
-      launch(scan, tiles * L);
-      ticketBase_ += cl_uint(tiles);  // wraps modulo 2^32 like the device counter
-      break;
-    }
+    plan.steps.push_back(
+        KernelStep(v.kernel,
+                   {BufferArg{l ? data(l) : size_t(kInputBuffer)}, BufferArg{data(l)},
+                    BufferArg{sums[l]}, cl_uint(m), cl_uint(l == 0 && Inclusive(spec))},
+                   tiles * L, L)
+            .Costs(m * size, (m + tiles) * size, ops, steps));
+  }
+  // Every element past the first tile gets its tile's offset, one offset read per tile.
+  for (size_t l = levels.size() - 1; l-- > 0;) {
+    const size_t m = levels[l], tiles = CeilDiv(m, tile);
+    plan.steps.push_back(KernelStep(kAddBlockOffsets,
+                                    {BufferArg{data(l)}, BufferArg{sums[l]}, cl_uint(m)},
+                                    (tiles - 1) * L, L)
+                             .Costs((m - tile + tiles - 1) * size, (m - tile) * size, m - tile, 1));
+  }
+  return plan;
+}
+
+size_t CScanTask::SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const {
+  const bool gpu = GpuPath(device, spec);
+  return LocalSize("single-pass", spec, device) *
+         Tuned(kKnobs, spec, gpu ? "scan-gpu-items" : "scan-cpu-items");
+}
+
+// One launch over tiles of L x items; per tile a status word written twice (aggregate, then
+// inclusive prefix) and read about once by its successor's look-back.
+LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
+                                     const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
+  if (size == 8)
+    throw VariantSkipped(fmt::format(
+        "single-pass publishes a tile's status and value in one 64-bit atomic word: a {} "
+        "value does not fit (OpenCL 1.2 has no 128-bit atomics)",
+        ToString(spec.type)));
+  if (!device.int64BaseAtomics)
+    throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
+  const bool gpu = GpuPath(device, spec);
+  const size_t items = Tuned(kKnobs, spec, gpu ? "scan-gpu-items" : "scan-cpu-items");
+  if (gpu && (L * items + L * items / 32 + 4 * L) * size > device.localMemBytes)
+    throw VariantSkipped(fmt::format(
+        "single-pass tiles of {} x {} elements need more local memory than the device has "
+        "({} KiB): use a smaller --local-size or --tune scan-gpu-items",
+        L, items, device.localMemBytes >> 10));
+  LaunchPlan plan;
+  plan.file = kSinglePassFile;
+  plan.options = KernelBuildOptions(spec.type, spec.op) +
+                 fmt::format(" -DLOCAL_SIZE={} -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", L, items);
+  if (!gpu)
+    plan.options += " -DSP_RELOAD=1";
+  // The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
+  else if (device.nvWarpSize == 32 && L % 32 == 0 && !spec.portable)
+    plan.options += " -DSP_NV_WARP_SCAN=1";
+  if (spec.lookbackFallback)
+    plan.options += " -DSP_FALLBACK_ONLY=1";
+  const size_t tiles = CeilDiv(n, L * items);
+  const size_t status = plan.AddScratch(tiles * sizeof(cl_ulong));
+  const size_t ticket = plan.AddScratch(sizeof(cl_uint));
+  if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
+    plan.prepare.push_back(FillStep(status, cl_ulong(0), tiles * sizeof(cl_ulong)));
+    plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)));
+  }
+  plan.steps.push_back(
+      KernelStep(
+          v.kernel,
+          {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n), cl_uint(Inclusive(spec)),
+           BufferArg{status}, BufferArg{ticket}, cl_uint(ticketBase_), cl_uint(generation_ + 1)},
+          tiles * L, L)
+          .Costs(n * size + tiles * sizeof(cl_ulong), n * size + 2 * tiles * sizeof(cl_ulong),
+                 2 * n + tiles * (L * CeilLog2(L) + 2), 2 * items + CeilLog2(L) + 2));
+  return plan;
+}
+
+void CScanTask::Prepared(const LaunchPlan& plan, const std::string& variant) {
+  if (Find(variant).shape != Shape::SinglePass) {
+    statusTiles_ = 0;  // the other variants write the same scratch buffers
+  } else if (!plan.prepare.empty()) {
+    statusTiles_ = plan.scratchBytes[0] / sizeof(cl_ulong);  // SinglePassPlan zeroed them
+    generation_ = 0;
+    ticketBase_ = 0;
   }
 }
 
-Validation CScanTask::ValidateResults(cl::CommandQueue& queue, const std::string& variant,
-                                      const ProblemSpec& spec) {
-  return CompareResults(variant, expected_, ReadBack(queue, output_d_, spec.type, spec.n));
+void CScanTask::Enqueued(const LaunchPlan& plan, const std::string& variant) {
+  if (Find(variant).shape != Shape::SinglePass)
+    return;
+  const LaunchStep& launch = plan.steps.front();
+  ++generation_;
+  ticketBase_ += cl_uint(launch.globalSize / launch.localSize);  // wraps like the device counter
 }
 
-HostArray CScanTask::RunOnce(cl::CommandQueue& queue, ProgramCache& programs,
-                             const std::string& variant, ProblemSpec spec, const HostArray& input) {
-  spec.type = input.Type();
-  spec.n = input.Size();
-  Upload(spec, programs, queue, input);
-  spec.localSize = LocalSize(variant, spec, device_);
-  PrepareRun(queue, variant, spec, /*poison=*/true);
-  RunEvents events;
-  ComputeGPU(queue, variant, spec, events);
-  queue.finish();
-  return ReadBack(queue, output_d_, spec.type, spec.n);
-}
-
-CostModel CScanTask::Cost(const std::string& variant, const ProblemSpec& spec) const {
-  const Variant& v = Find(variant);
-  const size_t size = SizeOf(spec.type), L = std::max<size_t>(1, spec.localSize), n = spec.n;
-  const bool inclusive = KindOf(spec) == ScanKind::Inclusive;
-  CostModel c;
-  switch (v.shape) {
-    case Shape::GlobalSteps:
-      // Each step reads and writes every element. The n - o partners read at i - o are
-      // elements other work-items read too, served by the caches: not counted again.
-      for (size_t s = 0, steps = NaiveSteps(n); s < steps; ++s) {
-        const size_t offset = size_t(1) << s, combined = n > offset ? n - offset : 0;
-        c.ops += combined;
-        c.bytesMoved += 2 * n * size;
-        ++c.launches;
-        ++c.steps;
-      }
-      break;
-    case Shape::KoggeStoneTiles:
-    case Shape::BlellochTiles: {
-      const size_t tile = 2 * L;
-      const unsigned logTile = CeilLog2(tile);
-      const std::vector<size_t> levels = TileLevels(n, tile);
-      for (size_t l = 0; l < levels.size(); ++l) {
-        // Tile scan: full tiles (IDENTITY past the end) are computed; reads m, writes m and
-        // one total per tile.
-        const size_t m = levels[l], tiles = CeilDiv(m, tile);
-        ++c.launches;
-        c.bytesMoved += (2 * m + tiles) * size;
-        if (v.shape == Shape::KoggeStoneTiles) {
-          c.steps += logTile;
-          c.ops += tiles * (tile * logTile - (tile - 1));
-        } else {
-          c.steps += 2 * logTile;
-          c.ops += tiles * (2 * (tile - 1) + (l == 0 && inclusive ? tile : 0));
-        }
-        // AddBlockOffsets: every element past the first tile, one offset read per tile.
-        if (tiles > 1) {
-          ++c.launches;
-          ++c.steps;
-          c.ops += m - tile;
-          c.bytesMoved += (2 * (m - tile) + tiles - 1) * size;
-        }
-      }
-      break;
-    }
-    case Shape::SinglePass: {
-      // Read n, write n; per tile a status word written twice and read about once.
-      const size_t items = SinglePassItems(), tiles = SinglePassTiles(n, L);
-      c.launches = 1;
-      c.steps = 2 * items + CeilLog2(L) + 2;
-      c.ops = 2 * n + tiles * (L * CeilLog2(L) + 2);
-      c.bytesMoved = 2 * n * size + 3 * tiles * sizeof(cl_ulong);
-      break;
-    }
-  }
-  return c;
+void CScanTask::ReleaseResources() {
+  PlannedTask::ReleaseResources();
+  statusTiles_ = 0;  // the scratch buffers are gone
 }
 
 }  // namespace rsb

@@ -9,7 +9,7 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
+#include <algorithm>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -19,6 +19,8 @@ using namespace rsb;
 
 namespace {
 
+using Tasks = std::vector<std::unique_ptr<IComputeTask>>;
+
 std::string UtcNow() {
   const std::time_t t = std::time(nullptr);
   char buf[32];
@@ -26,16 +28,20 @@ std::string UtcNow() {
   return buf;
 }
 
-std::vector<Job> MakeJobs(const Options& o,
-                          const std::vector<std::unique_ptr<IComputeTask>>& tasks) {
+template <class C, class V>
+bool Contains(const C& c, const V& v) {
+  return std::find(c.begin(), c.end(), v) != c.end();
+}
+
+// One job per (task, n, type, op, scan kind); every case starts from o.problem.
+std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks) {
   std::vector<Job> jobs;
   for (const auto& task : tasks) {
-    if (std::find(o.tasks.begin(), o.tasks.end(), task->Name()) == o.tasks.end())
+    if (!Contains(o.tasks, task->Name()))
       continue;
     std::vector<std::string> variants;
     for (const auto& v : task->Variants())
-      if (o.variants.empty() ||
-          std::find(o.variants.begin(), o.variants.end(), v) != o.variants.end())
+      if (o.variants.empty() || Contains(o.variants, v))
         variants.push_back(v);
     if (variants.empty())
       continue;
@@ -46,86 +52,37 @@ std::vector<Job> MakeJobs(const Options& o,
       for (ElementType type : o.types)
         for (Op op : o.ops)
           for (const auto& kind : kinds) {
-            Job job;
-            job.task = task.get();
-            job.spec = {type, op, kind, n, o.localSize, o.seed};
-            job.variants = variants;
+            Job job{task.get(), o.problem, variants};
+            job.spec.type = type;
+            job.spec.op = op;
+            job.spec.scanKind = kind;
+            job.spec.n = n;
             jobs.push_back(job);
           }
   }
   return jobs;
 }
 
-int Run(int argc, char** argv) {
-  auto tasks = MakeTasks();
-  TaskCatalog catalog;
-  for (const auto& t : tasks)
-    catalog.emplace_back(t->Name(), t->Variants());
-  const Options o = ParseCommandLine(argc, argv, catalog);
-  if (o.help) {
-    std::cout << o.helpText;
-    return kExitOk;
-  }
-  if (o.listDevices) {
-    std::cout << ListDevices();
-    return kExitOk;
-  }
-  if (o.listVariants) {
-    for (const auto& t : tasks)
-      for (const auto& v : t->Variants())
-        std::cout << fmt::format("{:<10} {:<14} {}\n", t->Name(), v, t->Describe(v));
-    return kExitOk;
-  }
+ProgressFn StderrProgress() {
+  return [](const Progress& p) {
+    const ProblemSpec& s = p.job->spec;
+    if (!p.result) {
+      std::cerr << fmt::format(
+                       "[{:>3}/{}] {} ... ", p.index, p.total,
+                       CaseLabel(p.job->task->Name(), p.variant, s.type, s.op, s.scanKind, s.n))
+                << std::flush;
+    } else if (p.result->status == Status::Passed && p.result->iterations) {
+      std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
+                               p.result->gelemS);
+    } else {
+      std::cerr << ToString(p.result->status) << "\n";
+    }
+  };
+}
 
-  std::ofstream file;
-  if (!o.output.empty()) {
-    file.open(o.output);
-    if (!file)
-      throw UsageError(fmt::format("--output '{}': cannot open for writing", o.output));
-  }
-  std::ostream& out = o.output.empty() ? std::cout : file;
-
-  const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
-  cl::Device device = SelectDevice(o.platform, o.device);
-  cl::Context context(device);
-  ProgramCache programs(context, device, kernelDir);
-  Runner runner(context, device, programs, o.run);
-
-  RunInfo info;
-  info.device = runner.Device();
-  info.date = UtcNow();
-  info.kernelDir = kernelDir;
-  for (int i = 0; i < argc; ++i)
-    info.command += (i ? " " : "") + std::string(argv[i]);
-
-  if (!o.quiet)
-    std::cerr << fmt::format("device: {} ({}), kernels from {}\n", info.device.name,
-                             info.device.platform, kernelDir);
-  if (o.run.timed)
-    runner.MeasureCopyBandwidth();
-  info.copyGBs = runner.CopyBandwidthGBs();
-
-  const auto jobs = MakeJobs(o, tasks);
-  ProgressFn progress;
-  if (!o.quiet) {
-    progress = [](const Progress& p) {
-      const ProblemSpec& s = p.job->spec;
-      if (!p.result) {
-        std::cerr << fmt::format("[{:>3}/{}] {}/{} {} {}{} n={} ... ", p.index, p.total,
-                                 p.job->task->Name(), p.variant, ToString(s.type), ToString(s.op),
-                                 s.scanKind ? " " + ToString(*s.scanKind) : "", s.n)
-                  << std::flush;
-      } else if (p.result->status == Status::Passed && p.result->iterations) {
-        std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
-                                 p.result->gelemS);
-      } else {
-        std::cerr << ToString(p.result->status) << "\n";
-      }
-    };
-  }
-  const auto results = runner.Run(jobs, progress);
-
-  switch (o.format) {
+void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
+                 const std::vector<Result>& results) {
+  switch (format) {
     case OutputFormat::Table:
       WriteTable(out, info, results);
       break;
@@ -137,16 +94,62 @@ int Run(int argc, char** argv) {
       break;
   }
   out.flush();
+}
+
+// Lists and help: true when one was asked for (and printed).
+bool PrintListings(const Options& o, const Tasks& tasks) {
+  if (o.help)
+    std::cout << o.helpText;
+  else if (o.listDevices)
+    std::cout << ListDevices();
+  else if (o.listVariants)
+    for (const auto& t : tasks)
+      for (const auto& v : t->Variants())
+        std::cout << fmt::format("{:<10} {:<14} {}\n", t->Name(), v, t->Describe(v));
+  return o.help || o.listDevices || o.listVariants;
+}
+
+int Run(int argc, char** argv) {
+  const Tasks tasks = MakeTasks();
+  TaskCatalog catalog;
+  for (const auto& t : tasks)
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables()});
+  const Options o = ParseCommandLine(argc, argv, catalog);
+  if (PrintListings(o, tasks))
+    return kExitOk;
+
+  const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
+  TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
+  // The output file is opened only once everything on the command line has been checked.
+  std::ofstream file;
+  if (!o.output.empty()) {
+    file.open(o.output);
+    if (!file)
+      throw UsageError(fmt::format("--output '{}': cannot open for writing", o.output));
+  }
+  std::ostream& out = o.output.empty() ? std::cout : file;
+
+  RunInfo info;
+  info.device = ctx.info;
+  info.date = UtcNow();
+  info.kernelDir = kernelDir;
+  for (int i = 0; i < argc; ++i)
+    info.command += (i ? " " : "") + std::string(argv[i]);
+  if (!o.quiet)
+    std::cerr << fmt::format("device: {} ({}), kernels from {}\n", info.device.name,
+                             info.device.platform, kernelDir);
+  Runner runner(ctx, o.run);
+  if (o.run.timed)
+    runner.SetCopyBandwidth(info.copyGBs = MeasureCopyBandwidth(ctx, o.run));
+  const auto results = runner.Run(MakeJobs(o, tasks), o.quiet ? ProgressFn() : StderrProgress());
+  WriteReport(out, o.format, info, results);
 
   bool failed = false;
-  for (const auto& r : results) {
-    if (r.status != Status::Failed)
-      continue;
-    failed = true;
-    std::cerr << fmt::format("FAILED {}/{} ({} {}{} n={}): {}\n", r.task, r.variant,
-                             ToString(r.type), ToString(r.op),
-                             r.scanKind ? " " + ToString(*r.scanKind) : "", r.n, r.message);
-  }
+  for (const auto& r : results)
+    if (r.status == Status::Failed) {
+      failed = true;
+      std::cerr << fmt::format("FAILED {}: {}\n", CaseLabel(r), r.message);
+    }
   return failed ? kExitValidationFailed : kExitOk;
 }
 

@@ -57,18 +57,52 @@ TEST(Cli, OtherBadValuesAreUsageErrors) {
   EXPECT_NE(r.err.find("--bogus"), std::string::npos) << r.err;
 }
 
-// The RSB_TUNE_ knobs are read while the program starts: a malformed one is a usage error too.
-TEST(Cli, MalformedTuningVariableIsAUsageError) {
-  for (const char* value : {"abc", "0", "-3"}) {
-    ::setenv("RSB_TUNE_SCAN_GPU_ITEMS", value, 1);
-    const CommandResult r = RunBench("--check -q --task scan --variant single-pass --size 1000");
-    ::unsetenv("RSB_TUNE_SCAN_GPU_ITEMS");
-    EXPECT_EQ(r.status, 2) << value << "\n" << r.err;
-    EXPECT_NE(r.err.find(std::string("RSB_TUNE_SCAN_GPU_ITEMS='") + value + "'"), std::string::npos)
-        << r.err;
-    EXPECT_NE(r.err.find("allowed"), std::string::npos) << r.err;
-    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+// Tuning knobs: a value outside what is safe never reaches a kernel build.
+TEST(Cli, BadTuningValuesAreUsageErrors) {
+  ExpectUsageError("--tune scan-gpu-items=6", "--tune", "'scan-gpu-items=6'");  // not x4
+  ExpectUsageError("--tune scan-cpu-items=0", "--tune", "'scan-cpu-items=0'");
+  ExpectUsageError("--tune scan-gpu-items=abc", "--tune", "'scan-gpu-items=abc'");
+  ExpectUsageError("--tune scan-gpu-items", "--tune", "'scan-gpu-items'");
+  ExpectUsageError("--tune no-such-knob=3", "--tune", "'no-such-knob=3'");
+  const CommandResult r = RunBench("--help");
+  EXPECT_NE(r.out.find("scan-gpu-items (default 32; a multiple of 4 from 4 to 64)"),
+            std::string::npos)
+      << r.out;
+}
+
+// A value that passes the check is safe: the CPU path with few items per work-item and
+// work-items past the end (once a segfault), and the values are in the results.
+TEST(Cli, AllowedTuningValuesRunAndAreRecorded) {
+  for (const char* args : {"--size 1 --local-size 2", "--size 5 --local-size 4",
+                           "--size 1 --local-size 64", "--size 1000 --local-size 8"}) {
+    const CommandResult r = RunBench(
+        std::string("--check -q --task scan --variant single-pass --code-path cpu --format json "
+                    "--tune scan-cpu-items=12 ") +
+        args);
+    ASSERT_EQ(r.status, 0) << args << "\n" << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["results"][0]["status"], "passed") << args;
+    EXPECT_EQ(j["results"][0]["tuning"]["scan-cpu-items"], 12) << args;
+    EXPECT_EQ(j["results"][0]["code_path"], "cpu") << args;
   }
+}
+
+TEST(Cli, OverlongDeviceIndexIsAUsageError) {
+  ExpectUsageError("--platform 99999999999999999999", "--platform", "99999999999999999999");
+}
+
+// The output file is not touched before the whole command line, device selection included, is
+// checked.
+TEST(Cli, OutputIsNotTruncatedByABadCommandLine) {
+  const std::string path = std::filesystem::temp_directory_path() / "rsb-cli-keep.json";
+  std::ofstream(path) << "precious";
+  const CommandResult r = RunBench("--check -q -o " + path + " --device no-such-device-xyz");
+  EXPECT_EQ(r.status, 2) << r.err;
+  std::ifstream in(path);
+  std::string text;
+  std::getline(in, text);
+  EXPECT_EQ(text, "precious");
+  std::filesystem::remove(path);
 }
 
 TEST(Cli, SizeSpellingsAreEquivalent) {
@@ -169,7 +203,7 @@ TEST(Cli, CsvHasAHeaderAndOneRowPerCase) {
       "--size 1000");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.out.rfind("device,driver_version,task,variant,type,op,scan_kind,n,", 0), 0u) << r.out;
-  const size_t variants = CReductionTask::VariantTable().size();
+  const size_t variants = CReductionTask().Variants().size();
   EXPECT_EQ(size_t(std::count(r.out.begin(), r.out.end(), '\n')), 1 + variants * 3) << r.out;
 }
 

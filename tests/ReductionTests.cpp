@@ -1,10 +1,13 @@
 // Reduction: every variant x type x operator at the edge sizes and two local sizes, on the
-// test device, validated by the shared runner (poisoned output, CPU reference).
+// test device, validated by the shared runner (poisoned output, CPU reference); the launch
+// plans' traffic against values computed by hand; a variant added as a kernel and one row.
 #include "CReductionTask.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
 
 namespace rsb::test {
 namespace {
@@ -12,7 +15,7 @@ namespace {
 using Param = VariantTypeParam;
 
 std::vector<Param> AllParams() {
-  return VariantTypeParams(VariantNames(CReductionTask::VariantTable()));
+  return VariantTypeParams(CReductionTask().Variants());
 }
 
 class ReductionVariant : public testing::TestWithParam<Param> {};
@@ -26,7 +29,7 @@ TEST_P(ReductionVariant, MatchesReferenceForEveryOperatorSizeAndLocalSize) {
   for (Op op : AllOps())
     for (size_t local : {64, 256})
       for (size_t n : EdgeSizes()) {
-        ProblemSpec spec{p.type, op, std::nullopt, n, local, 7 + n};
+        ProblemSpec spec = Problem(p.type, op, std::nullopt, n, local, 7 + n);
         const auto results = Validate(task, spec, {p.variant});
         ASSERT_EQ(results.size(), 1u);
         EXPECT_EQ(Failures(results), "");
@@ -39,50 +42,114 @@ INSTANTIATE_TEST_SUITE_P(Reduction, ReductionVariant, testing::ValuesIn(AllParam
 
 TEST(Reduction, LocalSizeOneAndOddSizesWork) {
   CReductionTask task;
-  for (const auto& v : CReductionTask::VariantTable())
+  for (const auto& v : task.Variants())
     for (size_t n : {1, 2, 3, 5, 17}) {
-      ProblemSpec spec{ElementType::Int, Op::Sum, std::nullopt, n, 1, n};
-      EXPECT_EQ(Failures(Validate(task, spec, {v.name})), "");
+      ProblemSpec spec = Problem(ElementType::Int, Op::Sum, std::nullopt, n, 1, n);
+      EXPECT_EQ(Failures(Validate(task, spec, {v})), "");
     }
 }
 
 // The single-pass GPU code path (grid-stride vector loads, 8 in flight) on whatever device runs
-// the tests, so that a CPU-only CI checks it too.
+// the tests (--code-path gpu), so that a CPU-only CI checks it too.
 TEST(Reduction, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
   CReductionTask task;
-  task.ForceGpuCodePath(true);
   for (ElementType type : {ElementType::Uint, ElementType::Float, ElementType::Long})
     for (Op op : AllOps())
       for (size_t local : {1, 64, 256})
         for (size_t n : {1, 3, 4097, 1000003}) {
-          ProblemSpec spec{type, op, std::nullopt, n, local, n};
-          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "");
+          ProblemSpec spec = Problem(type, op, std::nullopt, n, local, n);
+          spec.codePath = CodePath::Gpu;
+          const auto results = Validate(task, spec, {"single-pass"});
+          EXPECT_EQ(Failures(results), "");
+          EXPECT_EQ(results[0].codePath, "gpu");
         }
 }
 
 TEST(Reduction, CostModelCountsLaunchesAndWork) {
   CReductionTask task;
-  ProblemSpec spec{ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 1};
-  const CostModel inter = task.Cost("interleaved", spec);
+  const DeviceInfo& device = Device().info;
+  ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 1);
+  const CostModel inter = task.Cost(device, "interleaved", spec);
   EXPECT_EQ(inter.launches, 10u);  // ceil(log2 1000)
   EXPECT_EQ(inter.steps, 10u);
   EXPECT_EQ(inter.ops, 999u);
-  const CostModel dec = task.Cost("decomposition", spec);
+  const CostModel dec = task.Cost(device, "decomposition", spec);
   EXPECT_EQ(dec.launches, 2u);  // 1000 -> 8 partials -> 1
   EXPECT_EQ(dec.steps, 2u * (1 + 6));
-  const CostModel atom = task.Cost("atomic", spec);
+  const CostModel atom = task.Cost(device, "atomic", spec);
   EXPECT_EQ(atom.launches, 2u);  // fill + kernel
-  // The runner counts what the variant really enqueued; it must agree with the model.
-  for (const auto& v : CReductionTask::VariantTable()) {
-    const auto results = Validate(task, spec, {v.name});
+  // The runner counts what the variant really enqueued; it must agree with the plan.
+  for (const auto& v : task.Variants()) {
+    const auto results = Validate(task, spec, {v});
     ASSERT_EQ(results[0].status, Status::Passed) << results[0].message;
-    EXPECT_EQ(results[0].launchesCounted, task.Cost(v.name, spec).launches) << v.name;
+    EXPECT_EQ(results[0].launchesEnqueued, task.Cost(device, v, spec).launches) << v;
   }
+}
+
+// Bytes read and written by each plan, computed by hand for n = 1000 uint at local size 64.
+TEST(Reduction, PlanTrafficMatchesHandCountedBytes) {
+  CReductionTask task;
+  const DeviceInfo& device = Device().info;
+  ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 1);
+  // sequential: 1000 -> 500 -> 250 -> 125 -> 63 -> 32 -> 16 -> 8 -> 4 -> 2 -> 1; each step
+  // reads what is left and writes half of it.
+  CostModel c = task.Cost(device, "sequential", spec);
+  EXPECT_EQ(c.bytesRead, 4u * (1000 + 500 + 250 + 125 + 63 + 32 + 16 + 8 + 4 + 2));
+  EXPECT_EQ(c.bytesWritten, 4u * (500 + 250 + 125 + 63 + 32 + 16 + 8 + 4 + 2 + 1));
+  EXPECT_EQ(task.Cost(device, "interleaved", spec).bytesRead, c.bytesRead);
+  // decomposition: 1000 -> 8 work-group partials (tiles of 128) -> 1.
+  c = task.Cost(device, "decomposition", spec);
+  EXPECT_EQ(c.bytesRead, 4u * (1000 + 8));
+  EXPECT_EQ(c.bytesWritten, 4u * (8 + 1));
+  // atomic: the identity written, 1000 read, each of 8 groups reads and writes the result.
+  c = task.Cost(device, "atomic", spec);
+  EXPECT_EQ(c.bytesRead, 4u * (1000 + 8));
+  EXPECT_EQ(c.bytesWritten, 4u * (1 + 8));
+  EXPECT_EQ(c.ops, 999u + 8);
+  // single-pass, CPU shape: 250 uint4 vectors over work-groups of 64: 4 groups, each publishing
+  // a 64-bit partial that the last group reads; one result.
+  spec.codePath = CodePath::Cpu;
+  c = task.Cost(device, "single-pass", spec);
+  EXPECT_EQ(c.launches, 1u);
+  EXPECT_EQ(c.bytesRead, 4u * 1000 + 4 * 8);
+  EXPECT_EQ(c.bytesWritten, 4u * 8 + 4);
+}
+
+// Adding a variant of an existing shape is its kernel and one row of the table: a copy of the
+// kernels folder gets a new kernel, a task gets the table plus one row, and the runner validates
+// it like any other variant.
+TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
+  const std::string dir = CopyKernels("new-variant");
+  std::ofstream(dir + "/Reduction.cl", std::ios::app)
+      << "\n__kernel void ReduceMyVariant(__global const T* src, __global T* dst, uint n) {\n"
+         "  __local T scratch[LOCAL_SIZE];\n"
+         "  const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);\n"
+         "  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
+         "n));\n"
+         "  const T r = WorkGroupReduceSequential(scratch, v);\n"
+         "  if (get_local_id(0) == 0)\n"
+         "    dst[get_group_id(0)] = r;\n"
+         "}\n";
+  auto table = CReductionTask::DefaultTable();
+  table.push_back({"my-variant", "ReduceMyVariant", ReductionShape::MultiLevel, 256, 16,
+                   "a student's copy of decomposition"});
+  CReductionTask task(table);
+  TaskContext ctx(Device().ctx->device, dir);
+  RunSettings settings;
+  settings.timed = false;
+  Runner runner(ctx, settings);
+  for (size_t n : {1, 1000, 100003}) {
+    const auto results = runner.Run(
+        {Job{&task, Problem(ElementType::Int, Op::Max, std::nullopt, n, 32, n), {"my-variant"}}});
+    EXPECT_EQ(Failures(results), "");
+    EXPECT_EQ(results[0].launchesEnqueued, results[0].cost.launches);
+  }
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Reduction, FloatSumStaysWithinTheBoundAtLargeN) {
   CReductionTask task;
-  ProblemSpec spec{ElementType::Float, Op::Sum, std::nullopt, size_t(1) << 22, 256, 3};
+  ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, size_t(1) << 22, 256, 3);
   EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "");
 }
 

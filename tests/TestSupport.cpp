@@ -31,23 +31,33 @@ std::string ReadAll(const std::string& path) {
 TestDevice& Device() {
   static TestDevice* d = [] {
     auto* t = new TestDevice;
-    t->device = SelectDevice(Env("RSB_TEST_PLATFORM"), Env("RSB_TEST_DEVICE"));
-    t->context = cl::Context(t->device);
-    t->programs = std::make_unique<ProgramCache>(t->context, t->device, RSB_SOURCE_KERNEL_DIR);
-    RunSettings s;
-    s.timed = false;
-    s.measureCopyBandwidth = false;
-    t->runner = std::make_unique<Runner>(t->context, t->device, *t->programs, s);
-    t->info = t->runner->Device();
+    t->ctx = std::make_unique<TaskContext>(
+        SelectDevice(Env("RSB_TEST_PLATFORM"), Env("RSB_TEST_DEVICE")), RSB_SOURCE_KERNEL_DIR);
+    t->info = t->ctx->info;
     return t;
   }();
   return *d;
 }
 
+ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_t n,
+                    size_t localSize, uint64_t seed) {
+  ProblemSpec spec;
+  spec.type = type;
+  spec.op = op;
+  spec.scanKind = kind;
+  spec.n = n;
+  spec.localSize = localSize;
+  spec.seed = seed;
+  return spec;
+}
+
 std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
-                             const std::vector<std::string>& variants) {
-  Job job{&task, spec, variants};
-  return Device().runner->Run({job});
+                             const std::vector<std::string>& variants, size_t validateRuns) {
+  RunSettings s;
+  s.timed = false;
+  s.validateRuns = validateRuns;
+  Runner runner(*Device().ctx, s);
+  return runner.Run({Job{&task, spec, variants}});
 }
 
 std::string Failures(const std::vector<Result>& results, bool allowSkip) {
@@ -55,9 +65,8 @@ std::string Failures(const std::vector<Result>& results, bool allowSkip) {
   for (const auto& r : results) {
     if (r.status == Status::Passed || (allowSkip && r.status == Status::Skipped))
       continue;
-    out += fmt::format("{} {}/{} {} {}{} n={} local={}: {}\n", ToString(r.status), r.task,
-                       r.variant, ToString(r.type), ToString(r.op),
-                       r.scanKind ? " " + ToString(*r.scanKind) : "", r.n, r.localSize, r.message);
+    out += fmt::format("{} {} local={} path={}: {}\n", ToString(r.status), CaseLabel(r),
+                       r.localSize, r.codePath, r.message);
   }
   return out;
 }

@@ -17,19 +17,21 @@
 namespace rsb::test {
 
 struct TestDevice {
-  cl::Device device;
-  cl::Context context;
-  std::unique_ptr<ProgramCache> programs;
-  std::unique_ptr<Runner> runner;  // validate only: no warm-up, no timing
+  std::unique_ptr<TaskContext> ctx;  // with the kernels of the source tree
   DeviceInfo info;
 };
 
-// Created on first use, with the kernels of the source tree.
+// Created on first use.
 TestDevice& Device();
 
-// Runs the variants on one problem (validation only) and returns one result per variant.
+// A problem spelt as the tests spell it; everything else at its default.
+ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_t n,
+                    size_t localSize, uint64_t seed);
+
+// Runs the variants on one problem through the shared runner (validation only: no warm-up, no
+// timing; validateRuns validated runs) and returns one result per variant.
 std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
-                             const std::vector<std::string>& variants);
+                             const std::vector<std::string>& variants, size_t validateRuns = 1);
 
 // Joins every non-passed result into one readable line per case (empty if all passed; skipped
 // results count as failures unless allowSkip).

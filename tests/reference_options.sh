@@ -13,14 +13,14 @@ expect_usage() {  # args... ; the last argument is text the message must contain
     echo "FAIL: ${*:1:$#-1} -> exit $rc: $out (wanted exit 2, one line with '$want')"; fail=1
   fi
 }
-expect_usage --sizes abc "--sizes 'abc'"
-expect_usage --sizes 2^24,0 "--sizes '0'"
-expect_usage --sizes 2^40 "--sizes '2^40'"
-expect_usage --types half "--types 'half'"
-expect_usage --reps 0 "--reps '0'"
-expect_usage --reps abc "--reps 'abc'"
-expect_usage --bogus 1 "unknown option '--bogus'"
-expect_usage --sizes "needs a value"
+expect_usage --sizes abc "--sizes: 'abc'"
+expect_usage --sizes 2^24,0 "--sizes: '0'"
+expect_usage --sizes 2^40 "--sizes: '2^40'"
+expect_usage --types half "--types: 'half'"
+expect_usage --reps 0 "--reps: '0'"
+expect_usage --reps abc "--reps: 'abc'"
+expect_usage --bogus 1 "--bogus"
+expect_usage --sizes "--sizes"
 if [ $# -gt 0 ]; then  # a device to measure on
   out=$("$bin" "$@" --sizes 2^10+3 --types uint --reps 2 2>/dev/null); rc=$?
   lines=$(printf '%s\n' "$out" | grep -c '"n":1027,')

@@ -1,0 +1,36 @@
+#include "LaunchPlan.h"
+
+namespace rsb {
+
+LaunchStep& LaunchStep::Costs(uint64_t read, uint64_t written, uint64_t opCount,
+                              uint64_t stepCount) {
+  cost.bytesRead = read;
+  cost.bytesWritten = written;
+  cost.ops = opCount;
+  cost.steps = stepCount;
+  return *this;
+}
+
+LaunchStep KernelStep(std::string kernel, std::vector<KernelArg> args, size_t workItems,
+                      size_t localSize) {
+  LaunchStep s;
+  s.kernel = std::move(kernel);
+  s.args = std::move(args);
+  s.localSize = localSize;
+  s.globalSize = (workItems + localSize - 1) / localSize * localSize;
+  return s;
+}
+
+CostModel CostOf(const LaunchPlan& plan) {
+  CostModel c;
+  for (const LaunchStep& s : plan.steps) {
+    ++c.launches;
+    c.steps += s.cost.steps;
+    c.ops += s.cost.ops;
+    c.bytesRead += s.cost.bytesRead;
+    c.bytesWritten += s.cost.bytesWritten;
+  }
+  return c;
+}
+
+}  // namespace rsb

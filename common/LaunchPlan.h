@@ -1,0 +1,77 @@
+// LaunchPlan: what one run of a variant enqueues, written once per shape by the task and used
+// three ways: to enqueue (PlanExecutor), to model cost (CostOf) and to size scratch buffers.
+//
+// A plan is the ordered list of device commands of one run (kernels and fills), each with its
+// arguments, its global and local size, and its own share of the course's cost model: bytes
+// read and written in global memory, operator applications and barrier-separated steps.
+#pragma once
+
+#include "OpenCL.h"
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace rsb {
+
+// Buffers a plan refers to: the task's input and output, then the plan's scratch buffers.
+enum BufferId : size_t { kInputBuffer = 0, kOutputBuffer = 1, kFirstScratch = 2 };
+struct BufferArg {
+  size_t id;
+};
+using KernelArg = std::variant<BufferArg, cl_uint, cl_ulong>;
+
+// The course's parallel time, cost and work for one run of a variant on one problem, and the
+// global memory traffic from which GB/s is computed.
+struct CostModel {
+  uint64_t launches = 0;      // device commands (kernels, fills) per run
+  uint64_t steps = 0;         // parallel steps: dependent phases separated by a barrier or launch
+  uint64_t ops = 0;           // applications of the operator (work W(n))
+  uint64_t bytesRead = 0;     // from global memory
+  uint64_t bytesWritten = 0;  // to global memory
+  uint64_t BytesMoved() const { return bytesRead + bytesWritten; }
+};
+
+struct LaunchStep {
+  std::string kernel;  // kernel name; empty: a fill of fillBuffer with pattern
+  std::vector<KernelArg> args;
+  size_t globalSize = 0, localSize = 0;
+  size_t fillBuffer = 0, fillBytes = 0;
+  std::vector<unsigned char> pattern;
+  CostModel cost;  // this command's share; cost.launches is 1
+
+  // Sets the command's traffic and work; returns itself so that a plan reads as one line a step.
+  LaunchStep& Costs(uint64_t bytesRead, uint64_t bytesWritten, uint64_t ops, uint64_t steps);
+};
+
+// workItems rounded up to whole work-groups of localSize.
+LaunchStep KernelStep(std::string kernel, std::vector<KernelArg> args, size_t workItems,
+                      size_t localSize);
+template <class P>
+LaunchStep FillStep(size_t buffer, P pattern, size_t bytes) {
+  LaunchStep s;
+  s.fillBuffer = buffer;
+  s.fillBytes = bytes;
+  const auto* p = reinterpret_cast<const unsigned char*>(&pattern);
+  s.pattern.assign(p, p + sizeof(P));
+  return s;
+}
+
+struct LaunchPlan {
+  std::string file;                  // program (kernels/<file>) every kernel step comes from
+  std::string options;               // its build options
+  std::vector<size_t> scratchBytes;  // buffer kFirstScratch + i holds scratchBytes[i]
+  std::vector<LaunchStep> prepare;   // untimed, before every run: resets of scratch state
+  std::vector<LaunchStep> steps;     // one run, timed
+
+  size_t AddScratch(size_t bytes) {
+    scratchBytes.push_back(bytes);
+    return kFirstScratch + scratchBytes.size() - 1;
+  }
+};
+
+// The run's cost: the sum of its steps (prepare steps are not part of a run).
+CostModel CostOf(const LaunchPlan& plan);
+
+}  // namespace rsb

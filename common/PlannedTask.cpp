@@ -1,0 +1,114 @@
+#include "PlannedTask.h"
+
+#include "Errors.h"
+
+#include <fmt/format.h>
+
+#include <variant>
+
+namespace rsb {
+
+bool PlannedTask::GpuPath(const DeviceInfo& device, const ProblemSpec& spec) {
+  return spec.codePath == CodePath::Gpu || (spec.codePath == CodePath::Auto && device.isGpu);
+}
+
+std::string PlannedTask::CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const {
+  return GpuPath(device, spec) ? "gpu" : "cpu";
+}
+
+void PlannedTask::InitResources(TaskContext& ctx, const ProblemSpec& spec) {
+  problem_ = spec;
+  input_ = spec.input ? *spec.input : HostArray();
+  input_d_ = UploadInput(spec, ctx.info, ctx.context, ctx.queue, input_);
+  const size_t bytes = OutputElements(spec) * SizeOf(spec.type);
+  RequireAllocation(ctx.info, bytes, "the output");
+  output_d_ = cl::Buffer(ctx.context, CL_MEM_READ_WRITE, bytes);
+}
+
+void PlannedTask::ComputeCPU() {
+  expected_ = Reference(input_, problem_);
+}
+
+void PlannedTask::ReleaseResources() {
+  input_d_ = cl::Buffer();
+  output_d_ = cl::Buffer();
+  scratch_.clear();
+  input_ = HostArray();
+  expected_ = Expected();
+}
+
+cl::Buffer& PlannedTask::Buffer(size_t id) {
+  if (id == kInputBuffer)
+    return input_d_;
+  if (id == kOutputBuffer)
+    return output_d_;
+  return scratch_.at(id - kFirstScratch).Get();
+}
+
+void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
+                          const std::vector<LaunchStep>& steps, RunEvents* events) {
+  for (const LaunchStep& s : steps) {
+    cl::Event* event = events ? events->Next() : nullptr;
+    if (s.kernel.empty()) {
+      const cl::Buffer& b = Buffer(s.fillBuffer);
+      const cl_int err =
+          clEnqueueFillBuffer(ctx.queue(), b(), s.pattern.data(), s.pattern.size(), 0, s.fillBytes,
+                              0, nullptr, event ? &(*event)() : nullptr);
+      if (err != CL_SUCCESS)
+        throw cl::Error(err, "clEnqueueFillBuffer");
+      continue;
+    }
+    cl::Kernel& k = ctx.kernels.Get(ctx.programs, plan.file, plan.options, s.kernel, s.localSize);
+    for (size_t i = 0; i < s.args.size(); ++i)
+      std::visit(
+          [&](const auto& a) {
+            if constexpr (std::is_same_v<std::decay_t<decltype(a)>, BufferArg>)
+              k.setArg(cl_uint(i), Buffer(a.id));
+            else
+              k.setArg(cl_uint(i), a);
+          },
+          s.args[i]);
+    ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(s.globalSize),
+                                   cl::NDRange(s.localSize), nullptr, event);
+  }
+}
+
+void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                             bool poison) {
+  const LaunchPlan plan = Plan(ctx.info, variant, spec);
+  if (scratch_.size() < plan.scratchBytes.size())
+    scratch_.resize(plan.scratchBytes.size());
+  for (size_t i = 0; i < plan.scratchBytes.size(); ++i) {
+    RequireAllocation(ctx.info, plan.scratchBytes[i], variant + "'s scratch buffer");
+    scratch_[i].Ensure(ctx.context, plan.scratchBytes[i]);
+  }
+  // Every kernel of the run is built and checked against the device's limits before anything
+  // is enqueued, so that a variant that cannot run here is skipped before it starts.
+  for (const LaunchStep& s : plan.steps)
+    if (!s.kernel.empty())
+      ctx.kernels.Get(ctx.programs, plan.file, plan.options, s.kernel, s.localSize);
+  Enqueue(ctx, plan, plan.prepare, nullptr);
+  Prepared(plan, variant);
+  if (poison)
+    Poison(ctx.queue, output_d_, spec.type, OutputElements(spec));
+}
+
+void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                             RunEvents& events) {
+  const LaunchPlan plan = Plan(ctx.info, variant, spec);
+  Enqueue(ctx, plan, plan.steps, &events);
+  Enqueued(plan, variant);
+}
+
+Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& variant,
+                                        const ProblemSpec& spec) {
+  return CompareResults(variant, expected_,
+                        ReadBack(ctx.queue, output_d_, spec.type, OutputElements(spec)));
+}
+
+CostModel PlannedTask::Cost(const DeviceInfo& device, const std::string& variant,
+                            const ProblemSpec& spec) const {
+  return CostOf(Plan(device, variant, spec));
+}
+
+}  // namespace rsb

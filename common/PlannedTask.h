@@ -1,0 +1,116 @@
+// PlannedTask: the run-time half of a task, written once for every task. It uploads the input,
+// runs the CPU reference, and enqueues, costs and sizes each run from the variant's LaunchPlan;
+// it validates the output against the reference. A task derived from it provides a table of
+// variants (TableTask), one plan function per shape, its reference and the size of its output.
+#pragma once
+
+#include "Errors.h"
+#include "IComputeTask.h"
+#include "TaskUtil.h"
+
+#include <algorithm>
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+class PlannedTask : public IComputeTask {
+ public:
+  std::string CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const override;
+
+  void InitResources(TaskContext& ctx, const ProblemSpec& spec) override;
+  void ComputeCPU() override;
+  void ReleaseResources() override;
+  void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                  bool poison) override;
+  void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                  RunEvents& events) override;
+  Validation ValidateResults(TaskContext& ctx, const std::string& variant,
+                             const ProblemSpec& spec) override;
+  CostModel Cost(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
+
+  // One run of the variant on this problem (spec.localSize already resolved). Throws
+  // VariantSkipped when the variant cannot run so on this device.
+  virtual LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                          const ProblemSpec& spec) const = 0;
+
+ protected:
+  // The single-pass kernels' shape: GPU (wide coalesced loads, tiles through local memory) or
+  // CPU (one work-item streams a contiguous run), from spec.codePath or the device type.
+  static bool GpuPath(const DeviceInfo& device, const ProblemSpec& spec);
+
+  virtual Expected Reference(const HostArray& input, const ProblemSpec& spec) const = 0;
+  virtual size_t OutputElements(const ProblemSpec& spec) const = 0;
+  // For tasks that keep device state across runs: called once the plan's prepare steps, or its
+  // run steps, are enqueued. Scratch buffers are shared by the variants of a task and released
+  // with the problem (ReleaseResources).
+  virtual void Prepared(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
+  virtual void Enqueued(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
+
+ private:
+  void Enqueue(TaskContext& ctx, const LaunchPlan& plan, const std::vector<LaunchStep>& steps,
+               RunEvents* events);
+  cl::Buffer& Buffer(size_t id);
+
+  HostArray input_;
+  Expected expected_;
+  ProblemSpec problem_;  // of InitResources
+  cl::Buffer input_d_, output_d_;
+  std::vector<ScratchBuffer> scratch_;
+};
+
+// One row of a task's table of variants: adding a variant of an existing shape is its kernel
+// and one row.
+template <class Shape>
+struct VariantRow {
+  std::string name;
+  std::string kernel;
+  Shape shape;
+  // Default local size by device type: the best of a sweep on the H100 (GPU) and on pocl (CPU),
+  // docs/BENCHMARKS.md. --local-size overrides it.
+  size_t gpuLocal, cpuLocal;
+  std::string description;
+};
+
+// A PlannedTask whose variants are the rows of a table.
+template <class Shape>
+class TableTask : public PlannedTask {
+ public:
+  using Variant = VariantRow<Shape>;
+  explicit TableTask(std::vector<Variant> table) : table_(std::move(table)) {}
+
+  const std::vector<Variant>& Table() const { return table_; }
+  std::vector<std::string> Variants() const override {
+    std::vector<std::string> names;
+    for (const auto& v : table_)
+      names.push_back(v.name);
+    return names;
+  }
+  std::string Describe(const std::string& variant) const override {
+    return Find(variant).description;
+  }
+  // spec.localSize if set, else the row's default for the device type. On a CPU a work-group is
+  // one core's loop over its work-items and barriers are costly, so CPU defaults are small.
+  size_t LocalSize(const std::string& variant, const ProblemSpec& spec,
+                   const DeviceInfo& device) const override {
+    if (spec.localSize)
+      return spec.localSize;
+    const Variant& v = Find(variant);
+    return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
+  }
+
+ protected:
+  const Variant& Find(const std::string& name) const {
+    for (const auto& v : table_)
+      if (v.name == name)
+        return v;
+    throw UsageError("unknown " + Name() + " variant '" + name + "'");
+  }
+
+ private:
+  std::vector<Variant> table_;
+};
+
+}  // namespace rsb

@@ -1,0 +1,50 @@
+#include "TaskContext.h"
+
+#include "Errors.h"
+
+#include <fmt/format.h>
+
+namespace rsb {
+
+cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
+                             const std::string& options, const std::string& name,
+                             size_t localSize) {
+  const std::string key = file + '\n' + options + '\n' + name;
+  auto it = kernels_.find(key);
+  if (it == kernels_.end()) {
+    cl::Program& program = programs.Get(file, options);
+    cl::Kernel kernel;
+    try {
+      kernel = cl::Kernel(program, name.c_str());
+    } catch (const cl::Error& e) {
+      throw DeviceError(
+          fmt::format("cannot create kernel {} from {}: {}", name, file, ClErrorName(e.err())));
+    }
+    const cl::Device& d = programs.Device();
+    it = kernels_
+             .emplace(key, Entry{kernel, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(d),
+                                 kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d),
+                                 d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()})
+             .first;
+  }
+  const Entry& e = it->second;
+  if (localSize > e.maxLocalSize)
+    throw VariantSkipped(
+        fmt::format("local size {} exceeds what kernel {} allows on this device "
+                    "({}, CL_KERNEL_WORK_GROUP_SIZE)",
+                    localSize, name, e.maxLocalSize));
+  if (e.localBytes > e.deviceLocalBytes)
+    throw VariantSkipped(fmt::format(
+        "kernel {} needs {} KiB of local memory at local size {}; the device has {} KiB", name,
+        e.localBytes >> 10, localSize, e.deviceLocalBytes >> 10));
+  return it->second.kernel;
+}
+
+TaskContext::TaskContext(const cl::Device& d, const std::string& kernelDir)
+    : device(d),
+      context(d),
+      queue(context, device, CL_QUEUE_PROFILING_ENABLE),
+      info(DescribeDevice(device)),
+      programs(context, device, kernelDir) {}
+
+}  // namespace rsb

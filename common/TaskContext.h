@@ -1,0 +1,43 @@
+// TaskContext: everything a task needs from the device, made once per device by whoever runs
+// the tasks (the program, the tests) and handed to every task call: the OpenCL context and its
+// profiling queue, the device's description, and the caches of built programs and kernels.
+#pragma once
+
+#include "CLUtil.h"
+#include "OpenCL.h"
+
+#include <map>
+#include <string>
+
+namespace rsb {
+
+// Kernels by (file, options, name), created once from the ProgramCache. Throws VariantSkipped
+// when the compiled kernel cannot run work-groups of localSize, or needs more local memory than
+// the device has.
+class KernelCache {
+ public:
+  cl::Kernel& Get(ProgramCache& programs, const std::string& file, const std::string& options,
+                  const std::string& name, size_t localSize);
+
+ private:
+  struct Entry {
+    cl::Kernel kernel;
+    size_t maxLocalSize;                  // CL_KERNEL_WORK_GROUP_SIZE, asked once
+    unsigned long long localBytes;        // CL_KERNEL_LOCAL_MEM_SIZE
+    unsigned long long deviceLocalBytes;  // CL_DEVICE_LOCAL_MEM_SIZE
+  };
+  std::map<std::string, Entry> kernels_;
+};
+
+struct TaskContext {
+  TaskContext(const cl::Device& device, const std::string& kernelDir);
+
+  cl::Device device;
+  cl::Context context;
+  cl::CommandQueue queue;  // in order, profiling enabled
+  DeviceInfo info;
+  ProgramCache programs;
+  KernelCache kernels;
+};
+
+}  // namespace rsb

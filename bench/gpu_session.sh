@@ -22,19 +22,14 @@ for stage in "$@"; do
     cub)
       "$build/cub-reference" --sizes 2^20,2^24,2^26,2^28 --types uint,float > "$out/cub.jsonl"
       grep -v copy "$out/cub.jsonl" | cut -c1-150;;
-    sweep)  # single-pass scan tile shape (work-items x items each); the best is used after
-      best=0
+    sweep)  # single-pass scan tile shape (work-items x items each, --local-size and --tune)
       for c in "256 24" "256 28" "256 32" "128 32" "128 48" "256 40"; do set -- $c
-        r=$(RSB_TUNE_SCAN_GPU_LOCAL=$1 RSB_TUNE_SCAN_GPU_ITEMS=$2 "$bin" $nv --format csv \
-          --task scan --variant single-pass --size 2^24,2^26,2^28 --time-budget 0.2 | tail -3 | cut -d, -f10,18)
+        r=$("$bin" $nv --format csv --task scan --variant single-pass --size 2^24,2^26,2^28 \
+          --local-size $1 --tune scan-gpu-items=$2 --time-budget 0.2 | tail -3 | cut -d, -f10,18)
         score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
         echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
-        if [ "$score" -gt "$best" ]; then best=$score; export RSB_TUNE_SCAN_GPU_LOCAL=$1 RSB_TUNE_SCAN_GPU_ITEMS=$2; fi
       done | tee "$out/sweep.txt"
-      best=$(sort -t= -k4 -n "$out/sweep.txt" | tail -1)
-      export RSB_TUNE_SCAN_GPU_LOCAL=$(echo "$best" | sed 's/L=\([0-9]*\).*/\1/') \
-             RSB_TUNE_SCAN_GPU_ITEMS=$(echo "$best" | sed 's/.*items=\([0-9]*\).*/\1/')
-      echo "chosen: L=$RSB_TUNE_SCAN_GPU_LOCAL items=$RSB_TUNE_SCAN_GPU_ITEMS";;
+      echo "best: $(sort -t= -k4 -n "$out/sweep.txt" | tail -1)";;
     tests)
       (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 --timeout 300 --output-on-failure > "$out/ctest-nvidia.log" 2>&1; \
        grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$out/ctest-nvidia.log");;

@@ -88,7 +88,7 @@ TEST(Cli, AllowedTuningValuesRunAndAreRecorded) {
 }
 
 TEST(Cli, OverlongDeviceIndexIsAUsageError) {
-  ExpectUsageError("--platform 99999999999999999999", "--platform", "99999999999999999999");
+  ExpectUsageError("--device 99999999999999999999", "--device", "99999999999999999999");
 }
 
 // The output file is not touched before the whole command line, device selection included, is

@@ -146,7 +146,8 @@ void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>
       o["scan_kind"] = ToString(*r.scanKind);
     j["results"].push_back(o);
   }
-  out << j.dump(2) << "\n";
+  // Paths and arguments may hold bytes that are not UTF-8: replaced (U+FFFD), never an exception.
+  out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }
 
 }  // namespace rsb

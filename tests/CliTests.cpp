@@ -87,6 +87,21 @@ TEST(Cli, AllowedTuningValuesRunAndAreRecorded) {
   }
 }
 
+// A kernels folder whose name is not UTF-8 still gives valid JSON (once an exception after the
+// whole run, exit 3).
+TEST(Cli, NonUtf8PathGivesValidJson) {
+  const std::string dir = CopyKernels(
+      "bad\xff"
+      "name");
+  const CommandResult r =
+      RunBench("--check -q --variant sequential --size 100 --format json --kernels '" + dir + "'");
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["results"][0]["status"], "passed");
+  EXPECT_NE(j["kernels"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+}
+
 TEST(Cli, OverlongDeviceIndexIsAUsageError) {
   ExpectUsageError("--device 99999999999999999999", "--device", "99999999999999999999");
 }

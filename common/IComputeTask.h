@@ -86,6 +86,8 @@ class IComputeTask {
   // Scan kinds this task distinguishes (empty: none, spec.scanKind stays unset).
   virtual std::vector<ScanKind> ScanKinds() const { return {}; }
   virtual std::vector<TuningKnob> Tunables() const { return {}; }
+  // The .cl files (in the kernels folder) these variants load: checked before anything runs.
+  virtual std::vector<std::string> KernelFiles(const std::vector<std::string>& variants) const = 0;
 
   // The local size the variant will use: spec.localSize if set, else its best for the device.
   virtual size_t LocalSize(const std::string& variant, const ProblemSpec& spec,

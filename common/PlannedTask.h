@@ -67,6 +67,7 @@ template <class Shape>
 struct VariantRow {
   std::string name;
   std::string kernel;
+  std::string file;  // kernels/<file> holds the kernel
   Shape shape;
   // Default local size by device type: the best of a sweep on the H100 (GPU) and on pocl (CPU),
   // docs/BENCHMARKS.md. --local-size overrides it.
@@ -90,6 +91,13 @@ class TableTask : public PlannedTask {
   }
   std::string Describe(const std::string& variant) const override {
     return Find(variant).description;
+  }
+  std::vector<std::string> KernelFiles(const std::vector<std::string>& variants) const override {
+    std::vector<std::string> files;
+    for (const auto& name : variants)
+      if (std::find(files.begin(), files.end(), Find(name).file) == files.end())
+        files.push_back(Find(name).file);
+    return files;
   }
   // spec.localSize if set, else the row's default for the device type. On a CPU a work-group is
   // one core's loop over its work-items and barriers are costly, so CPU defaults are small.

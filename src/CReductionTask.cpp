@@ -9,8 +9,6 @@
 namespace rsb {
 
 namespace {
-constexpr const char* kCourseFile = "Reduction.cl";
-constexpr const char* kSinglePassFile = "SinglePassReduction.cl";
 
 // Single-pass tuning, by code path (defaults: the best of sweeps on the H100 and on pocl,
 // docs/BENCHMARKS.md).
@@ -44,17 +42,17 @@ void RequireAtomicsFor(const DeviceInfo& device, ElementType type) {
 
 const std::vector<CReductionTask::Variant>& CReductionTask::DefaultTable() {
   static const std::vector<Variant> table = {
-      {"interleaved", "ReduceInterleaved", Shape::GlobalInterleaved, 128, 16,
+      {"interleaved", "ReduceInterleaved", "Reduction.cl", Shape::GlobalInterleaved, 128, 16,
        "tree in global memory, interleaved addressing, one launch per step"},
-      {"sequential", "ReduceSequential", Shape::GlobalSequential, 128, 64,
+      {"sequential", "ReduceSequential", "Reduction.cl", Shape::GlobalSequential, 128, 64,
        "tree in global memory, sequential (coalesced) addressing, one launch per step"},
-      {"decomposition", "ReduceDecomposition", Shape::MultiLevel, 256, 16,
+      {"decomposition", "ReduceDecomposition", "Reduction.cl", Shape::MultiLevel, 256, 16,
        "work-group trees in local memory, one launch per level, ping-pong buffers"},
-      {"unrolled", "ReduceUnrolled", Shape::MultiLevel, 256, 16,
+      {"unrolled", "ReduceUnrolled", "Reduction.cl", Shape::MultiLevel, 256, 16,
        "decomposition with the tree unrolled at compile-time strides"},
-      {"atomic", "ReduceAtomic", Shape::Atomic, 256, 16,
+      {"atomic", "ReduceAtomic", "Reduction.cl", Shape::Atomic, 256, 16,
        "one level of work-group trees, results combined with atomics, one launch"},
-      {"single-pass", "ReduceSinglePass", Shape::SinglePass, 256, 1,
+      {"single-pass", "ReduceSinglePass", "SinglePassReduction.cl", Shape::SinglePass, 256, 1,
        "one launch, wide loads, many elements per work-item, last work-group combines"},
   };
   return table;
@@ -90,7 +88,7 @@ LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& var
       RequireAtomicsFor(device, spec.type);
       return SinglePassPlan(device, v, spec);
   }
-  plan.file = kCourseFile;
+  plan.file = v.file;
   plan.options = BaseOptions(device, spec);
   return plan;
 }
@@ -179,7 +177,7 @@ LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Varian
   const size_t groups =
       std::max<size_t>(1, std::min(device.computeUnits * perCu, CeilDiv(vectors, L)));
   LaunchPlan plan;
-  plan.file = kSinglePassFile;
+  plan.file = v.file;
   plan.options =
       BaseOptions(device, spec) +
       fmt::format(" -DVEC={} -DUNROLL={}", vec,

@@ -9,8 +9,6 @@
 namespace rsb {
 
 namespace {
-constexpr const char* kCourseFile = "Scan.cl";
-constexpr const char* kSinglePassFile = "SinglePassScan.cl";
 constexpr const char* kAddBlockOffsets = "AddBlockOffsets";
 // Status words live in generations of 30 bits (see SinglePassScan.cl).
 constexpr cl_uint kMaxGeneration = (1u << 30) - 1;
@@ -40,16 +38,16 @@ std::vector<size_t> TileLevels(size_t n, size_t tile) {
 
 const std::vector<CScanTask::Variant>& CScanTask::DefaultTable() {
   static const std::vector<Variant> table = {
-      {"naive", "ScanNaiveStep", Shape::GlobalSteps, 256, 64,
+      {"naive", "ScanNaiveStep", "Scan.cl", Shape::GlobalSteps, 256, 64,
        "Hillis-Steele in global memory, one launch per step, ping-pong buffers, O(n log n) work"},
-      {"kogge-stone", "ScanTileKoggeStone", Shape::KoggeStoneTiles, 128, 64,
+      {"kogge-stone", "ScanTileKoggeStone", "Scan.cl", Shape::KoggeStoneTiles, 128, 64,
        "Kogge-Stone per work-group in double-buffered local memory, block sums scanned "
        "recursively"},
-      {"work-efficient", "ScanTileWorkEfficient", Shape::BlellochTiles, 128, 16,
+      {"work-efficient", "ScanTileWorkEfficient", "Scan.cl", Shape::BlellochTiles, 128, 16,
        "Blelloch up-sweep/down-sweep in local memory, O(n) work, block sums scanned recursively"},
-      {"conflict-free", "ScanTileConflictFree", Shape::BlellochTiles, 128, 64,
+      {"conflict-free", "ScanTileConflictFree", "Scan.cl", Shape::BlellochTiles, 128, 64,
        "work-efficient with local memory padded against bank conflicts"},
-      {"single-pass", "ScanSinglePass", Shape::SinglePass, 256, 1,
+      {"single-pass", "ScanSinglePass", "SinglePassScan.cl", Shape::SinglePass, 256, 1,
        "one launch: chained scan over tiles with decoupled look-back (by a warp where the "
        "device reports 32-wide warps), 2n element transfers"},
   };
@@ -86,7 +84,7 @@ LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
     case Shape::SinglePass:
       return SinglePassPlan(device, v, spec);
   }
-  plan.file = kCourseFile;
+  plan.file = v.file;
   plan.options =
       KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", spec.localSize);
   return plan;
@@ -182,7 +180,7 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
         "({} KiB): use a smaller --local-size or --tune scan-gpu-items",
         L, items, device.localMemBytes >> 10));
   LaunchPlan plan;
-  plan.file = kSinglePassFile;
+  plan.file = v.file;
   plan.options = KernelBuildOptions(spec.type, spec.op) +
                  fmt::format(" -DLOCAL_SIZE={} -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", L, items);
   if (!gpu)

@@ -8,6 +8,9 @@
 #include "Tasks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <filesystem>
 
 #include <algorithm>
 #include <ctime>
@@ -96,6 +99,27 @@ void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
   out.flush();
 }
 
+// Every .cl file the selected cases load (and Bandwidth.cl for timed runs) must be in the kernels
+// folder: a missing one is a usage error before anything runs, not an error after the other
+// tasks' cases.
+void CheckKernelFiles(const std::string& dir, const std::vector<Job>& jobs, bool timed) {
+  std::vector<std::string> needed, missing;
+  if (timed)
+    needed.push_back("Bandwidth.cl");
+  for (const auto& job : jobs)
+    for (const auto& file : job.task->KernelFiles(job.variants))
+      if (!Contains(needed, file))
+        needed.push_back(file);
+  for (const auto& file : needed)
+    if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / file))
+      missing.push_back(file);
+  if (!missing.empty())
+    throw UsageError(fmt::format(
+        "--kernels '{}': no {} there; allowed: a folder holding every file the selected cases "
+        "load ({})",
+        dir, fmt::join(missing, ", "), fmt::join(needed, ", ")));
+}
+
 // Lists and help: true when one was asked for (and printed).
 bool PrintListings(const Options& o, const Tasks& tasks) {
   if (o.help)
@@ -119,6 +143,8 @@ int Run(int argc, char** argv) {
     return kExitOk;
 
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
+  const std::vector<Job> jobs = MakeJobs(o, tasks);
+  CheckKernelFiles(kernelDir, jobs, o.run.timed);
   TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
   // The output file is opened only once everything on the command line has been checked.
   std::ofstream file;
@@ -141,7 +167,7 @@ int Run(int argc, char** argv) {
   Runner runner(ctx, o.run);
   if (o.run.timed)
     runner.SetCopyBandwidth(info.copyGBs = MeasureCopyBandwidth(ctx, o.run));
-  const auto results = runner.Run(MakeJobs(o, tasks), o.quiet ? ProgressFn() : StderrProgress());
+  const auto results = runner.Run(jobs, o.quiet ? ProgressFn() : StderrProgress());
   WriteReport(out, o.format, info, results);
 
   bool failed = false;

@@ -102,6 +102,20 @@ TEST(Cli, NonUtf8PathGivesValidJson) {
   EXPECT_NE(j["kernels"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
 }
 
+// A kernels folder without Scan.cl is refused before any case runs when a scan is selected, and
+// is fine for the reduction alone.
+TEST(Cli, MissingKernelFileIsAUsageErrorBeforeAnythingRuns) {
+  const std::string dir = CopyKernels("no-scan");
+  std::filesystem::remove(dir + "/Scan.cl");
+  ExpectUsageError("--check -q --size 100 --kernels " + dir, "--kernels", "no Scan.cl");
+  EXPECT_EQ(RunBench("--check -q --task reduction --size 100 --kernels " + dir).status, 0);
+  std::filesystem::remove(dir + "/Bandwidth.cl");
+  ExpectUsageError(
+      "-q --task reduction --variant atomic --size 100 --iterations 1 --kernels " + dir,
+      "--kernels", "no Bandwidth.cl");
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Cli, OverlongDeviceIndexIsAUsageError) {
   ExpectUsageError("--device 99999999999999999999", "--device", "99999999999999999999");
 }

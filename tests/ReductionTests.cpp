@@ -131,8 +131,8 @@ TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
          "    dst[get_group_id(0)] = r;\n"
          "}\n";
   auto table = CReductionTask::DefaultTable();
-  table.push_back({"my-variant", "ReduceMyVariant", ReductionShape::MultiLevel, 256, 16,
-                   "a student's copy of decomposition"});
+  table.push_back({"my-variant", "ReduceMyVariant", "Reduction.cl", ReductionShape::MultiLevel, 256,
+                   16, "a student's copy of decomposition"});
   CReductionTask task(table);
   TaskContext ctx(Device().ctx->device, dir);
   RunSettings settings;

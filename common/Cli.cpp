@@ -150,6 +150,31 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                "Validate every variant once, no timing (fast correctness check)");
 }
 
+bool PositiveSeconds(const std::string& v) {
+  try {
+    size_t used = 0;
+    const double s = std::stod(v, &used);
+    return used == v.size() && s > 0 && s <= 86400;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+void AddIsolationOptions(CLI::App& app, Options& o) {
+  app.add_flag("--isolate", o.isolate,
+               "Run each problem's cases in a worker process: a kernel that crashes is that "
+               "case's error, not the run's end");
+  app.add_option("--timeout", o.timeoutS,
+                 "Seconds a case may run before it is stopped and reported as timeout (implies "
+                 "--isolate)")
+      ->check(Allowed("seconds, more than 0 and at most 86400, e.g. 30", PositiveSeconds));
+  // Hidden (no group): how an isolated run starts its workers.
+  app.add_option("--worker-fd", o.worker.fd)->group("");
+  app.add_option("--worker-job", o.worker.job)->group("");
+  app.add_option("--worker-skip", o.worker.skip)->group("");
+  app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
+}
+
 void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
   app.add_option("--format", raw.format, "Output: table, csv or json (default table)")
       ->check(OneOf({"table", "csv", "json"}, false));
@@ -217,6 +242,7 @@ void ResolveValues(const Raw& raw, Options& o) {
                                     : OutputFormat::Table;
   o.run.timed = !raw.check;
   o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
+  o.isolate = o.isolate || o.timeoutS > 0;
 }
 
 }  // namespace
@@ -236,6 +262,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   AddProblemOptions(app, o, raw, catalog);
   AddRunOptions(app, o, raw);
   AddOutputOptions(app, o, raw);
+  AddIsolationOptions(app, o);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

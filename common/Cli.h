@@ -32,6 +32,16 @@ struct Options {
   ProblemSpec problem;
   OutputFormat format = OutputFormat::Table;
   RunSettings run;
+  // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
+  bool isolate = false;
+  double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
+  // Set (hidden options) when this process is a worker started by an isolated run: it runs the
+  // variants of job `job` from the skip-th on and reports each on file descriptor fd.
+  struct Worker {
+    int fd = -1;
+    size_t job = 0, skip = 0;
+    bool bandwidth = false;  // measure the copy bandwidth first
+  } worker;
 };
 
 // What the parser needs to know of each task.

@@ -27,6 +27,12 @@ class VariantSkipped : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-enum ExitStatus { kExitOk = 0, kExitValidationFailed = 1, kExitUsage = 2, kExitDevice = 3 };
+enum ExitStatus {
+  kExitOk = 0,
+  kExitValidationFailed = 1,
+  kExitUsage = 2,
+  kExitDevice = 3,
+  kExitInterrupted = 130
+};
 
 }  // namespace rsb

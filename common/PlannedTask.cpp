@@ -89,8 +89,37 @@ void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const
       ctx.kernels.Get(ctx.programs, plan.file, plan.options, s.kernel, s.localSize);
   Enqueue(ctx, plan, plan.prepare, nullptr);
   Prepared(plan, variant);
-  if (poison)
+  if (poison) {
+    PoisonScratch(ctx, plan, variant);
     Poison(ctx.queue, output_d_, spec.type, OutputElements(spec));
+  }
+}
+
+std::vector<unsigned char> PlannedTask::ScratchPoison(const LaunchPlan& plan,
+                                                      const std::string& /*variant*/,
+                                                      size_t index) const {
+  for (const LaunchStep& s : plan.prepare)
+    if (s.kernel.empty() && s.fillBuffer == kFirstScratch + index)
+      return {};
+  return std::vector<unsigned char>(4, kPoisonByte);
+}
+
+void PlannedTask::PoisonScratch(TaskContext& ctx, const LaunchPlan& plan,
+                                const std::string& variant) {
+  for (size_t i = 0; i < plan.scratchBytes.size(); ++i) {
+    const std::vector<unsigned char> pattern = ScratchPoison(plan, variant, i);
+    const size_t bytes =
+        plan.scratchBytes[i] - plan.scratchBytes[i] % std::max<size_t>(1, pattern.size());
+    // In chunks of 2^30 patterns: NVIDIA's driver never completes a fill of 2^31 or more.
+    const size_t chunk = pattern.size() << 30;
+    for (size_t offset = 0; !pattern.empty() && offset < bytes; offset += chunk) {
+      const cl_int err =
+          clEnqueueFillBuffer(ctx.queue(), scratch_[i].Get()(), pattern.data(), pattern.size(),
+                              offset, std::min(chunk, bytes - offset), 0, nullptr, nullptr);
+      if (err != CL_SUCCESS)
+        throw cl::Error(err, "clEnqueueFillBuffer (poisoning scratch)");
+    }
+  }
 }
 
 void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,

@@ -48,8 +48,15 @@ class PlannedTask : public IComputeTask {
   // with the problem (ReleaseResources).
   virtual void Prepared(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
   virtual void Enqueued(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
+  // The pattern written over scratch buffer `index` of the plan before a validated run, after
+  // its prepare steps, so that a value a kernel reads before it is written is wrong (empty: leave
+  // it as it is). Default: the poison byte, except in buffers the prepare steps fill (counters
+  // the protocol needs at zero).
+  virtual std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan,
+                                                   const std::string& variant, size_t index) const;
 
  private:
+  void PoisonScratch(TaskContext& ctx, const LaunchPlan& plan, const std::string& variant);
   void Enqueue(TaskContext& ctx, const LaunchPlan& plan, const std::vector<LaunchStep>& steps,
                RunEvents* events);
   cl::Buffer& Buffer(size_t id);

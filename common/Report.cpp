@@ -41,6 +41,82 @@ nlohmann::json DeviceJson(const RunInfo& info) {
 
 }  // namespace
 
+nlohmann::json ResultToJson(const Result& r) {
+  nlohmann::json o = {
+      {"task", r.task},
+      {"variant", r.variant},
+      {"type", ToString(r.type)},
+      {"op", ToString(r.op)},
+      {"n", r.n},
+      {"local_size", r.localSize},
+      {"status", ToString(r.status)},
+      {"message", r.message},
+      {"iterations", r.iterations},
+      {"time_ms",
+       {{"median", r.timeMs.median},
+        {"min", r.timeMs.min},
+        {"max", r.timeMs.max},
+        {"mean", r.timeMs.mean},
+        {"stddev", r.timeMs.stddev}}},
+      {"gelem_s", r.gelemS},
+      {"gbytes_s", r.gbytesS},
+      {"bytes_moved", r.cost.BytesMoved()},
+      {"bandwidth_util", r.bandwidthUtil},
+      {"cost",
+       {{"launches", r.cost.launches},
+        {"steps", r.cost.steps},
+        {"ops", r.cost.ops},
+        {"bytes_read", r.cost.bytesRead},
+        {"bytes_written", r.cost.bytesWritten}}},
+      {"launches_enqueued", r.launchesEnqueued},
+      {"validated_runs", r.validatedRuns},
+      {"code_path", r.codePath},
+      {"portable", r.portable},
+      {"lookback_fallback", r.lookbackFallback},
+      {"tuning", r.tuning},
+  };
+  if (r.scanKind)
+    o["scan_kind"] = ToString(*r.scanKind);
+  return o;
+}
+
+Result ResultFromJson(const nlohmann::json& j) {
+  Result r;
+  r.task = j.at("task").get<std::string>();
+  r.variant = j.at("variant").get<std::string>();
+  r.type = ParseElementType(j.at("type").get<std::string>()).value();
+  r.op = ParseOp(j.at("op").get<std::string>()).value();
+  if (j.contains("scan_kind"))
+    r.scanKind = ParseScanKind(j.at("scan_kind").get<std::string>()).value();
+  r.n = j.at("n").get<size_t>();
+  r.localSize = j.at("local_size").get<size_t>();
+  const std::string status = j.at("status").get<std::string>();
+  for (Status s : {Status::Passed, Status::Failed, Status::Skipped, Status::Error, Status::Timeout})
+    if (ToString(s) == status)
+      r.status = s;
+  r.message = j.at("message").get<std::string>();
+  r.iterations = j.at("iterations").get<size_t>();
+  const auto& t = j.at("time_ms");
+  r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(), t.at("max").get<double>(),
+              t.at("mean").get<double>(), t.at("stddev").get<double>()};
+  r.gelemS = j.at("gelem_s").get<double>();
+  r.gbytesS = j.at("gbytes_s").get<double>();
+  r.bandwidthUtil = j.at("bandwidth_util").get<double>();
+  const auto& c = j.at("cost");
+  r.cost.launches = c.at("launches").get<size_t>();
+  r.cost.steps = c.at("steps").get<size_t>();
+  r.cost.ops = c.at("ops").get<size_t>();
+  r.cost.bytesRead = c.at("bytes_read").get<size_t>();
+  r.cost.bytesWritten = c.at("bytes_written").get<size_t>();
+  r.launchesEnqueued = j.at("launches_enqueued").get<size_t>();
+  r.validatedRuns = j.at("validated_runs").get<size_t>();
+  r.codePath = j.at("code_path").get<std::string>();
+  r.portable = j.at("portable").get<bool>();
+  r.lookbackFallback = j.at("lookback_fallback").get<bool>();
+  r.tuning = j.at("tuning").get<std::map<std::string, size_t>>();
+  return r;
+}
+
 void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   const DeviceInfo& d = info.device;
   out << fmt::format("device: {} ({}), driver {}, {}, {} CUs\n", d.name, d.platform,
@@ -108,44 +184,8 @@ void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>
   j["kernels"] = info.kernelDir;
   j["device"] = DeviceJson(info);
   j["results"] = nlohmann::json::array();
-  for (const auto& r : results) {
-    nlohmann::json o = {
-        {"task", r.task},
-        {"variant", r.variant},
-        {"type", ToString(r.type)},
-        {"op", ToString(r.op)},
-        {"n", r.n},
-        {"local_size", r.localSize},
-        {"status", ToString(r.status)},
-        {"message", r.message},
-        {"iterations", r.iterations},
-        {"time_ms",
-         {{"median", r.timeMs.median},
-          {"min", r.timeMs.min},
-          {"max", r.timeMs.max},
-          {"mean", r.timeMs.mean},
-          {"stddev", r.timeMs.stddev}}},
-        {"gelem_s", r.gelemS},
-        {"gbytes_s", r.gbytesS},
-        {"bytes_moved", r.cost.BytesMoved()},
-        {"bandwidth_util", r.bandwidthUtil},
-        {"cost",
-         {{"launches", r.cost.launches},
-          {"steps", r.cost.steps},
-          {"ops", r.cost.ops},
-          {"bytes_read", r.cost.bytesRead},
-          {"bytes_written", r.cost.bytesWritten}}},
-        {"launches_enqueued", r.launchesEnqueued},
-        {"validated_runs", r.validatedRuns},
-        {"code_path", r.codePath},
-        {"portable", r.portable},
-        {"lookback_fallback", r.lookbackFallback},
-        {"tuning", r.tuning},
-    };
-    if (r.scanKind)
-      o["scan_kind"] = ToString(*r.scanKind);
-    j["results"].push_back(o);
-  }
+  for (const auto& r : results)
+    j["results"].push_back(ResultToJson(r));
   // Paths and arguments may hold bytes that are not UTF-8: replaced (U+FFFD), never an exception.
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

@@ -4,6 +4,8 @@
 #include "CLUtil.h"
 #include "Runner.h"
 
+#include <nlohmann/json.hpp>
+
 #include <ostream>
 #include <string>
 #include <vector>
@@ -17,6 +19,11 @@ struct RunInfo {
   std::string date;     // ISO 8601, UTC
   std::string kernelDir;
 };
+
+// One result as a JSON object (the objects of WriteJson's "results"), and back: how a worker
+// process hands its results to the run that started it.
+nlohmann::json ResultToJson(const Result& r);
+Result ResultFromJson(const nlohmann::json& j);
 
 void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);

@@ -1,5 +1,6 @@
 #include "Runner.h"
 
+#include "CLUtil.h"
 #include "Errors.h"
 #include "TaskUtil.h"
 
@@ -18,6 +19,10 @@ std::string ToString(Status s) {
       return "passed";
     case Status::Failed:
       return "failed";
+    case Status::Error:
+      return "error";
+    case Status::Timeout:
+      return "timeout";
     case Status::Skipped:
     default:
       return "skipped";
@@ -108,7 +113,6 @@ double Runner::RunOnceMs(IComputeTask& task, const std::string& variant, const P
   return events.Count() ? SpanMs(events.First(), events.Last()) : 0.0;
 }
 
-namespace {
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                  const DeviceInfo& device) {
   Result r;
@@ -118,6 +122,7 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.op = spec.op;
   r.scanKind = spec.scanKind;
   r.n = spec.n;
+  r.localSize = spec.localSize;
   r.codePath = task.CodePathOf(device, spec);
   r.portable = spec.portable;
   r.lookbackFallback = spec.lookbackFallback;
@@ -125,13 +130,33 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
     r.tuning[knob.name] = Tuned(task.Tunables(), spec, knob.name);
   return r;
 }
-}  // namespace
 
-// The validated runs: poisoned output, every element checked. False (and r failed) on the
-// first wrong run.
+void Runner::UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed) {
+  // A given input (spec.input, the tests' worked examples) is the same whatever the seed.
+  const uint64_t key = spec.input ? spec.seed : seed;
+  if (inputSeed_ == key)
+    return;
+  inputSeed_.reset();
+  ProblemSpec s = spec;
+  s.seed = key;
+  task.InitResources(ctx_, s);
+  task.ComputeCPU();
+  inputSeed_ = key;
+}
+
+void Runner::Recover(IComputeTask& task) {
+  inputSeed_.reset();
+  task.ReleaseResources();
+  ctx_.Recreate();
+}
+
+// The validated runs: poisoned output and scratch, every element checked; run k scans the input
+// of seed + k, so a value left over from an earlier run is wrong in this one. False (and r
+// failed) on the first wrong run.
 bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                           Result& r) {
   for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
+    UseInput(task, spec, spec.seed + run);
     task.PrepareRun(ctx_, variant, spec, /*poison=*/true);
     RunEvents events;
     task.ComputeGPU(ctx_, variant, spec, events);
@@ -148,6 +173,29 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
   return true;
 }
 
+// Warm-up and timed runs, then the last timed run's output is validated too: a variant that goes
+// wrong under repetition fails instead of being timed.
+void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+                         Result& r) {
+  const auto samples = TimeRepeatedly(settings_, [&] { return RunOnceMs(task, variant, spec); });
+  const Validation v = task.ValidateResults(ctx_, variant, spec);
+  if (!v.passed) {
+    r.status = Status::Failed;
+    r.message =
+        fmt::format("wrong after {} timed runs: {}", settings_.warmup + samples.size(), v.message);
+    return;
+  }
+  ++r.validatedRuns;
+  r.iterations = samples.size();
+  r.timeMs = Summarise(samples);
+  if (r.timeMs.median > 0) {
+    r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
+    r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
+    if (copyGBs_ > 0)
+      r.bandwidthUtil = r.gbytesS / copyGBs_;
+  }
+}
+
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
   Result r = NewResult(task, variant, spec, ctx_.info);
   try {
@@ -161,22 +209,46 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;
-    if (!settings_.timed)
-      return r;
-    const auto samples = TimeRepeatedly(settings_, [&] { return RunOnceMs(task, variant, spec); });
-    r.iterations = samples.size();
-    r.timeMs = Summarise(samples);
-    if (r.timeMs.median > 0) {
-      r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
-      r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
-      if (copyGBs_ > 0)
-        r.bandwidthUtil = r.gbytesS / copyGBs_;
-    }
+    if (settings_.timed)
+      TimeVariant(task, variant, spec, r);
   } catch (const VariantSkipped& e) {
     r.status = Status::Skipped;
     r.message = e.what();
+  } catch (const DeviceError& e) {  // a kernel that does not build: the context is still fine
+    r.status = Status::Error;
+    r.message = e.what();
+  } catch (const cl::Error& e) {
+    r.status = Status::Error;
+    r.message = fmt::format("OpenCL error {} in {}", ClErrorName(e.err()), e.what());
+    Recover(task);
+  } catch (const std::bad_alloc&) {
+    r.status = Status::Error;
+    r.message = "out of host memory";
+    Recover(task);
   }
+  if (r.status == Status::Error && r.validatedRuns)
+    r.message += fmt::format(" (after {} validated runs)", r.validatedRuns);
   return r;
+}
+
+std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn& progress,
+                                   size_t& index, size_t total) {
+  std::vector<Result> results;
+  inputSeed_.reset();
+  for (size_t i = skip; i < job.variants.size(); ++i) {
+    if (stop_ && *stop_)
+      break;
+    Progress p{++index, total, &job, job.variants[i], nullptr};
+    if (progress)
+      progress(p);
+    results.push_back(RunVariant(*job.task, job.variants[i], job.spec));
+    p.result = &results.back();
+    if (progress)
+      progress(p);
+  }
+  job.task->ReleaseResources();
+  inputSeed_.reset();
+  return results;
 }
 
 std::vector<Result> Runner::Run(const std::vector<Job>& jobs, const ProgressFn& progress) {
@@ -185,31 +257,10 @@ std::vector<Result> Runner::Run(const std::vector<Job>& jobs, const ProgressFn& 
     total += j.variants.size();
   std::vector<Result> results;
   for (const auto& job : jobs) {
-    IComputeTask& task = *job.task;
-    std::optional<std::string> skipAll;
-    try {
-      task.InitResources(ctx_, job.spec);
-      task.ComputeCPU();
-    } catch (const VariantSkipped& e) {
-      skipAll = e.what();
-    }
-    for (const auto& variant : job.variants) {
-      Progress p{++index, total, &job, variant, nullptr};
-      if (progress)
-        progress(p);
-      Result r;
-      if (skipAll) {
-        r = NewResult(task, variant, job.spec, ctx_.info);
-        r.message = *skipAll;
-      } else {
-        r = RunVariant(task, variant, job.spec);
-      }
-      results.push_back(r);
-      p.result = &results.back();
-      if (progress)
-        progress(p);
-    }
-    task.ReleaseResources();
+    if (stop_ && *stop_)
+      break;
+    for (auto& r : RunJob(job, 0, progress, index, total))
+      results.push_back(std::move(r));
   }
   return results;
 }

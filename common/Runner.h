@@ -5,6 +5,7 @@
 #include "IComputeTask.h"
 #include "TaskContext.h"
 
+#include <atomic>
 #include <functional>
 #include <map>
 #include <optional>
@@ -26,7 +27,8 @@ struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;  // milliseconds
 };
 
-enum class Status { Passed, Failed, Skipped };
+// error: an OpenCL or system error in that case; timeout: still running after --timeout.
+enum class Status { Passed, Failed, Skipped, Error, Timeout };
 std::string ToString(Status s);
 
 struct Result {
@@ -83,21 +85,41 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
 // past the last-level cache, timed like a variant.
 double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings);
 
+// A new, empty result for one case (what it is, nothing measured yet).
+Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+                 const DeviceInfo& device);
+
+// Every case stands alone: an OpenCL or system error in one (a build failure, an allocation
+// failure, a queue broken by an out-of-bounds write) makes that case `error` with the error's
+// name and what failed; the context and queue are made anew and the run goes on.
 class Runner {
  public:
   Runner(TaskContext& ctx, RunSettings settings);
   void SetCopyBandwidth(double gbytesS) { copyGBs_ = gbytesS; }
+  // Checked between cases: once it reads true, Run returns what has finished.
+  void SetStopFlag(const std::atomic<bool>* stop) { stop_ = stop; }
   std::vector<Result> Run(const std::vector<Job>& jobs, const ProgressFn& progress = {});
+  // The variants of one job, from the skip-th on, one result each (progress as in Run).
+  std::vector<Result> RunJob(const Job& job, size_t skip, const ProgressFn& progress, size_t& index,
+                             size_t total);
 
  private:
   Result RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec);
+  void TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+                   Result& r);
   bool ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                     Result& r);
   double RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  // The task's input and reference for spec at this seed (a new input for every validated run).
+  void UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
+  // After an OpenCL error: a new context and queue, the job's resources made again on them.
+  void Recover(IComputeTask& task);
 
   TaskContext& ctx_;
   RunSettings settings_;
   double copyGBs_ = 0;
+  const std::atomic<bool>* stop_ = nullptr;
+  std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
 };
 
 }  // namespace rsb

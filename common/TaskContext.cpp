@@ -45,6 +45,15 @@ TaskContext::TaskContext(const cl::Device& d, const std::string& kernelDir)
       context(d),
       queue(context, device, CL_QUEUE_PROFILING_ENABLE),
       info(DescribeDevice(device)),
-      programs(context, device, kernelDir) {}
+      programs(context, device, kernelDir),
+      kernelDir(kernelDir) {}
+
+void TaskContext::Recreate() {
+  queue = cl::CommandQueue();
+  kernels = KernelCache();
+  programs = ProgramCache(cl::Context(device), device, kernelDir);
+  context = programs.Context();
+  queue = cl::CommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE);
+}
 
 }  // namespace rsb

@@ -31,6 +31,9 @@ class KernelCache {
 
 struct TaskContext {
   TaskContext(const cl::Device& device, const std::string& kernelDir);
+  // A new context, queue and caches on the same device (after an error that may have left the
+  // old ones unusable, e.g. a kernel's out-of-bounds write). Buffers of the old context are void.
+  void Recreate();
 
   cl::Device device;
   cl::Context context;
@@ -38,6 +41,7 @@ struct TaskContext {
   DeviceInfo info;
   ProgramCache programs;
   KernelCache kernels;
+  std::string kernelDir;
 };
 
 }  // namespace rsb

@@ -218,6 +218,21 @@ void CScanTask::Prepared(const LaunchPlan& plan, const std::string& variant) {
   }
 }
 
+// The single-pass status words are poisoned with a word of the previous generation that claims
+// an inclusive prefix of poison: a kernel that checks the generation ignores it, one that does
+// not returns poison. The ticket counter stays as the protocol left it.
+std::vector<unsigned char> CScanTask::ScratchPoison(const LaunchPlan& plan,
+                                                    const std::string& variant,
+                                                    size_t index) const {
+  if (Find(variant).shape != Shape::SinglePass)
+    return PlannedTask::ScratchPoison(plan, variant, index);
+  if (index != 0)
+    return {};
+  const cl_ulong stale = (cl_ulong(generation_) << 34) | (cl_ulong(2) << 32) | 0x7F7F7F7Full;
+  const auto* p = reinterpret_cast<const unsigned char*>(&stale);
+  return std::vector<unsigned char>(p, p + sizeof stale);
+}
+
 void CScanTask::Enqueued(const LaunchPlan& plan, const std::string& variant) {
   if (Find(variant).shape != Shape::SinglePass)
     return;

@@ -42,6 +42,8 @@ class CScanTask : public TableTask<ScanShape> {
   size_t OutputElements(const ProblemSpec& spec) const override { return spec.n; }
   void Prepared(const LaunchPlan& plan, const std::string& variant) override;
   void Enqueued(const LaunchPlan& plan, const std::string& variant) override;
+  std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan, const std::string& variant,
+                                           size_t index) const override;
   void ReleaseResources() override;
 
  private:

@@ -1,11 +1,13 @@
 // reduce-scan-bench: parses options, picks the device, hands tasks to the runner and writes the
-// report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 OpenCL/system error.
+// report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system
+// error (in a case or outside), 130 interrupted.
 #include "CLUtil.h"
 #include "Cli.h"
 #include "Errors.h"
 #include "Report.h"
 #include "Runner.h"
 #include "Tasks.h"
+#include "Worker.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,10 +15,16 @@
 #include <filesystem>
 
 #include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <memory>
+
+#include <unistd.h>
 
 using namespace rsb;
 
@@ -77,6 +85,8 @@ ProgressFn StderrProgress() {
     } else if (p.result->status == Status::Passed && p.result->iterations) {
       std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
                                p.result->gelemS);
+    } else if (p.result->status == Status::Error || p.result->status == Status::Timeout) {
+      std::cerr << ToString(p.result->status) << ": " << p.result->message << "\n";
     } else {
       std::cerr << ToString(p.result->status) << "\n";
     }
@@ -97,6 +107,73 @@ void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
       break;
   }
   out.flush();
+}
+
+// Where the report goes. A regular file (or a new one) is rewritten after every case through a
+// temporary file and a rename, so that it is a complete document whatever happens next; stdout
+// and special files (/dev/null, a pipe) get the report once, at the end. Whether the place can
+// be written is checked when this is made, before any case runs; a write that fails is a
+// DeviceError (exit 3) naming the reason.
+class ReportOutput {
+ public:
+  ReportOutput(std::string path, OutputFormat format) : path_(std::move(path)), format_(format) {
+    if (path_.empty())
+      return;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path p(path_);
+    special_ = fs::exists(p, ec) && !fs::is_regular_file(p, ec);
+    const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+    const bool ok = special_ || fs::exists(p, ec) ? access(path_.c_str(), W_OK) == 0
+                                                  : access(dir.c_str(), W_OK | X_OK) == 0;
+    if (!ok)
+      throw DeviceError(
+          fmt::format("--output '{}': cannot write there: {}", path_, std::strerror(errno)));
+  }
+
+  void Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
+    if (path_.empty() || special_) {
+      if (!final)
+        return;
+      std::ofstream file;
+      if (special_)
+        file.open(path_);
+      std::ostream& out = special_ ? file : std::cout;
+      WriteReport(out, format_, info, results);
+      if (!out)
+        throw DeviceError(fmt::format("writing the report to {} failed: {}",
+                                      special_ ? "'" + path_ + "'" : "stdout",
+                                      std::strerror(errno)));
+      return;
+    }
+    const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
+    std::ofstream file(tmp, std::ios::trunc);
+    WriteReport(file, format_, info, results);
+    file.close();
+    std::error_code ec;
+    if (!file || (std::filesystem::rename(tmp, path_, ec), ec)) {
+      const std::string why = ec ? ec.message() : std::strerror(errno);
+      std::filesystem::remove(tmp, ec);
+      throw DeviceError(fmt::format("--output '{}': writing failed: {}", path_, why));
+    }
+  }
+
+ private:
+  std::string path_;
+  OutputFormat format_;
+  bool special_ = false;
+};
+
+std::atomic<bool> gInterrupted{false};
+
+// Ctrl-C: the run stops after the case in progress (an isolated run at once) and writes what
+// is done; a second Ctrl-C ends the process (SA_RESETHAND).
+void CatchInterrupt() {
+  struct sigaction sa {};
+  sa.sa_handler = [](int) { gInterrupted = true; };
+  sa.sa_flags = SA_RESETHAND;  // no SA_RESTART: a waiting poll returns at once
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
 }
 
 // Every .cl file the selected cases load (and Bandwidth.cl for timed runs) must be in the kernels
@@ -133,6 +210,45 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
   return o.help || o.listDevices || o.listVariants;
 }
 
+// A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on and
+// reports each case on its pipe.
+int RunWorker(const Options& o, const std::vector<Job>& jobs, const std::string& kernelDir) {
+  if (o.worker.job >= jobs.size())
+    throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
+  TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
+  Runner runner(ctx, o.run);
+  if (o.worker.bandwidth)
+    WorkerSend(o.worker.fd, fmt::format("bandwidth {}", MeasureCopyBandwidth(ctx, o.run)));
+  size_t index = 0;
+  runner.RunJob(
+      jobs[o.worker.job], o.worker.skip,
+      [&](const Progress& p) {
+        WorkerSend(o.worker.fd, p.result ? "result " + ResultToJson(*p.result).dump(
+                                                           -1, ' ', false,
+                                                           nlohmann::json::error_handler_t::replace)
+                                         : std::string("begin"));
+      },
+      index, 0);
+  return kExitOk;
+}
+
+// Exit status from all cases (DESIGN.md): 3 if any errored or timed out, else 1 if any failed.
+int ExitStatus(const std::vector<Result>& results) {
+  int status = kExitOk;
+  for (const auto& r : results) {
+    if (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout) {
+      std::string word = ToString(r.status);
+      std::transform(word.begin(), word.end(), word.begin(), ::toupper);
+      std::cerr << fmt::format("{} {}: {}\n", word, CaseLabel(r), r.message);
+    }
+    if (r.status == Status::Error || r.status == Status::Timeout)
+      status = kExitDevice;
+    else if (r.status == Status::Failed && status == kExitOk)
+      status = kExitValidationFailed;
+  }
+  return status;
+}
+
 int Run(int argc, char** argv) {
   const Tasks tasks = MakeTasks();
   TaskCatalog catalog;
@@ -144,39 +260,54 @@ int Run(int argc, char** argv) {
 
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   const std::vector<Job> jobs = MakeJobs(o, tasks);
+  if (o.worker.fd >= 0)
+    return RunWorker(o, jobs, kernelDir);
   CheckKernelFiles(kernelDir, jobs, o.run.timed);
-  TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
-  // The output file is opened only once everything on the command line has been checked.
-  std::ofstream file;
-  if (!o.output.empty()) {
-    file.open(o.output);
-    if (!file)
-      throw UsageError(fmt::format("--output '{}': cannot open for writing", o.output));
-  }
-  std::ostream& out = o.output.empty() ? std::cout : file;
+  const cl::Device device = SelectDevice(o.platform, o.device);
+  // The output is checked only once everything on the command line has been, and first
+  // written when a case ends.
+  ReportOutput output(o.output, o.format);
 
   RunInfo info;
-  info.device = ctx.info;
+  info.device = DescribeDevice(device);
   info.date = UtcNow();
   info.kernelDir = kernelDir;
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
   if (!o.quiet)
-    std::cerr << fmt::format("device: {} ({}), kernels from {}\n", info.device.name,
-                             info.device.platform, kernelDir);
-  Runner runner(ctx, o.run);
-  if (o.run.timed)
-    runner.SetCopyBandwidth(info.copyGBs = MeasureCopyBandwidth(ctx, o.run));
-  const auto results = runner.Run(jobs, o.quiet ? ProgressFn() : StderrProgress());
-  WriteReport(out, o.format, info, results);
-
-  bool failed = false;
-  for (const auto& r : results)
-    if (r.status == Status::Failed) {
-      failed = true;
-      std::cerr << fmt::format("FAILED {}: {}\n", CaseLabel(r), r.message);
+    std::cerr << fmt::format("device: {} ({}), kernels from {}{}\n", info.device.name,
+                             info.device.platform, kernelDir,
+                             o.isolate ? ", cases in worker processes" : "");
+  CatchInterrupt();
+  std::vector<Result> done;
+  const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();
+  const ProgressFn progress = [&](const Progress& p) {
+    if (print)
+      print(p);
+    if (p.result) {
+      done.push_back(*p.result);
+      output.Write(info, done, /*final=*/false);
     }
-  return failed ? kExitValidationFailed : kExitOk;
+  };
+  if (o.isolate) {
+    const IsolationSettings settings{std::vector<std::string>(argv, argv + argc), o.timeoutS,
+                                     o.run.timed};
+    RunIsolated(settings, jobs, info.device, progress, gInterrupted, info.copyGBs);
+  } else {
+    TaskContext ctx(device, kernelDir);
+    Runner runner(ctx, o.run);
+    runner.SetStopFlag(&gInterrupted);
+    if (o.run.timed)
+      runner.SetCopyBandwidth(info.copyGBs = MeasureCopyBandwidth(ctx, o.run));
+    runner.Run(jobs, progress);
+  }
+  output.Write(info, done, /*final=*/true);
+  const int status = ExitStatus(done);
+  if (gInterrupted) {
+    std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
+    return kExitInterrupted;
+  }
+  return status;
 }
 
 }  // namespace

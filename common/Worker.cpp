@@ -1,0 +1,259 @@
+#include "Worker.h"
+
+#include "Errors.h"
+#include "Report.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstring>
+#include <optional>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace rsb {
+
+void WorkerSend(int fd, const std::string& line) {
+  const std::string text = line + "\n";
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t w = write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      throw DeviceError(fmt::format("worker: cannot report to the run: {}", std::strerror(errno)));
+    done += size_t(w);
+  }
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// One worker process: its pid, the pipe it reports on and its stderr (forwarded, tail kept).
+class WorkerProcess {
+ public:
+  WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth) {
+    int report[2], err[2];
+    if (pipe2(report, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+      throw DeviceError(fmt::format("cannot make a pipe for a worker: {}", std::strerror(errno)));
+    std::vector<std::string> args = settings.command;
+    for (const std::string& a :
+         {std::string("--worker-fd"), std::string("3"), std::string("--worker-job"),
+          std::to_string(job), std::string("--worker-skip"), std::to_string(skip)})
+      args.push_back(a);
+    if (bandwidth)
+      args.push_back("--worker-bandwidth");
+    std::vector<char*> argv;
+    for (auto& a : args)
+      argv.push_back(a.data());
+    argv.push_back(nullptr);
+    pid_ = fork();
+    if (pid_ < 0)
+      throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(errno)));
+    if (pid_ == 0) {  // the worker: report pipe on fd 3, stderr through the parent
+      dup2(report[1], 3);
+      fcntl(3, F_SETFD, 0);  // kept across exec (dup2 onto itself keeps FD_CLOEXEC)
+      dup2(err[1], 2);
+      execv("/proc/self/exe", argv.data());
+      _exit(127);
+    }
+    close(report[1]);
+    close(err[1]);
+    report_ = report[0];
+    err_ = err[0];
+  }
+  ~WorkerProcess() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      Reap();
+    }
+    close(report_);
+    close(err_);
+  }
+
+  // The next protocol line, or nullopt at the end of the pipe (the worker is gone) or once
+  // the deadline has passed (timedOut) or stop is set.
+  std::optional<std::string> NextLine(std::optional<Clock::time_point> deadline,
+                                      const std::atomic<bool>& stop, bool& timedOut) {
+    timedOut = false;
+    for (;;) {
+      const size_t nl = lines_.find('\n');
+      if (nl != std::string::npos) {
+        std::string line = lines_.substr(0, nl);
+        lines_.erase(0, nl + 1);
+        return line;
+      }
+      if (reportClosed_ || stop)
+        return std::nullopt;
+      int waitMs = 200;  // stop is checked at least this often
+      if (deadline) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(*deadline - Clock::now());
+        if (left.count() <= 0) {
+          timedOut = true;
+          return std::nullopt;
+        }
+        waitMs = int(std::min<long long>(waitMs, left.count() + 1));
+      }
+      pollfd fds[2] = {{report_, POLLIN, 0}, {err_, POLLIN, 0}};
+      const int ready = poll(fds, errClosed_ ? 1 : 2, waitMs);
+      if (ready < 0 && errno != EINTR)
+        throw DeviceError(fmt::format("waiting for a worker: {}", std::strerror(errno)));
+      if (ready > 0 && !errClosed_ && (fds[1].revents & (POLLIN | POLLHUP)))
+        errClosed_ = !Drain(err_, /*isReport=*/false);
+      if (ready > 0 && (fds[0].revents & (POLLIN | POLLHUP)))
+        reportClosed_ = !Drain(report_, /*isReport=*/true);
+    }
+  }
+
+  // Kills the worker (if it still runs) and says how it ended.
+  std::string Finish(bool kill) {
+    if (kill && !reaped_)
+      ::kill(pid_, SIGKILL);
+    while (!errClosed_ && !kill)
+      errClosed_ = !Drain(err_, false);
+    const int status = Reap();
+    std::string how;
+    if (WIFSIGNALED(status))
+      how = fmt::format("the worker process was killed by signal {} ({})", WTERMSIG(status),
+                        strsignal(WTERMSIG(status)));
+    else if (WIFEXITED(status))
+      how = fmt::format("the worker process exited with status {}", WEXITSTATUS(status));
+    const std::string tail = Tail();
+    return tail.empty() ? how : how + "; it said: " + tail;
+  }
+
+ private:
+  // Reads what is there; false at the end of the pipe. Stderr is forwarded as it comes.
+  bool Drain(int fd, bool isReport) {
+    char buf[4096];
+    const ssize_t got = read(fd, buf, sizeof buf);
+    if (got < 0 && errno == EINTR)
+      return true;
+    if (got <= 0)
+      return false;
+    if (isReport) {
+      lines_.append(buf, size_t(got));
+    } else {
+      (void)!write(2, buf, size_t(got));
+      stderrTail_.append(buf, size_t(got));
+      if (stderrTail_.size() > 4096)
+        stderrTail_.erase(0, stderrTail_.size() - 4096);
+    }
+    return true;
+  }
+  // The last lines the worker wrote to stderr, on one line.
+  std::string Tail() const {
+    std::string t = stderrTail_;
+    while (!t.empty() && (t.back() == '\n' || t.back() == ' '))
+      t.pop_back();
+    if (t.size() > 1500)
+      t = "..." + t.substr(t.size() - 1500);
+    for (char& c : t)
+      if (c == '\n')
+        c = ' ';
+    return t;
+  }
+  int Reap() {
+    int status = 0;
+    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    reaped_ = true;
+    return status;
+  }
+
+  pid_t pid_ = -1;
+  int report_ = -1, err_ = -1;
+  bool reaped_ = false, reportClosed_ = false, errClosed_ = false;
+  std::string lines_, stderrTail_;
+};
+
+Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& device,
+                  Status status, const std::string& message) {
+  ProblemSpec spec = job.spec;
+  spec.localSize = job.task->LocalSize(variant, spec, device);
+  Result r = NewResult(*job.task, variant, spec, device);
+  r.status = status;
+  r.message = message;
+  return r;
+}
+
+}  // namespace
+
+std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
+                                const DeviceInfo& device, const ProgressFn& progress,
+                                const std::atomic<bool>& stop, double& copyGBs) {
+  size_t total = 0, index = 0;
+  for (const auto& j : jobs)
+    total += j.variants.size();
+  bool wantBandwidth = settings.measureBandwidth;
+  std::vector<Result> results;
+  const auto deadlineFrom = [&](Clock::time_point t) -> std::optional<Clock::time_point> {
+    if (settings.timeoutS <= 0)
+      return std::nullopt;
+    return t + std::chrono::duration_cast<Clock::duration>(
+                   std::chrono::duration<double>(settings.timeoutS));
+  };
+  for (size_t k = 0; k < jobs.size() && !stop; ++k) {
+    const Job& job = jobs[k];
+    size_t next = 0;  // the job's next variant without a result
+    while (next < job.variants.size() && !stop) {
+      WorkerProcess worker(settings, k, next, wantBandwidth);
+      Progress p{0, total, &job, "", nullptr};
+      bool begun = false, timedOut = false;
+      auto deadline = deadlineFrom(Clock::now());
+      while (auto line = worker.NextLine(deadline, stop, timedOut)) {
+        if (line->rfind("bandwidth ", 0) == 0) {
+          copyGBs = std::stod(line->substr(10));
+          wantBandwidth = false;
+        } else if (*line == "begin") {
+          begun = true;
+          p = Progress{++index, total, &job, job.variants[next], nullptr};
+          if (progress)
+            progress(p);
+          deadline = deadlineFrom(Clock::now());
+        } else if (line->rfind("result ", 0) == 0) {
+          results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
+          if (copyGBs > 0 && results.back().gbytesS > 0)
+            results.back().bandwidthUtil = results.back().gbytesS / copyGBs;
+          p.result = &results.back();
+          if (progress)
+            progress(p);
+          begun = false;
+          ++next;
+          deadline = deadlineFrom(Clock::now());
+        }
+      }
+      wantBandwidth = false;  // a worker that died measuring it is not asked again
+      if (stop || next == job.variants.size()) {
+        worker.Finish(/*kill=*/stop.load());
+        break;
+      }
+      // The worker ended, or ran out of time, in the middle of variant `next`.
+      const std::string how = worker.Finish(/*kill=*/timedOut);
+      if (!begun) {
+        p = Progress{++index, total, &job, job.variants[next], nullptr};
+        if (progress)
+          progress(p);
+      }
+      results.push_back(
+          timedOut ? Unfinished(job, job.variants[next], device, Status::Timeout,
+                                fmt::format("still running after {} s; the worker was stopped",
+                                            settings.timeoutS))
+                   : Unfinished(job, job.variants[next], device, Status::Error, how));
+      p.result = &results.back();
+      if (progress)
+        progress(p);
+      ++next;
+    }
+  }
+  return results;
+}
+
+}  // namespace rsb

@@ -1,0 +1,36 @@
+// Isolated runs: the cases of each job run in a worker process (this same program, started with
+// hidden --worker-* options) that the run can kill. OpenCL cannot cancel a kernel, and a kernel
+// that writes out of bounds may kill its process or break its context: in a worker, either is
+// that case's `timeout` or `error`, and a new worker goes on with the job's remaining variants.
+//
+// Protocol, one line per message on a pipe (not stdout: a kernel's printf goes there):
+//   bandwidth <GB/s>     the copy bandwidth, when the worker was asked to measure it
+//   begin                a case starts (its clock starts here)
+//   result <json>        a case ended: ResultToJson of its result
+#pragma once
+
+#include "Runner.h"
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+struct IsolationSettings {
+  std::vector<std::string> command;  // this program and the run's own arguments
+  double timeoutS = 0;               // per case (0: none)
+  bool measureBandwidth = false;     // the first worker measures the copy bandwidth
+};
+
+// Runs every job's variants in workers; progress as Runner::Run. copyGBs gets the bandwidth
+// when asked for (0 if the worker that measured it failed). Stops between cases once *stop.
+std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
+                                const DeviceInfo& device, const ProgressFn& progress,
+                                const std::atomic<bool>& stop, double& copyGBs);
+
+// Worker side: writes one protocol line (with its newline) to fd; throws DeviceError if the
+// pipe is gone.
+void WorkerSend(int fd, const std::string& line);
+
+}  // namespace rsb

@@ -1,0 +1,197 @@
+// The suite survives the kernels it judges: each case stands alone (error, timeout), what has
+// finished is never lost (output after every case, Ctrl-C), and validation sees what a single
+// checked run cannot (poisoned scratch, the last timed run).
+#include "TestSupport.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+namespace rsb::test {
+namespace {
+
+nlohmann::json ReadJson(const std::string& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in);
+}
+
+std::map<std::string, std::string> StatusByVariant(const nlohmann::json& j) {
+  std::map<std::string, std::string> s;
+  for (const auto& r : j["results"])
+    s[r["task"].get<std::string>() + "/" + r["variant"].get<std::string>()] = r["status"];
+  return s;
+}
+
+// Inserts `code` at the start of kernel `name`'s body in file.
+void PrependToKernel(const std::string& file, const std::string& name, const std::string& code) {
+  std::ifstream in(file);
+  std::string s((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t at = s.find("__kernel void " + name);
+  ASSERT_NE(at, std::string::npos) << name;
+  const size_t brace = s.find('{', at);
+  s.insert(brace + 1, "\n" + code + "\n");
+  std::ofstream(file) << s;
+}
+
+// A kernel that never ends and one that writes far out of bounds (pocl: SIGSEGV) are that
+// case's timeout and error; every other case still runs and passes.
+TEST(Robustness, IsolatedRunSurvivesAnEndlessLoopAndACrash) {
+  const std::string dir = CopyKernels("hang-crash");
+  PrependToKernel(dir + "/Reduction.cl", "ReduceSequential",
+                  "if (get_global_id(0) == 0) for (;;) ((__global volatile uint*)src)[0] += 1;");
+  PrependToKernel(dir + "/Reduction.cl", "ReduceDecomposition",
+                  "((__global uint*)dst)[get_global_id(0) * 16777216u + 1073741824u] = 1;");
+  const std::string out = dir + "/results.json";
+  const auto begin = std::chrono::steady_clock::now();
+  const auto r =
+      RunBench("--check -q --task reduction --size 100000 --timeout 5 --format json -o " + out +
+               " --kernels " + dir);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_LT(seconds, 5 + 20) << "the timeout did not stop the endless loop in time";
+  const auto status = StatusByVariant(ReadJson(out));
+  EXPECT_EQ(status.at("reduction/sequential"), "timeout");
+  EXPECT_EQ(status.at("reduction/decomposition"), "error");
+  for (const char* v : {"interleaved", "unrolled", "atomic", "single-pass"})
+    EXPECT_EQ(status.at(std::string("reduction/") + v), "passed") << v;
+  EXPECT_NE(r.err, "");
+  EXPECT_NE(r.err.find("TIMEOUT reduction/sequential"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("ERROR reduction/decomposition"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+// A kernel file that does not compile is an error of the cases that load it, with the compiler's
+// log; the other cases run (in process, without isolation).
+TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
+  const std::string dir = CopyKernels("no-build");
+  PrependToKernel(dir + "/Scan.cl", "ScanNaiveStep", "this is not C;");
+  const std::string out = dir + "/results.json";
+  const auto r = RunBench("--check -q --size 1000 --format json -o " + out + " --kernels " + dir);
+  EXPECT_EQ(r.status, 3) << r.err;
+  const auto j = ReadJson(out);
+  for (const auto& res : j["results"]) {
+    const std::string name =
+        res["task"].get<std::string>() + "/" + res["variant"].get<std::string>();
+    const bool broken = res["task"] == "scan" && res["variant"] != "single-pass";
+    EXPECT_EQ(res["status"], broken ? "error" : "passed") << name;
+    if (broken)
+      EXPECT_NE(res["message"].get<std::string>().find("Scan.cl:"), std::string::npos)
+          << "the build log with file:line: " << res["message"];
+  }
+  EXPECT_EQ(j["results"].size(), 11u);
+  std::filesystem::remove_all(dir);
+}
+
+// A kernel that is right once but corrupts its own input: the validated run passes, the last
+// timed run's output does not.
+TEST(Robustness, LastTimedRunIsValidated) {
+  const std::string dir = CopyKernels("drift");
+  const std::string step = "dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;";
+  Patch(dir + "/Reduction.cl", step,
+        step + " if (i == 0 && stride == 1) ((__global T*)src)[0] = a + (T)1;");
+  EXPECT_EQ(
+      RunBench("--check -q --task reduction --variant interleaved --size 1000 --kernels " + dir)
+          .status,
+      0)
+      << "one validated run cannot see it";
+  const auto r = RunBench(
+      "-q --task reduction --variant interleaved --size 1000 --iterations 3 "
+      "--kernels " +
+      dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("wrong after"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+// A single-pass scan whose look-back ignores the generation of a status word reads a stale word
+// where its predecessor has not published yet: the validated runs poison the status words with
+// such words (holding poison), so the broken kernel returns poison. On pocl the look-back finds
+// most predecessors published already, so it takes many small tiles and a few runs to show.
+TEST(Robustness, PoisonedScratchCatchesABrokenGenerationCheck) {
+  const std::string dir = CopyKernels("generation");
+  Patch(dir + "/SinglePassLookBack.clh", "return (uint)(w >> 34) == gen && ((w >> 32) & 3ul);",
+        "return ((w >> 32) & 3ul) != 0;");
+  const auto r = RunBench(
+      "--check -q --task scan --variant single-pass --size 2^20 --tune scan-cpu-items=64 "
+      "--validate-runs 40 --kernels " +
+      dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("FAILED scan/single-pass"), std::string::npos) << r.err;
+  std::filesystem::remove_all(dir);
+}
+
+// Unwritable output: exit 3 with the reason, before any case runs (or, for a device that takes
+// no bytes, when the report is written).
+TEST(Robustness, WriteErrorsExit3WithTheReason) {
+  auto r = RunBench("--check -q --size 100 --task reduction -o /nonexistent-dir/r.json");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("--output '/nonexistent-dir/r.json'"), std::string::npos) << r.err;
+  r = RunBench("--check -q --size 100 --task reduction -o /dev/full");
+  EXPECT_EQ(r.status, 3);
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+}
+
+// Runs the bench in the background, waits until `file` holds a result, sends SIGINT; returns
+// the exit status and the seconds from the signal to the end.
+std::pair<int, double> InterruptOnceWritten(const std::string& args, const std::string& file) {
+  const std::string selectors =
+      (std::getenv("RSB_TEST_PLATFORM")
+           ? std::string(" --platform '") + std::getenv("RSB_TEST_PLATFORM") + "'"
+           : std::string()) +
+      (std::getenv("RSB_TEST_DEVICE")
+           ? std::string(" --device '") + std::getenv("RSB_TEST_DEVICE") + "'"
+           : std::string());
+  const std::string script = fmt::format(
+      "'{}' {}{} 2>/dev/null & pid=$!; i=0; "
+      "while ! grep -q '\"status\"' '{}' 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); "
+      "done; start=$EPOCHREALTIME; kill -INT $pid; wait $pid; rc=$?; "
+      "echo \"$rc $start $EPOCHREALTIME\"",
+      RSB_BINARY, args, selectors, file);
+  FILE* p = popen(("bash -c " + std::string("'") +
+                   [&] {
+                     std::string q;
+                     for (char c : script)
+                       q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+                     return q;
+                   }() +
+                   "'")
+                      .c_str(),
+                  "r");
+  int rc = -1;
+  double start = 0, end = -1;
+  if (p) {
+    if (fscanf(p, "%d %lf %lf", &rc, &start, &end) != 3)
+      rc = -1;
+    pclose(p);
+  }
+  return {rc, end - start};
+}
+
+// Ctrl-C: exit 130 soon after, and the output is a complete document with what had finished.
+TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
+  for (const std::string mode : {"", " --isolate"}) {
+    const std::string out = std::filesystem::temp_directory_path() /
+                            fmt::format("rsb-interrupt-{}.json", static_cast<long>(::getpid()));
+    std::filesystem::remove(out);
+    const auto [rc, seconds] = InterruptOnceWritten(
+        "--check -q --size 100000 --type all --op all --scan-kind all --format json -o " + out +
+            mode,
+        out);
+    EXPECT_EQ(rc, 130) << mode;
+    EXPECT_LT(seconds, 10) << mode;
+    const auto j = ReadJson(out);
+    EXPECT_GE(j["results"].size(), 1u) << mode;
+    EXPECT_LT(j["results"].size(), 6u * 6 * 3 + 5u * 6 * 3 * 2) << mode;
+    std::filesystem::remove(out);
+  }
+}
+
+}  // namespace
+}  // namespace rsb::test

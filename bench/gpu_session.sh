@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace default
+# stages: info cub sweep tests bench localsizes compare stress trace isolation default
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
@@ -63,6 +63,15 @@ for stage in "$@"; do
           "$build/scan-trace" --kernels kernels --n $n --traced  # built with -DSP_TRACE=1
         done; } > "$out/trace.txt" 2>&1
       grep -E "Used|median" "$out/trace.txt";;
+    isolation)  # the cost of worker processes (--isolate): the same runs in process and isolated
+      for i in 1 2 3; do
+        for m in "" "--isolate"; do
+          for run in "--check --size 1000 --type all --op all" "--size 2^24"; do
+            s=$EPOCHREALTIME; "$bin" $nv $run $m > /dev/null 2>&1; rc=$?; e=$EPOCHREALTIME
+            echo "$run ${m:-in-process}: $(awk "BEGIN { printf \"%.2f\", $e - $s }") s (exit $rc)"
+          done
+        done
+      done | tee "$out/isolation.txt";;
     default)  # the README's sample: the default run on the GPU
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
     *) echo "unknown stage $stage";;

@@ -13,10 +13,25 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace rsb {
+
+namespace {
+std::vector<std::string>& SavedEnvironment() {
+  static std::vector<std::string> saved;
+  return saved;
+}
+
+// The environment as the program started: an OpenCL driver may change its own process's.
+}  // namespace
+
+void SaveEnvironment() {
+  for (char** e = environ; e && *e; ++e)
+    SavedEnvironment().push_back(*e);
+}
 
 void WorkerSend(int fd, const std::string& line) {
   const std::string text = line + "\n";
@@ -32,6 +47,17 @@ void WorkerSend(int fd, const std::string& line) {
 }
 
 namespace {
+
+char* const* WorkerEnvironment() {
+  static std::vector<char*> envp;
+  if (SavedEnvironment().empty())
+    return environ;
+  envp.clear();
+  for (auto& e : SavedEnvironment())
+    envp.push_back(e.data());
+  envp.push_back(nullptr);
+  return envp.data();
+}
 
 using Clock = std::chrono::steady_clock;
 
@@ -53,16 +79,28 @@ class WorkerProcess {
     for (auto& a : args)
       argv.push_back(a.data());
     argv.push_back(nullptr);
-    pid_ = fork();
-    if (pid_ < 0)
-      throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(errno)));
-    if (pid_ == 0) {  // the worker: report pipe on fd 3, stderr through the parent
-      dup2(report[1], 3);
-      fcntl(3, F_SETFD, 0);  // kept across exec (dup2 onto itself keeps FD_CLOEXEC)
-      dup2(err[1], 2);
-      execv("/proc/self/exe", argv.data());
-      _exit(127);
+    // posix_spawn, not fork: no pthread_atfork handlers of the OpenCL drivers run, and nothing
+    // of this process but the two pipes and the environment reaches the worker.
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    // The pipe's ends moved to 10 and up first, so that dup2 onto 3 and 2 always copies (which
+    // clears FD_CLOEXEC on the copy).
+    for (int* end : {&report[1], &err[1]}) {
+      const int moved = fcntl(*end, F_DUPFD_CLOEXEC, 10);
+      close(*end);
+      *end = moved;
     }
+    posix_spawn_file_actions_adddup2(&actions, report[1], 3);
+    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
+    // Nothing else of this process, and the environment as it was at start: a worker started
+    // from a process whose NVIDIA driver was loaded found no NVIDIA platform until both were
+    // done (H100, driver 580.159.04, 2026-11-23); the driver's device files lack FD_CLOEXEC.
+    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    const int failed =
+        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), WorkerEnvironment());
+    posix_spawn_file_actions_destroy(&actions);
+    if (failed)
+      throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));
     close(report[1]);
     close(err[1]);
     report_ = report[0];

@@ -29,6 +29,9 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::atomic<bool>& stop, double& copyGBs);
 
+// Call first thing in main, before any OpenCL call: workers get this environment.
+void SaveEnvironment();
+
 // Worker side: writes one protocol line (with its newline) to fd; throws DeviceError if the
 // pipe is gone.
 void WorkerSend(int fd, const std::string& line);

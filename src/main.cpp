@@ -313,6 +313,7 @@ int Run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  SaveEnvironment();
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

@@ -34,6 +34,7 @@ struct Options {
   RunSettings run;
   // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
   bool isolate = false;
+  bool noIsolate = false;
   double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
   // Set (hidden options) when this process is a worker started by an isolated run: it runs the
   // variants of job `job` from the skip-th on and reports each on file descriptor fd.

@@ -25,12 +25,17 @@
 // a warp touches 32 elements 2s apart, so most of each memory transaction is wasted.
 __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, uint stride,
                                 uint count) {
+  // SOLUTION BEGIN
   const uint i = get_global_id(0);
   if (i >= count)
     return;
   const uint idx = 2 * stride * i;
   const T a = src[idx];
   dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;
+  // SOLUTION END
+  //! // TODO (interleaved): work-items i >= count do nothing; work-item i combines element
+  //! // 2*stride*i with element 2*stride*i + stride (copies it through when that partner lies at
+  //! // or past n) and writes the result to element 2*stride*i of dst.
 }
 
 // 2. sequential: the same tree with sequential addressing: m elements left, h = ceil(m / 2);
@@ -39,11 +44,15 @@ __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, 
 // In place is safe: work-item i writes element i < h and reads i and i + h >= h, which no other
 // work-item writes. Work n - 1, steps (launches) ceil(log2 n).
 __kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, uint h) {
+  // SOLUTION BEGIN
   const uint i = get_global_id(0);
   if (i >= h)
     return;
   const T a = src[i];
   dst[i] = i + h < m ? OP(a, src[i + h]) : a;
+  // SOLUTION END
+  //! // TODO (sequential): work-items i >= h do nothing; work-item i combines element i with
+  //! // element i + h (copies element i through when i + h >= m) and writes dst[i].
 }
 
 // 3. decomposition: each work-group reduces 2L consecutive elements in local memory and writes
@@ -54,24 +63,33 @@ __kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, u
 // the work-groups and does the first tree level at the cost of a load.
 // Per level: work n - 1 in total, steps 1 + log2(L); levels ceil(log_{2L} n).
 __kernel void ReduceDecomposition(__global const T* src, __global T* dst, uint n) {
+  // SOLUTION BEGIN
   __local T scratch[LOCAL_SIZE];
   const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceSequential(scratch, v);
   if (get_local_id(0) == 0)
     dst[get_group_id(0)] = r;
+  // SOLUTION END
+  //! // TODO (decomposition): each work-item combines two elements of the group's 2L while
+  //! // loading (LoadOrIdentity, Common.clh), the work-group reduces the L values in local memory
+  //! // (WorkGroupReduceSequential, WorkGroup.clh), and work-item 0 writes dst[group].
 }
 
 // 4. unrolled: decomposition with the work-group tree fully unrolled at compile-time-known
 // strides (WorkGroupReduceUnrolled). Same work, steps and levels as 3, fewer instructions per
 // step.
 __kernel void ReduceUnrolled(__global const T* src, __global T* dst, uint n) {
+  // SOLUTION BEGIN
   __local T scratch[LOCAL_SIZE];
   const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceUnrolled(scratch, v);
   if (get_local_id(0) == 0)
     dst[get_group_id(0)] = r;
+  // SOLUTION END
+  //! // TODO (unrolled): as ReduceDecomposition, with the unrolled work-group tree
+  //! // (WorkGroupReduceUnrolled, WorkGroup.clh).
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -85,6 +103,7 @@ __kernel void ReduceUnrolled(__global const T* src, __global T* dst, uint n) {
 #if !defined(NO_ATOMIC_FOR_T)  // (Atomics.clh) a 64-bit T on a device without 64-bit atomics
 // AtomicCombine: *p = OP(*p, v), atomically.
 inline void AtomicCombine(__global T* p, T v) {
+  // SOLUTION BEGIN
 #if defined(T_INT) || defined(T_UINT)
 #if defined(OP_SUM)
   atomic_add(p, v);
@@ -113,10 +132,16 @@ inline void AtomicCombine(__global T* p, T v) {
     old = ATOMIC_CMPXCHG_BITS(bits, assumed, AS_BITS(next));
   } while (old != assumed);
 #endif
+  // SOLUTION END
+  //! // TODO (atomic): *p = OP(*p, v) as one atomic operation: atomic_add/min/max for int and
+  //! // uint, atom_add/min/max for long and ulong where the device has them (HAS_INT64_...),
+  //! // otherwise a compare-and-swap loop on the value's bits (ATOMIC_BITS, AS_T, AS_BITS,
+  //! // ATOMIC_CMPXCHG_BITS from Atomics.clh) that retries until no other work-group changed *p.
 }
 #endif
 
 __kernel void ReduceAtomic(__global const T* src, __global T* result, uint n) {
+  // SOLUTION BEGIN
 #if defined(NO_ATOMIC_FOR_T)
   // Never launched: the host reports the variant as skipped on this device.
 #else
@@ -127,4 +152,9 @@ __kernel void ReduceAtomic(__global const T* src, __global T* result, uint n) {
   if (get_local_id(0) == 0)
     AtomicCombine(result, r);
 #endif
+  // SOLUTION END
+  //! #if !defined(NO_ATOMIC_FOR_T)  // else never launched: the host skips the variant
+  //! // TODO (atomic): reduce the group's 2L elements as in ReduceUnrolled, then work-item 0
+  //! // combines the group's value into *result with AtomicCombine.
+  //! #endif
 }

@@ -55,7 +55,12 @@ inline void StoreTile(__global T* dst, uint n, const T y[2]) {
 // The local-memory address of tile element i: plain, or padded by one word per NUM_BANKS words.
 // `padded` is a literal at every call site, so the compiler folds the choice away.
 inline uint LocalIndex(uint i, bool padded) {
+  // SOLUTION BEGIN
   return padded ? i + CONFLICT_FREE_OFFSET(i) : i;
+  // SOLUTION END
+  //! // TODO (conflict-free): when padded, skip one word after every NUM_BANKS words
+  //! // (CONFLICT_FREE_OFFSET).
+  //! return i;
 }
 
 // WorkGroupScanExclusiveBlelloch: exclusive scan of the tile held in x (two elements per
@@ -70,6 +75,7 @@ inline uint LocalIndex(uint i, bool padded) {
 // also WAR: a step overwrites elements the previous step read).
 // Replaces x with the exclusive prefixes; returns the tile's total, in work-item 0 only.
 inline T WorkGroupScanExclusiveBlelloch(__local T* tile, T x[2], bool padded) {
+  // SOLUTION BEGIN
   const uint lid = get_local_id(0);
   tile[LocalIndex(lid, padded)] = x[0];
   tile[LocalIndex(lid + LOCAL_SIZE, padded)] = x[1];
@@ -107,6 +113,10 @@ inline T WorkGroupScanExclusiveBlelloch(__local T* tile, T x[2], bool padded) {
   x[0] = tile[LocalIndex(lid, padded)];
   x[1] = tile[LocalIndex(lid + LOCAL_SIZE, padded)];
   return total;
+  // SOLUTION END
+  //! // TODO (work-efficient): store x in the tile (at LocalIndex), up-sweep, save the total and
+  //! // reset the root, down-sweep, load x back; a barrier before every step (see above).
+  //! return IDENTITY;
 }
 
 // ScanTileBlelloch: one tile of src scanned into dst with WorkGroupScanExclusiveBlelloch, its
@@ -114,6 +124,7 @@ inline T WorkGroupScanExclusiveBlelloch(__local T* tile, T x[2], bool padded) {
 // element itself: OP(exclusive[i], x[i]), one more operator per element.
 inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T* blockSums, uint n,
                              uint inclusive, __local T* tile, bool padded) {
+  // SOLUTION BEGIN
   T x[2], y[2];
   LoadTile(src, n, x);
   y[0] = x[0];
@@ -126,6 +137,10 @@ inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T*
   StoreTile(dst, n, y);
   if (get_local_id(0) == 0)
     blockSums[get_group_id(0)] = total;
+  // SOLUTION END
+  //! // TODO (work-efficient): LoadTile, WorkGroupScanExclusiveBlelloch, for an inclusive scan
+  //! // combine each prefix with its element, StoreTile, and work-item 0 writes the tile's total
+  //! // to blockSums[group].
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -144,6 +159,7 @@ inline T LoadShifted(__global const T* src, uint i, uint shift) {
 
 __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint offset,
                             uint shift) {
+  // SOLUTION BEGIN
   const uint i = get_global_id(0);
   if (i >= n)
     return;
@@ -151,6 +167,9 @@ __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint
   if (i >= offset)
     v = OP(LoadShifted(src, i - offset, shift), v);
   dst[i] = v;
+  // SOLUTION END
+  //! // TODO (naive): work-items i >= n do nothing; dst[i] = OP(x[i - offset], x[i]) for
+  //! // i >= offset, else x[i], reading x through LoadShifted (the exclusive scan's first step).
 }
 
 // 2. kogge-stone: each work-group scans a tile of B = 2L elements with WorkGroupScanKoggeStone
@@ -159,6 +178,7 @@ __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint
 // Per level: work (n/B)(B log2(B) - B + 1) = O(n log B), steps log2(B).
 __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __global T* blockSums,
                                  uint n, uint inclusive) {
+  // SOLUTION BEGIN
   __local T ping[TILE_SIZE];
   __local T pong[TILE_SIZE];
   T x[2];
@@ -167,6 +187,10 @@ __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __globa
   StoreTile(dst, n, x);
   if (get_local_id(0) == 0)
     blockSums[get_group_id(0)] = total;
+  // SOLUTION END
+  //! // TODO (kogge-stone): load the group's tile (LoadTile), scan it in local memory
+  //! // (WorkGroupScanKoggeStone, WorkGroup.clh), store it (StoreTile), and work-item 0 writes
+  //! // the tile's total to blockSums[group].
 }
 
 // 3. work-efficient: each work-group of L work-items scans a tile of B = 2L elements (IDENTITY
@@ -175,8 +199,12 @@ __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __globa
 // of the file. Per level: work 2(n - n/B) (+ n for inclusive) = O(n), steps 2 log2(B).
 __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __global T* blockSums,
                                     uint n, uint inclusive) {
+  // SOLUTION BEGIN
   __local T tile[TILE_SIZE];
   ScanTileBlelloch(src, dst, blockSums, n, inclusive, tile, false);
+  // SOLUTION END
+  //! // TODO (work-efficient): scan the group's tile with ScanTileBlelloch in a local tile of
+  //! // TILE_SIZE elements, unpadded.
 }
 
 // 4. conflict-free: work-efficient with the local-memory addresses padded by one word per
@@ -196,8 +224,12 @@ __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __gl
 // (Bank conflicts cost time on GPUs only; on a CPU device the two variants run alike.)
 __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __global T* blockSums,
                                    uint n, uint inclusive) {
+  // SOLUTION BEGIN
   __local T tile[TILE_SIZE + CONFLICT_FREE_OFFSET(TILE_SIZE)];
   ScanTileBlelloch(src, dst, blockSums, n, inclusive, tile, true);
+  // SOLUTION END
+  //! // TODO (conflict-free): as ScanTileWorkEfficient, padded: how many elements must the
+  //! // local tile hold then?
 }
 
 // AddBlockOffsets: the last phase of the large-array variants. data holds the scans of its
@@ -207,6 +239,7 @@ __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __glo
 // offsets must be final before they are added to the level below (the launch boundary orders
 // them).
 __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint n) {
+  // SOLUTION BEGIN
   const uint tile = get_group_id(0) + 1;
   const T offset = offsets[tile];
   const uint i = tile * TILE_SIZE + get_local_id(0);
@@ -214,4 +247,7 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint 
     data[i] = OP(offset, data[i]);
   if (i + LOCAL_SIZE < n)
     data[i + LOCAL_SIZE] = OP(offset, data[i + LOCAL_SIZE]);
+  // SOLUTION END
+  //! // TODO: work-group g combines offsets[g + 1] into the elements of tile g + 1 below n (two
+  //! // per work-item, as LoadTile reads them).
 }

@@ -100,6 +100,7 @@ LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& s
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
   LaunchPlan plan;
   const size_t work = plan.AddScratch(n * size);
+  // SOLUTION BEGIN
   size_t src = kInputBuffer;
   for (size_t m = n, stride = 1;; stride *= 2) {
     const size_t half = CeilDiv(m, 2);
@@ -117,6 +118,20 @@ LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& s
     src = dst;
     m = half;
   }
+  // SOLUTION END
+  //! // TODO (interleaved, sequential): one launch per step of the tree while more than one
+  //! // value is left: m values (n at first) leave ceil(m / 2); interleaved doubles the stride at
+  //! // every step. The first step reads the input, later ones the work buffer in place; the
+  //! // last one writes the output. This stub enqueues only the first step.
+  //! const size_t half = CeilDiv(n, 2);
+  //! const size_t dst = half == 1 ? size_t(kOutputBuffer) : work;
+  //! std::vector<KernelArg> args = {BufferArg{kInputBuffer}, BufferArg{dst}};
+  //! if (v.shape == Shape::GlobalInterleaved)
+  //!   args.insert(args.end(), {cl_uint(n), cl_uint(1), cl_uint(half)});
+  //! else
+  //!   args.insert(args.end(), {cl_uint(n), cl_uint(half)});
+  //! plan.steps.push_back(
+  //!     KernelStep(v.kernel, args, half, L).Costs(n * size, half * size, n - half, 1));
   return plan;
 }
 
@@ -127,6 +142,7 @@ LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& s
   LaunchPlan plan;
   const size_t work[2] = {plan.AddScratch(CeilDiv(n, 2 * L) * size),
                           plan.AddScratch(CeilDiv(n, 4 * L * L) * size)};
+  // SOLUTION BEGIN
   size_t src = kInputBuffer;
   for (size_t m = n, level = 0;; ++level) {
     const size_t groups = CeilDiv(m, 2 * L);
@@ -140,12 +156,23 @@ LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& s
     src = dst;
     m = groups;
   }
+  // SOLUTION END
+  //! // TODO (decomposition, unrolled): one launch per level while more than one value is left:
+  //! // m values (n at first) leave ceil(m / 2L) work-group partials. The first level reads the
+  //! // input; a level must not write the buffer it reads (alternate work[0] and work[1]); the
+  //! // last level writes the output. This stub enqueues only the first level.
+  //! const size_t groups = CeilDiv(n, 2 * L);
+  //! const size_t dst = groups == 1 ? size_t(kOutputBuffer) : work[0];
+  //! plan.steps.push_back(
+  //!     KernelStep(v.kernel, {BufferArg{kInputBuffer}, BufferArg{dst}, cl_uint(n)}, groups * L, L)
+  //!         .Costs(n * size, groups * size, n - groups, 1 + CeilLog2(L)));
   return plan;
 }
 
 // The result is filled with the identity, then one level of work-group trees combines each
 // group's value into it with an atomic (a read and a write of the result per group).
 LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec) const {
+  // SOLUTION BEGIN
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
   const size_t groups = CeilDiv(n, 2 * L);
   LaunchPlan plan;
@@ -158,6 +185,12 @@ LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec)
       KernelStep(v.kernel, {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n)},
                  groups * L, L)
           .Costs((n + groups) * size, groups * size, n - 1 + groups, 1 + CeilLog2(L)));
+  // SOLUTION END
+  //! // TODO (atomic): fill the result (kOutputBuffer) with the operator's identity (FillStep,
+  //! // IdentityOf<T> through DispatchType), then launch v.kernel with enough work-groups of L
+  //! // for each to combine 2L elements of the input into the result. This stub enqueues nothing.
+  //! static_cast<void>(v), static_cast<void>(spec);
+  //! LaunchPlan plan;
   return plan;
 }
 

@@ -99,6 +99,7 @@ LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec)
   const size_t steps = std::max<unsigned>(1, CeilLog2(n));
   LaunchPlan plan;
   const size_t pingPong = plan.AddScratch(n * size);
+  // SOLUTION BEGIN
   size_t src = kInputBuffer;
   for (size_t s = 0; s < steps; ++s) {
     const size_t dst = (steps - 1 - s) % 2 == 0 ? size_t(kOutputBuffer) : pingPong;
@@ -110,6 +111,16 @@ LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec)
                              .Costs(n * size, n * size, n > offset ? n - offset : 0, 1));
     src = dst;
   }
+  // SOLUTION END
+  //! // TODO (naive): one launch per offset 1, 2, 4, ... < n (`steps` launches), alternating the
+  //! // output and pingPong so that the last step writes the output; the first step reads the
+  //! // input (shifted by one for an exclusive scan). This stub enqueues only the first step.
+  //! const size_t dst = (steps - 1) % 2 == 0 ? size_t(kOutputBuffer) : pingPong;
+  //! plan.steps.push_back(KernelStep(v.kernel,
+  //!                                 {BufferArg{kInputBuffer}, BufferArg{dst}, cl_uint(n),
+  //!                                  cl_uint(1), cl_uint(!Inclusive(spec))},
+  //!                                 n, spec.localSize)
+  //!                          .Costs(n * size, n * size, n - 1, 1));
   return plan;
 }
 
@@ -125,6 +136,7 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
   std::vector<size_t> sums;  // sums[l]: the tile totals of level l, i.e. level l + 1's data
   for (size_t m : levels)
     sums.push_back(plan.AddScratch(CeilDiv(m, tile) * size));
+  // SOLUTION BEGIN
   auto data = [&](size_t l) { return l ? sums[l - 1] : size_t(kOutputBuffer); };
   for (size_t l = 0; l < levels.size(); ++l) {
     const size_t m = levels[l], tiles = CeilDiv(m, tile);
@@ -151,6 +163,18 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
                                     (tiles - 1) * L, L)
                              .Costs((m - tile + tiles - 1) * size, (m - tile) * size, m - tile, 1));
   }
+  // SOLUTION END
+  //! // TODO (kogge-stone, work-efficient, conflict-free): up, level by level: scan the tiles of
+  //! // levels[l] elements (level 0 from the input into the output, higher levels in place in
+  //! // sums[l - 1] and exclusively), each tile's total going to sums[l]; down, top level first:
+  //! // AddBlockOffsets adds the scanned sums[l] into the tiles of level l but the first. This
+  //! // stub enqueues only level 0: right for n <= 2L only.
+  //! const size_t m = spec.n, tiles = CeilDiv(m, tile);
+  //! plan.steps.push_back(KernelStep(v.kernel,
+  //!                                 {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer},
+  //!                                  BufferArg{sums[0]}, cl_uint(m), cl_uint(Inclusive(spec))},
+  //!                                 tiles * L, L)
+  //!                          .Costs(m * size, (m + tiles) * size, 0, logTile));
   return plan;
 }
 

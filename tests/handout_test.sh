@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# The hand-out and the hand-in (scripts/make-handout, the handin target):
+#  - make-handout's marker handling on a small tree (stub uncommented, solution gone) and its
+#    refusals (unbalanced marker, OUT not empty): exit 2, one line, nothing written;
+#  - the hand-out of this tree holds no marker, no stub prefix and none of the solution's lines;
+#  - it builds (the executable only) and `--check` runs on the test device within 120 s: exit
+#    status 1, every course variant `failed` with a message naming it, single-pass `passed`;
+#  - its handin target packs kernels/, the task sources and the results file just written.
+#   tests/handout_test.sh SOURCE_DIR [CMAKE]
+# The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests (default: the first).
+set -u
+src=$1
+cmake=${2:-cmake}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/rsb-handout.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+say() { echo "FAIL: $*"; fail=1; }
+
+# --- make-handout on a small tree outside git --------------------------------------------------
+mini=$tmp/mini
+mkdir -p "$mini/scripts" "$mini/kernels"
+cp "$src/scripts/make-handout" "$mini/scripts/"
+cat >"$mini/kernels/K.cl" <<'EOF'
+kernel void K(global int* p) {
+  // SOLUTION BEGIN
+  p[0] = 42;
+  // SOLUTION END
+  //! // TODO: write 42.
+  //!
+  //! p[0] = 0;
+  p[1] = 1;
+}
+EOF
+printf '// SOLUTION BEGIN\nkeep me\n' >"$mini/README.md"
+out=$(python3 "$mini/scripts/make-handout" "$tmp/mini-out" 2>&1); rc=$?
+want=$'kernel void K(global int* p) {\n  // TODO: write 42.\n\n  p[0] = 0;\n  p[1] = 1;\n}'
+if [ $rc -ne 0 ] || [ "$(cat "$tmp/mini-out/kernels/K.cl" 2>/dev/null)" != "$want" ] ||
+   ! cmp -s "$mini/README.md" "$tmp/mini-out/README.md"; then
+  say "make-handout on a small tree -> exit $rc: $out; K.cl: $(cat "$tmp/mini-out/kernels/K.cl")"
+fi
+expect_refusal() {  # out-folder text
+  local o rc
+  o=$(python3 "$mini/scripts/make-handout" "$1" 2>&1); rc=$?
+  if [ $rc -ne 2 ] || [ "$(printf '%s\n' "$o" | wc -l)" -ne 1 ] || [[ $o != *"$2"* ]]; then
+    say "make-handout $1 -> exit $rc: $o (wanted exit 2, one line with '$2')"
+  fi
+}
+expect_refusal "$tmp/mini-out" "is not an empty folder"
+printf 'a\n  // SOLUTION BEGIN\nb\n' >"$mini/kernels/Open.cl"
+expect_refusal "$tmp/mini-open" "kernels/Open.cl:2: SOLUTION BEGIN never closed"
+printf 'a\n// SOLUTION END\n' >"$mini/kernels/Open.cl"
+expect_refusal "$tmp/mini-open" "kernels/Open.cl:2: SOLUTION END without a SOLUTION BEGIN"
+printf '// SOLUTION BEGIN\n// SOLUTION BEGIN\n// SOLUTION END\n' >"$mini/kernels/Open.cl"
+expect_refusal "$tmp/mini-open" "kernels/Open.cl:2: SOLUTION BEGIN inside"
+[ -e "$tmp/mini-open" ] && say "make-handout wrote $tmp/mini-open despite an unbalanced marker"
+
+# --- the hand-out of this tree ------------------------------------------------------------------
+ho=$tmp/handout
+out=$(python3 "$src/scripts/make-handout" "$ho" 2>&1) || { say "make-handout: $out"; exit 1; }
+expect_refusal_full=$(python3 "$src/scripts/make-handout" "$ho" 2>&1); rc=$?
+[ $rc -eq 2 ] || say "make-handout into the non-empty hand-out -> exit $rc: $expect_refusal_full"
+left=$(grep -rnE 'SOLUTION (BEGIN|END)|^[[:space:]]*//!' "$ho/kernels" "$ho/src" "$ho/common")
+[ -z "$left" ] || say "markers left in the hand-out: $left"
+# A line of each solution (any of them left means its region was not stripped).
+for pair in "kernels/Reduction.cl|OP(a, src[idx + stride])" "kernels/Reduction.cl|atomic_add(p, v)" \
+            "kernels/Reduction.cl|WorkGroupReduceSequential(scratch, v)" \
+            "kernels/Scan.cl|WorkGroupScanKoggeStone(ping, pong" "kernels/Scan.cl|tile[b] = OP(tile[a]" \
+            "kernels/Scan.cl|data[i] = OP(offset, data[i])" \
+            "src/CReductionTask.cpp|m = half;" "src/CReductionTask.cpp|work[level % 2]" \
+            "src/CScanTask.cpp|KernelStep(kAddBlockOffsets" "src/CScanTask.cpp|size_t(1) << s"; do
+  file=${pair%%|*} text=${pair#*|}
+  grep -qF "$text" "$src/$file" || say "the solution line '$text' is not in $file (update this test)"
+  grep -qF "$text" "$ho/$file" && say "the hand-out's $file still holds the solution line '$text'"
+done
+# What the single-pass variants and the shared code need is untouched.
+for f in kernels/WorkGroup.clh kernels/Atomics.clh kernels/Common.clh kernels/SinglePassScan.cl \
+         kernels/SinglePassReduction.cl common/Runner.cpp src/main.cpp; do
+  cmp -s "$src/$f" "$ho/$f" || say "the hand-out's $f differs from the source tree's"
+done
+
+# Build the executable only (no tests, no references; no optimisation: it builds faster).
+if ! timeout 600 "$cmake" -S "$ho" -B "$ho/build" -DRSB_BUILD_TESTS=OFF \
+       -DRSB_BUILD_REFERENCES=OFF -DCMAKE_BUILD_TYPE=None >"$tmp/configure.log" 2>&1; then
+  say "configuring the hand-out: $(tail -20 "$tmp/configure.log")"; exit 1
+fi
+if ! timeout 600 "$cmake" --build "$ho/build" --target reduce-scan-bench -j2 >"$tmp/build.log" 2>&1
+then
+  say "building the hand-out: $(grep -m5 -iE 'error|warning' "$tmp/build.log"; tail -5 "$tmp/build.log")"
+  exit 1
+fi
+grep -q 'warning:' "$tmp/build.log" && say "the hand-out builds with warnings: $(grep -m5 'warning:' "$tmp/build.log")"
+
+selectors=()
+[ -n "${RSB_TEST_PLATFORM:-}" ] && selectors+=(--platform "$RSB_TEST_PLATFORM")
+[ -n "${RSB_TEST_DEVICE:-}" ] && selectors+=(--device "$RSB_TEST_DEVICE")
+(cd "$ho/build" && timeout 120 ./reduce-scan-bench --check --size 1000 -q --format json \
+   -o results.json "${selectors[@]}" >"$tmp/stdout" 2>"$tmp/stderr")
+rc=$?
+[ $rc -eq 1 ] || say "hand-out --check -> exit $rc (wanted 1): $(tail -5 "$tmp/stderr")"
+python3 - "$ho/build/results.json" <<'EOF' || fail=1
+import json, sys
+course = {"reduction": ["interleaved", "sequential", "decomposition", "unrolled", "atomic"],
+          "scan": ["naive", "kogge-stone", "work-efficient", "conflict-free"]}
+try:
+    results = json.load(open(sys.argv[1]))["results"]
+except Exception as e:
+    print(f"FAIL: hand-out --check wrote no readable results: {e}")
+    sys.exit(1)
+seen, bad = set(), []
+for r in results:
+    task, variant, status, msg = r["task"], r["variant"], r["status"], r.get("message", "")
+    seen.add((task, variant))
+    if variant in course.get(task, []):
+        if status != "failed" or variant not in msg:
+            bad.append(f"{task} {variant}: {status} '{msg}' (wanted failed, naming the variant)")
+    elif variant == "single-pass":
+        if status != "passed":
+            bad.append(f"{task} single-pass: {status} '{msg}' (wanted passed)")
+    else:
+        bad.append(f"{task} {variant}: an unexpected variant")
+for task, variants in course.items():
+    for v in variants + ["single-pass"]:
+        if (task, v) not in seen:
+            bad.append(f"{task} {v}: no result")
+for b in bad:
+    print(f"FAIL: hand-out --check: {b}")
+sys.exit(1 if bad else 0)
+EOF
+
+# The hand-in of the hand-out: the target writes build/handin.tar.gz with the results file.
+out=$(timeout 120 "$cmake" --build "$ho/build" --target handin 2>&1); rc=$?
+if [ $rc -ne 0 ] || [[ $out != *"handin.tar.gz"* ]]; then
+  say "handin target -> exit $rc: $out"
+else
+  listed=$(tar tzf "$ho/build/handin.tar.gz")
+  for f in kernels/Reduction.cl kernels/Scan.cl kernels/WorkGroup.clh src/CReductionTask.h \
+           src/CReductionTask.cpp src/CScanTask.h src/CScanTask.cpp results.json HANDIN.txt; do
+    grep -qx "$f" <<<"$listed" || say "the hand-in lacks $f: $listed"
+  done
+  grep -q 'common/\|main.cpp' <<<"$listed" && say "the hand-in holds more than it should: $listed"
+fi
+exit $fail

@@ -4,6 +4,7 @@
 #include "CLUtil.h"
 #include "Cli.h"
 #include "Errors.h"
+#include "Grade.h"
 #include "Report.h"
 #include "Runner.h"
 #include "Tasks.h"
@@ -314,6 +315,8 @@ int Run(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   SaveEnvironment();
+  if (argc > 1 && std::string(argv[1]) == "grade")
+    return Grade(argc - 1, argv + 1);
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

@@ -1,0 +1,39 @@
+// Runs another program as a child process under a wall-clock deadline that this process
+// enforces itself: the child gets a process group of its own, and at the deadline the whole group
+// (the child and anything it started, e.g. a compiler) is killed with SIGKILL. Whatever the child
+// does (crash, hang, fill stdout), the caller gets an answer. Used by the grader, which never
+// runs a hand-in's code in its own process.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+struct ProcessResult {
+  bool started = false;      // false: fork/exec failed (startError says why)
+  bool timedOut = false;     // killed at the deadline
+  bool interrupted = false;  // killed because this process got SIGINT/SIGTERM
+  int exitCode = -1;         // when it exited on its own
+  int signal = 0;            // when a signal ended it (SIGSEGV...)
+  double seconds = 0;
+  std::string out, err;  // captured (the first kMaxCapture bytes of each)
+  std::string startError;
+};
+
+constexpr size_t kMaxCapture = 256 * 1024;
+
+// argv[0] is the program's path (no PATH search unless it has no '/'). stdin is /dev/null; core
+// dumps are off; workDir (if not empty) is the child's working folder.
+ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
+                         const std::string& workDir = "");
+
+// "SIGSEGV (segmentation fault)", for reports.
+std::string SignalName(int sig);
+
+// Makes SIGINT/SIGTERM end the current child's group, then RunProcess reports `interrupted`;
+// the caller decides how to stop. Returns true once such a signal has arrived.
+void InstallInterruptHandler();
+bool Interrupted();
+
+}  // namespace rsb

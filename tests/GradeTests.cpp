@@ -1,0 +1,220 @@
+// `reduce-scan-bench grade`: hand-ins written by the tests (copies of the suite's kernels, some
+// patched to be wrong, to crash, to hang or not to compile) graded through the executable, as an
+// instructor would.
+#include "TestSupport.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace rsb::test {
+namespace {
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// A fresh folder per test: hand-ins, rubric and reports live in it.
+class Grade : public testing::Test {
+ protected:
+  void SetUp() override {
+    const auto* info = testing::UnitTest::GetInstance()->current_test_info();
+    root_ = fs::temp_directory_path() /
+            fmt::format("rsb-grade-test-{}-{}", info->name(), static_cast<long>(::getpid()));
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+    // Small cases: the scan item the fixtures break, a reduction item they leave alone, and a
+    // speed floor that the suite's own kernels meet by far.
+    std::ofstream(root_ / "rubric.json") << R"({
+      "name": "test rubric",
+      "items": [
+        {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+         "cases": [{"sizes": [1, 257, 4097], "scan_kinds": ["inclusive", "exclusive"]}]},
+        {"id": "reduction-sequential", "task": "reduction", "variant": "sequential",
+         "points": 3, "cases": {"sizes": [1000, "2^16+1"]}, "speed_floor": 0.1}
+      ]})";
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  // A hand-in folder `name` holding a copy of the suite's kernels.
+  std::string HandIn(const std::string& name) {
+    const fs::path dir = root_ / name;
+    fs::create_directories(dir);
+    fs::rename(CopyKernels(name), dir / "kernels");
+    return dir.string();
+  }
+  std::string ScanCl(const std::string& handIn) { return handIn + "/kernels/Scan.cl"; }
+
+  // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out.
+  CommandResult RunGrade(const std::string& handIns, const std::string& extra = "",
+                         const std::string& rubric = "") {
+    return RunBench(fmt::format("grade --rubric '{}' --output-dir '{}' -q {} {}",
+                                rubric.empty() ? (root_ / "rubric.json").string() : rubric,
+                                (root_ / "out").string(), extra, handIns));
+  }
+  json Report(const std::string& name) {
+    return json::parse(ReadFile(root_ / "out" / (name + ".json")));
+  }
+  static const json& Item(const json& report, const std::string& id) {
+    for (const auto& it : report["items"])
+      if (it["id"] == id)
+        return it;
+    static const json none;
+    ADD_FAILURE() << "no item " << id << " in " << report.dump(2);
+    return none;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(Grade, SuiteKernelsGetFullPointsAndTheSamePointsOnAReRun) {
+  const std::string h = HandIn("perfect");
+  const CommandResult first = RunGrade(h);
+  ASSERT_EQ(first.status, 0) << first.err;
+  const json a = Report("perfect");
+  EXPECT_EQ(a["total"], 5) << a.dump(2);
+  EXPECT_EQ(a["max"], 5);
+  const json& seq = Item(a, "reduction-sequential");
+  EXPECT_EQ(seq["status"], "passed");
+  EXPECT_TRUE(seq["speed"]["met"].get<bool>()) << seq.dump(2);
+  EXPECT_GT(seq["speed"]["ratio"].get<double>(), 0.1);
+  const std::string md = ReadFile(root_ / "out" / "perfect.md");
+  EXPECT_NE(md.find("# perfect: 5 / 5 points"), std::string::npos) << md;
+
+  const CommandResult second = RunGrade(h);
+  ASSERT_EQ(second.status, 0) << second.err;
+  const json b = Report("perfect");
+  for (size_t i = 0; i < a["items"].size(); ++i) {
+    EXPECT_EQ(a["items"][i]["points"], b["items"][i]["points"]) << a["items"][i]["id"];
+    EXPECT_EQ(a["items"][i]["status"], b["items"][i]["status"]) << a["items"][i]["id"];
+  }
+  EXPECT_EQ(a["total"], b["total"]);
+}
+
+TEST_F(Grade, WrongKernelFailsWithFirstWrongIndexAndTheSummaryHasOneRowPerHandIn) {
+  const std::string good = HandIn("good");
+  const std::string wrong = HandIn("wrong");
+  Patch(ScanCl(wrong), "v = OP(LoadShifted(src, i - offset, shift), v);",
+        "v = OP(LoadShifted(src, i - offset + 1, shift), v);");
+  const CommandResult r = RunGrade(good + " " + wrong);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("wrong");
+  const json& item = Item(report, "scan-naive");
+  EXPECT_EQ(item["status"], "failed") << item.dump(2);
+  EXPECT_EQ(item["points"], 0);
+  ASSERT_TRUE(item["first_wrong"].is_object()) << item.dump(2);
+  EXPECT_EQ(item["first_wrong"]["index"], 1);
+  EXPECT_FALSE(item["first_wrong"]["expected"].get<std::string>().empty());
+  EXPECT_NE(item["first_wrong"]["expected"], item["first_wrong"]["actual"]);
+  EXPECT_EQ(Item(report, "reduction-sequential")["points"], 3);
+  EXPECT_EQ(ReadFile(root_ / "out" / "summary.csv"),
+            "name,total,max,scan-naive,reduction-sequential\n"
+            "good,5,5,2,3\n"
+            "wrong,3,5,0,3\n");
+}
+
+TEST_F(Grade, OutOfBoundsWriteThatCrashesTheChildIsAnErrorOfThatItem) {
+  const std::string h = HandIn("oob");
+  // Far out of bounds: on pocl the store segfaults the process that runs the kernel.
+  Patch(ScanCl(h), "  dst[i] = v;\n}", "  dst[i + (1u << 31)] = v;\n}");
+  const CommandResult r = RunGrade(h);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("oob");
+  const json& item = Item(report, "scan-naive");
+  EXPECT_EQ(item["status"], "error") << item.dump(2);
+  EXPECT_NE(item["detail"].get<std::string>().find("SIGSEGV"), std::string::npos) << item.dump(2);
+  EXPECT_EQ(report["total"], 3);  // the reduction still graded
+}
+
+TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
+  const std::string h = HandIn("loop");
+  // A loop the compiler cannot remove: it reads global memory through a volatile pointer.
+  Patch(ScanCl(h), "  if (i >= n)\n    return;\n  T v = LoadShifted",
+        "  while (n != 0) {\n    if (*(volatile __global const T*)src == (T)12345)\n"
+        "      n--;\n  }\n  if (i >= n)\n    return;\n  T v = LoadShifted");
+  std::ofstream(root_ / "loop-rubric.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257]}}]})";
+  const int timeout = 5;
+  const auto start = std::chrono::steady_clock::now();
+  const CommandResult r =
+      RunGrade(h, fmt::format("--timeout {}", timeout), (root_ / "loop-rubric.json").string());
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("loop");
+  const json& item = Item(report, "scan-naive");
+  EXPECT_EQ(item["status"], "timeout") << item.dump(2);
+  EXPECT_EQ(item["points"], 0);
+  EXPECT_LT(seconds, timeout + 5.0);
+}
+
+TEST_F(Grade, KernelThatDoesNotCompileReportsFileAndLine) {
+  const std::string h = HandIn("nocompile");
+  Patch(ScanCl(h), "  dst[i] = v;\n}", "  dst[i] = v\n}");
+  const CommandResult r = RunGrade(h);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("nocompile");
+  const json& item = Item(report, "scan-naive");
+  EXPECT_EQ(item["status"], "error") << item.dump(2);
+  EXPECT_NE(item["detail"].get<std::string>().find("kernels/Scan.cl:"), std::string::npos)
+      << item.dump(2);
+  const std::string md = ReadFile(root_ / "out" / "nocompile.md");
+  EXPECT_NE(md.find("kernels/Scan.cl:"), std::string::npos) << md;
+}
+
+// Builds the suite out of tree with the hand-in's src/CScanTask.cpp; the hand-in's file is
+// compiled first, so its error comes in seconds.
+TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
+  const std::string h = HandIn("hostcode");
+  fs::create_directories(h + "/src");
+  std::ofstream(h + "/src/CScanTask.cpp") << "#include \"CScanTask.h\"\n"
+                                             "namespace rsb {\n"
+                                             "int broken( {\n"
+                                             "}\n";
+  const CommandResult r = RunGrade(h);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("hostcode");
+  const json& scan = Item(report, "scan-naive");
+  EXPECT_EQ(scan["status"], "error") << scan.dump(2);
+  EXPECT_NE(scan["detail"].get<std::string>().find("src/CScanTask.cpp:3:"), std::string::npos)
+      << scan.dump(2);
+  EXPECT_FALSE(report["host_code"]["built"].get<bool>());
+  // The reduction's host code is the suite's: still graded.
+  EXPECT_EQ(Item(report, "reduction-sequential")["status"], "passed");
+}
+
+TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
+  const std::string h = HandIn("any");
+  std::ofstream(root_ / "bad.json") << R"({"items": [
+      {"id": "scan-fast", "task": "scan", "variant": "fastest", "points": 2,
+       "cases": {"sizes": [257]}}]})";
+  CommandResult r = RunGrade(h, "", (root_ / "bad.json").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("item 'scan-fast'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("fastest"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "out")) << "nothing written on bad input";
+
+  r = RunGrade(h, "--timeout 0");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--timeout"), std::string::npos) << r.err;
+
+  r = RunGrade((root_ / "missing").string());
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("missing"), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace rsb::test

@@ -159,8 +159,8 @@ class WorkerProcess {
     const int status = Reap();
     std::string how;
     if (WIFSIGNALED(status))
-      how = fmt::format("the worker process was killed by signal {} ({})", WTERMSIG(status),
-                        strsignal(WTERMSIG(status)));
+      how = fmt::format("the worker process was killed by signal {} (SIG{}, {})", WTERMSIG(status),
+                        sigabbrev_np(WTERMSIG(status)), strsignal(WTERMSIG(status)));
     else if (WIFEXITED(status))
       how = fmt::format("the worker process exited with status {}", WEXITSTATUS(status));
     const std::string tail = Tail();

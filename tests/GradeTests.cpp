@@ -128,7 +128,8 @@ TEST_F(Grade, WrongKernelFailsWithFirstWrongIndexAndTheSummaryHasOneRowPerHandIn
 TEST_F(Grade, OutOfBoundsWriteThatCrashesTheChildIsAnErrorOfThatItem) {
   const std::string h = HandIn("oob");
   // Far out of bounds: on pocl the store segfaults the process that runs the kernel.
-  Patch(ScanCl(h), "  dst[i] = v;\n}", "  dst[i + (1u << 31)] = v;\n}");
+  Patch(ScanCl(h), "  dst[i] = v;\n  // SOLUTION END",
+        "  dst[i + (1u << 31)] = v;\n  // SOLUTION END");
   const CommandResult r = RunGrade(h);
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("oob");
@@ -163,7 +164,7 @@ TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
 
 TEST_F(Grade, KernelThatDoesNotCompileReportsFileAndLine) {
   const std::string h = HandIn("nocompile");
-  Patch(ScanCl(h), "  dst[i] = v;\n}", "  dst[i] = v\n}");
+  Patch(ScanCl(h), "  dst[i] = v;\n  // SOLUTION END", "  dst[i] = v\n  // SOLUTION END");
   const CommandResult r = RunGrade(h);
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("nocompile");

@@ -81,9 +81,10 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
         res["task"].get<std::string>() + "/" + res["variant"].get<std::string>();
     const bool broken = res["task"] == "scan" && res["variant"] != "single-pass";
     EXPECT_EQ(res["status"], broken ? "error" : "passed") << name;
-    if (broken)
+    if (broken) {
       EXPECT_NE(res["message"].get<std::string>().find("Scan.cl:"), std::string::npos)
           << "the build log with file:line: " << res["message"];
+    }
   }
   EXPECT_EQ(j["results"].size(), 11u);
   std::filesystem::remove_all(dir);

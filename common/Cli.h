@@ -32,6 +32,15 @@ struct Options {
   ProblemSpec problem;
   OutputFormat format = OutputFormat::Table;
   RunSettings run;
+  // Which of these were on the command line: a bare --check (none of --size, --type, --op,
+  // --scan-kind) runs the correctness matrix (src/CheckMatrix.h); an explicit --local-size
+  // narrows it to that one local size.
+  bool sizesGiven = false, typesGiven = false, opsGiven = false, scanKindsGiven = false;
+  bool localSizeGiven = false;
+  // --check without --size, --type, --op or --scan-kind.
+  bool BareCheck() const {
+    return !run.timed && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
+  }
 };
 
 // What the parser needs to know of each task.

@@ -1,6 +1,7 @@
 // reduce-scan-bench: parses options, picks the device, hands tasks to the runner and writes the
 // report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 OpenCL/system error.
 #include "CLUtil.h"
+#include "CheckMatrix.h"
 #include "Cli.h"
 #include "Errors.h"
 #include "Report.h"
@@ -143,9 +144,11 @@ int Run(int argc, char** argv) {
     return kExitOk;
 
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
-  const std::vector<Job> jobs = MakeJobs(o, tasks);
+  std::vector<Job> jobs = MakeJobs(o, tasks);
   CheckKernelFiles(kernelDir, jobs, o.run.timed);
   TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
+  if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
+    jobs = CheckMatrixJobs(o, tasks, ctx.info);
   // The output file is opened only once everything on the command line has been checked.
   std::ofstream file;
   if (!o.output.empty()) {

@@ -70,6 +70,9 @@ struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune;
   std::string localSize = "auto", codePath = "auto", format = "table";
   bool check = false, help = false;
+  // Options whose explicit presence matters (CLI11's count()), read after parsing.
+  CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
+              *localSizeOpt = nullptr;
 };
 
 void AddDeviceOptions(CLI::App& app, Options& o) {
@@ -90,24 +93,29 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
       ->check(OneOf(taskNames));
   app.add_option("--variant", raw.variants, "Variant(s) by name, or all (default all)")
       ->delimiter(',');
-  app.add_option("--type", raw.types, "Element type(s): int uint long ulong float double, or all")
-      ->delimiter(',')
-      ->check(OneOf(Names(AllElementTypes())));
-  app.add_option("--op", raw.ops, "Operator(s): sum min max, or all (default sum)")
-      ->delimiter(',')
-      ->check(OneOf(Names(AllOps())));
-  app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
-      ->delimiter(',')
-      ->check(OneOf(Names(AllScanKinds())));
-  app.add_option("--size,-n", o.sizes, "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3")
-      ->delimiter(',')
-      ->transform(cli::SizeTransform());
+  raw.typesOpt = app.add_option("--type", raw.types,
+                                "Element type(s): int uint long ulong float double, or all")
+                     ->delimiter(',')
+                     ->check(OneOf(Names(AllElementTypes())));
+  raw.opsOpt = app.add_option("--op", raw.ops, "Operator(s): sum min max, or all (default sum)")
+                   ->delimiter(',')
+                   ->check(OneOf(Names(AllOps())));
+  raw.kindsOpt =
+      app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
+          ->delimiter(',')
+          ->check(OneOf(Names(AllScanKinds())));
+  raw.sizesOpt =
+      app.add_option("--size,-n", o.sizes, "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3")
+          ->delimiter(',')
+          ->transform(cli::SizeTransform());
 }
 
 void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
-  app.add_option("--local-size", raw.localSize,
-                 "Work-group size: a power of two, or auto (each variant's best)")
-      ->check(Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum work-group "
+  raw.localSizeOpt =
+      app.add_option("--local-size", raw.localSize,
+                     "Work-group size: a power of two, or auto (each variant's best)")
+          ->check(
+              Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum work-group "
                       "size (see --list-devices)",
                       [](const std::string& v) {
                         const auto l = ParseUnsigned(v);
@@ -147,7 +155,9 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                  "stress test)")
       ->check(WholeNumber(1, 1000000));
   app.add_flag("--check", raw.check,
-               "Validate every variant once, no timing (fast correctness check)");
+               "Validate every variant once, no timing (fast correctness check); without --size, "
+               "--type, --op and --scan-kind: the correctness matrix (every boundary size of "
+               "each variant, every type, operator and scan kind, two local sizes)");
 }
 
 bool PositiveSeconds(const std::string& v) {
@@ -243,6 +253,11 @@ void ResolveValues(const Raw& raw, Options& o) {
              : raw.format == "json" ? OutputFormat::Json
                                     : OutputFormat::Table;
   o.run.timed = !raw.check;
+  o.sizesGiven = raw.sizesOpt->count() > 0;
+  o.typesGiven = raw.typesOpt->count() > 0;
+  o.opsGiven = raw.opsOpt->count() > 0;
+  o.scanKindsGiven = raw.kindsOpt->count() > 0;
+  o.localSizeGiven = raw.localSizeOpt->count() > 0;
   o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
   // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
   // are trusted, and in-process runs save a worker start per problem (README).

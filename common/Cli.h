@@ -43,6 +43,15 @@ struct Options {
     size_t job = 0, skip = 0;
     bool bandwidth = false;  // measure the copy bandwidth first
   } worker;
+  // Which of these were on the command line: a bare --check (none of --size, --type, --op,
+  // --scan-kind) runs the correctness matrix (src/CheckMatrix.h); an explicit --local-size
+  // narrows it to that one local size.
+  bool sizesGiven = false, typesGiven = false, opsGiven = false, scanKindsGiven = false;
+  bool localSizeGiven = false;
+  // --check without --size, --type, --op or --scan-kind.
+  bool BareCheck() const {
+    return !run.timed && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
+  }
 };
 
 // What the parser needs to know of each task.

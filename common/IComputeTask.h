@@ -115,6 +115,16 @@ class IComputeTask {
   // The course's cost model of one run (launches, steps, work, traffic); spec.localSize set.
   virtual CostModel Cost(const DeviceInfo& device, const std::string& variant,
                          const ProblemSpec& spec) const = 0;
+
+  // The element counts at which the variant's launch plan changes shape for this problem on
+  // this device (spec.localSize and spec.type set): the n that just fills a work-group, a tile,
+  // a level of block sums, the whole grid... The check matrix (src/CheckMatrix.h) runs each one
+  // and its neighbours, besides 1, 2, 3 and a large odd n. Default: none.
+  virtual std::vector<size_t> BoundarySizes(const DeviceInfo& /*device*/,
+                                            const std::string& /*variant*/,
+                                            const ProblemSpec& /*spec*/) const {
+    return {};
+  }
 };
 
 }  // namespace rsb

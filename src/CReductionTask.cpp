@@ -33,6 +33,15 @@ std::string BaseOptions(const DeviceInfo& device, const ProblemSpec& spec) {
   return options;
 }
 
+// Single-pass: work-groups launched once the input fills them all (the grid of the device).
+size_t SinglePassMaxGroups(const DeviceInfo& device, const ProblemSpec& spec, bool gpu) {
+  const size_t perCu =
+      gpu ? std::max<size_t>(1,
+                             Tuned(kKnobs, spec, "reduction-gpu-threads-per-cu") / spec.localSize)
+          : Tuned(kKnobs, spec, "reduction-cpu-groups-per-cu");
+  return std::max<size_t>(1, device.computeUnits * perCu);
+}
+
 void RequireAtomicsFor(const DeviceInfo& device, ElementType type) {
   if (SizeOf(type) == 8 && !device.int64BaseAtomics)
     throw VariantSkipped(fmt::format(
@@ -91,6 +100,40 @@ LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& var
   plan.file = v.file;
   plan.options = BaseOptions(device, spec);
   return plan;
+}
+
+// Where each shape's plan changes (L = spec.localSize):
+//  - global trees: L and 2L (the first step's ceil(n / 2) work-items fill one work-group);
+//  - multi-level: L (the second load of a work-item past n), a tile of 2L (one work-group),
+//    and each level of partials, (2L)^2 and (2L)^3 (one more launch);
+//  - atomic: L and 2L (one work-group's tile);
+//  - single-pass: one 16-byte vector of VEC elements (n % VEC elements after the last one), a
+//    work-group's L vectors, L^2 vectors (more partials than the last work-group has
+//    work-items, when the grid allows that many work-groups), the whole grid of G work-groups,
+//    and UNROLL vectors per work-item (the unrolled loop's first iteration).
+std::vector<size_t> CReductionTask::BoundarySizes(const DeviceInfo& device,
+                                                  const std::string& variant,
+                                                  const ProblemSpec& spec) const {
+  const size_t L = spec.localSize, tile = 2 * L;
+  switch (Find(variant).shape) {
+    case Shape::GlobalInterleaved:
+    case Shape::GlobalSequential:
+    case Shape::Atomic:
+      return {L, tile};
+    case Shape::MultiLevel:
+      return {L, tile, tile * tile, tile * tile * tile};
+    case Shape::SinglePass: {
+      const bool gpu = GpuPath(device, spec);
+      const size_t vec = 16 / SizeOf(spec.type), groups = SinglePassMaxGroups(device, spec, gpu);
+      const size_t unroll =
+          Tuned(kKnobs, spec, gpu ? "reduction-gpu-unroll" : "reduction-cpu-unroll");
+      std::vector<size_t> sizes = {vec, vec * L, vec * L * groups, vec * L * groups * unroll};
+      if (groups > L)
+        sizes.push_back(vec * L * L);
+      return sizes;
+    }
+  }
+  return {};
 }
 
 // One launch per step of the tree; m values left, each step leaves ceil(m / 2): it reads m and
@@ -204,11 +247,8 @@ LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Varian
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
   const bool gpu = GpuPath(device, spec);
   const size_t vec = 16 / size, vectors = std::max<size_t>(1, n / vec);
-  const size_t perCu =
-      gpu ? std::max<size_t>(1, Tuned(kKnobs, spec, "reduction-gpu-threads-per-cu") / L)
-          : Tuned(kKnobs, spec, "reduction-cpu-groups-per-cu");
   const size_t groups =
-      std::max<size_t>(1, std::min(device.computeUnits * perCu, CeilDiv(vectors, L)));
+      std::max<size_t>(1, std::min(SinglePassMaxGroups(device, spec, gpu), CeilDiv(vectors, L)));
   LaunchPlan plan;
   plan.file = v.file;
   plan.options =

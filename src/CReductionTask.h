@@ -30,6 +30,8 @@ class CReductionTask : public TableTask<ReductionShape> {
   std::vector<TuningKnob> Tunables() const override;
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
+  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                    const ProblemSpec& spec) const override;
 
  protected:
   Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;

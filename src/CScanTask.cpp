@@ -90,6 +90,31 @@ LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
   return plan;
 }
 
+// Where each shape's plan changes (L = spec.localSize):
+//  - naive: L and 2L (one work-group of work-items; the steps change at every power of two);
+//  - tiles: L (a tile's second half), a tile of 2L, a tile and a half (AddBlockOffsets' second
+//    half of the last tile), and each level of block sums, (2L)^2 and (2L)^3;
+//  - single-pass: one work-item's ITEMS elements, a tile of L x ITEMS, two tiles (a look-back
+//    past an aggregate) and 33 tiles (past a warp's look-back window of 32 predecessors).
+std::vector<size_t> CScanTask::BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                             const ProblemSpec& spec) const {
+  const size_t L = spec.localSize, tile = 2 * L;
+  switch (Find(variant).shape) {
+    case Shape::GlobalSteps:
+      return {L, tile};
+    case Shape::KoggeStoneTiles:
+    case Shape::BlellochTiles:
+      return {L, tile, tile + L, tile * tile, tile * tile * tile};
+    case Shape::SinglePass: {
+      const size_t items =
+          Tuned(kKnobs, spec, GpuPath(device, spec) ? "scan-gpu-items" : "scan-cpu-items");
+      const size_t spTile = L * items;
+      return {items, spTile, 2 * spTile, 33 * spTile};
+    }
+  }
+  return {};
+}
+
 // One launch per offset 1, 2, 4, ... < n (one, a copy or shift, for n = 1), alternating the
 // output and a ping-pong buffer so that the last step lands in the output. Each step reads and
 // writes every element; the partners read at i - o are elements other work-items read too,

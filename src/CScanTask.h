@@ -33,6 +33,8 @@ class CScanTask : public TableTask<ScanShape> {
   std::vector<TuningKnob> Tunables() const override;
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
+  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                    const ProblemSpec& spec) const override;
 
   // The single-pass tile (local size x items per work-item) for this problem on this device.
   size_t SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const;

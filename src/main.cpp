@@ -2,6 +2,7 @@
 // report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system
 // error (in a case or outside), 130 interrupted.
 #include "CLUtil.h"
+#include "CheckMatrix.h"
 #include "Cli.h"
 #include "Errors.h"
 #include "Grade.h"
@@ -213,10 +214,13 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
 
 // A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on and
 // reports each case on its pipe.
-int RunWorker(const Options& o, const std::vector<Job>& jobs, const std::string& kernelDir) {
+int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
+              const std::string& kernelDir) {
+  TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
+  if (o.BareCheck())  // the same jobs as the run that started this worker
+    jobs = CheckMatrixJobs(o, tasks, ctx.info);
   if (o.worker.job >= jobs.size())
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
-  TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
   Runner runner(ctx, o.run);
   if (o.worker.bandwidth)
     WorkerSend(o.worker.fd, fmt::format("bandwidth {}", MeasureCopyBandwidth(ctx, o.run)));
@@ -260,9 +264,9 @@ int Run(int argc, char** argv) {
     return kExitOk;
 
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
-  const std::vector<Job> jobs = MakeJobs(o, tasks);
+  std::vector<Job> jobs = MakeJobs(o, tasks);
   if (o.worker.fd >= 0)
-    return RunWorker(o, jobs, kernelDir);
+    return RunWorker(o, tasks, jobs, kernelDir);
   CheckKernelFiles(kernelDir, jobs, o.run.timed);
   const cl::Device device = SelectDevice(o.platform, o.device);
   // The output is checked only once everything on the command line has been, and first
@@ -271,6 +275,8 @@ int Run(int argc, char** argv) {
 
   RunInfo info;
   info.device = DescribeDevice(device);
+  if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
+    jobs = CheckMatrixJobs(o, tasks, info.device);
   info.date = UtcNow();
   info.kernelDir = kernelDir;
   for (int i = 0; i < argc; ++i)

@@ -1,0 +1,218 @@
+// A bare --check (the correctness matrix, src/CheckMatrix.h) catches kernels broken the ways a
+// student or an optimisation breaks them: each test copies the kernels folder, patches one
+// defect into one kernel, runs `--check -q --task T --variant V --kernels DIR` and expects exit
+// status 1 with the variant named in a FAILED line. Several defects pass a check at one size
+// (the default --size 2^24, uint sum inclusive) and are caught only by the matrix's boundary
+// sizes, operators or scan kinds.
+//
+// Some defects cannot show on a CPU device: pocl runs a work-group's work-items as loops
+// between barriers, and x86 orders plain stores like atomics. Those tests are skipped on a CPU
+// device (saying why) and must fail the run on a GPU (RSB_TEST_PLATFORM=NVIDIA ctest).
+#include "CReductionTask.h"
+#include "CScanTask.h"
+#include "CheckMatrix.h"
+#include "TestSupport.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <functional>
+#include <string>
+
+namespace rsb::test {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Defect {
+  std::string name;  // of the kernels copy
+  std::string task, variant, file, from, to;
+};
+
+// A copy of the kernels at a path that stays the same from run to run (for this source tree):
+// the path is in the build options (-I), so pocl's kernel cache serves a rerun.
+std::string StableKernelsCopy(const std::string& name) {
+  const fs::path dir =
+      fs::temp_directory_path() /
+      fmt::format("rsb-broken-{}-{:x}", name, std::hash<std::string>{}(RSB_SOURCE_KERNEL_DIR));
+  const std::string copy = CopyKernels(name);
+  fs::remove_all(dir);
+  fs::rename(copy, dir);
+  return dir.string();
+}
+
+// Patches the defect into a copy of the kernels and runs the bare check on the variant.
+CommandResult CheckBroken(const Defect& d) {
+  const std::string dir = StableKernelsCopy(d.name);
+  Patch(dir + "/" + d.file, d.from, d.to);
+  CommandResult r;
+  if (!testing::Test::HasFatalFailure())
+    r = RunBench("--check -q --task " + d.task + " --variant " + d.variant + " --kernels " + dir);
+  fs::remove_all(dir);
+  return r;
+}
+
+void ExpectCaught(const Defect& d) {
+  const CommandResult r = CheckBroken(d);
+  if (testing::Test::HasFatalFailure())
+    return;
+  EXPECT_EQ(r.status, 1) << d.name << ": the bare --check did not fail\n" << r.err;
+  EXPECT_NE(r.err.find("FAILED " + d.task + "/" + d.variant + " "), std::string::npos)
+      << d.name << ": no FAILED line names " << d.task << "/" << d.variant << "\n"
+      << r.err;
+}
+
+bool CpuDevice() {
+  return !Device().info.isGpu;
+}
+
+bool Has(const std::vector<size_t>& sizes, size_t n) {
+  return std::find(sizes.begin(), sizes.end(), n) != sizes.end();
+}
+
+// The matrix's sizes hold every boundary of a variant, with its neighbours: a work-group, a
+// tile, each level of block sums (tile^2, tile^3), the single-pass tile.
+TEST(CheckMatrix, SizesHoldEveryBoundaryAndItsNeighbours) {
+  const DeviceInfo& device = Device().info;
+  ProblemSpec spec = Problem(ElementType::Uint, Op::Min, ScanKind::Exclusive, 1, 4, 1);
+  CScanTask scan;
+  const auto tiles = CheckMatrixSizes(scan, "work-efficient", spec, device);
+  for (size_t n : {1, 2, 3, 4, 5, 7, 8, 9, 11, 12, 13, 63, 64, 65, 511, 512, 513})
+    EXPECT_TRUE(Has(tiles, n)) << n;
+  EXPECT_TRUE(Has(tiles, kCheckMatrixLargeSize));
+  EXPECT_EQ(kCheckMatrixLargeSize % 2, 1u);
+  const size_t spTile = scan.SinglePassTile(device, spec);
+  const auto singlePass = CheckMatrixSizes(scan, "single-pass", spec, device);
+  for (size_t n : {spTile - 1, spTile, spTile + 1})
+    EXPECT_TRUE(Has(singlePass, n)) << n;
+  CReductionTask reduction;
+  const auto levels = CheckMatrixSizes(reduction, "decomposition", spec, device);
+  for (size_t n : {7, 8, 9, 63, 64, 65, 511, 512, 513})
+    EXPECT_TRUE(Has(levels, n)) << n;
+  EXPECT_TRUE(std::is_sorted(levels.begin(), levels.end()));
+}
+
+// The untouched kernels pass the whole matrix (every task and variant).
+TEST(CheckMatrix, UntouchedKernelsPassTheWholeMatrix) {
+  const CommandResult r = RunBench("--check -q");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.err.find("FAILED"), std::string::npos) << r.err;
+}
+
+// The matrix is what a bare --check runs; --size keeps the one-size check of before.
+TEST(CheckMatrix, BareCheckRunsTheMatrixAndSizeRunsOneSize) {
+  CommandResult r = RunBench("--check -q --task reduction --variant atomic --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  for (const char* n : {",1,", ",2,", ",3,", ",1000003,", ",uint,min,", ",double,max,"})
+    EXPECT_NE(r.out.find(n), std::string::npos) << n << "\n" << r.out;
+  r = RunBench("--check -q --task reduction --variant atomic --format csv --size 1000");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
+  // An explicit --local-size: the matrix at that local size only.
+  r = RunBench("--check -q --task reduction --variant atomic --format csv --local-size 8");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find(",16,8,passed"), std::string::npos) << r.out;  // the tile, 2L
+  EXPECT_EQ(r.out.find(",4,passed"), std::string::npos) << r.out;     // no other local size
+}
+
+// A dropped barrier in the work-group reduction tree (WorkGroupReduceSequential): a step reads
+// partner values the previous step has not written yet.
+TEST(BrokenKernel, DroppedBarrierInReductionTree) {
+  ExpectCaught({"no-barrier-tree", "reduction", "decomposition", "WorkGroup.clh",
+                "    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the next step reads what this step "
+                "wrote",
+                ""});
+}
+
+// A dropped barrier in the Kogge-Stone steps of the local-memory scan.
+TEST(BrokenKernel, DroppedBarrierInKoggeStoneScan) {
+  ExpectCaught({"no-barrier-ks", "scan", "kogge-stone", "WorkGroup.clh",
+                "    barrier(CLK_LOCAL_MEM_FENCE);\n    __local T* t = in;",
+                "    __local T* t = in;"});
+}
+
+// A dropped barrier in Blelloch's up-sweep: a level reads children the load or the previous
+// level has not written yet.
+TEST(BrokenKernel, DroppedBarrierInBlellochUpSweep) {
+  ExpectCaught({"no-barrier-up-sweep", "scan", "work-efficient", "Scan.cl",
+                "    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the load or the previous level wrote "
+                "the children\n",
+                ""});
+}
+
+// A dropped barrier in Blelloch's down-sweep: a step reads a parent's prefix before it is
+// written. pocl runs each work-item through the barrier-free down-sweep loop in turn, in an
+// order in which every parent is written before its children read it (measured: the bare
+// check passes on pocl 3.1); a GPU runs the work-items of a step together.
+TEST(BrokenKernel, DroppedBarrierInBlellochDownSweep) {
+  if (CpuDevice())
+    GTEST_SKIP() << "pocl runs a work-group's work-items one after the other between barriers, "
+                    "in an order that hides this race (the bare check passes); run on a GPU";
+  ExpectCaught({"no-barrier-down-sweep", "scan", "work-efficient", "Scan.cl",
+                "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (lid < active) {",
+                "    if (lid < active) {"});
+}
+
+// A wrong identity of min (0, right for sum only): the padding past n of a work-group's tile
+// wins every min. Caught only with --op min (the matrix runs every operator).
+TEST(BrokenKernel, WrongMinIdentity) {
+  ExpectCaught({"min-identity", "reduction", "decomposition", "Common.clh",
+                "#ifndef IDENTITY\n#error",
+                "#if defined(OP_MIN)\n#undef IDENTITY\n#define IDENTITY ((T)0)\n#endif\n"
+                "#ifndef IDENTITY\n#error"});
+}
+
+// A dropped tail: the single-pass reduction forgets the n % VEC elements after the last whole
+// 16-byte vector. Passes at n = 2^24; caught at n = 1, 2, 3, VEC * L + 1, ...
+TEST(BrokenKernel, DroppedTailOfSinglePassReduction) {
+  ExpectCaught({"no-tail", "reduction", "single-pass", "SinglePassReduction.cl",
+                "  for (uint t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))",
+                "  for (uint t = nv * VEC + get_global_id(0); t < nv * VEC; t += "
+                "get_global_size(0))"});
+}
+
+// Inclusive and exclusive swapped in the Kogge-Stone work-group scan.
+TEST(BrokenKernel, InclusiveExclusiveSwapped) {
+  ExpectCaught({"swapped-kind", "scan", "kogge-stone", "WorkGroup.clh",
+                "  if (inclusive) {\n    x[0] = in[lid];",
+                "  if (!inclusive) {\n    x[0] = in[lid];"});
+}
+
+// A wrong bound in AddBlockOffsets: the last element of the array does not get its tile's
+// offset when it lies in the first half of a tile (n = k * 2L + 1 ... k * 2L + L). Passes at
+// n = 2^24; caught at 2L + 1.
+TEST(BrokenKernel, WrongBlockOffsetBound) {
+  ExpectCaught({"offset-bound", "scan", "work-efficient", "Scan.cl",
+                "  if (i < n)\n    data[i] = OP(offset, data[i]);",
+                "  if (i + 1 < n)\n    data[i] = OP(offset, data[i]);"});
+}
+
+// A plain store instead of the atomic publish of a work-group's partial in the single-pass
+// reduction: on a GPU the last work-group may read a partial that has not reached the device's
+// coherence point (OpenCL 1.2 has no device-wide fence). On a CPU the store is visible in order
+// (x86 orders stores, and the atomic ticket that follows is a full fence): nothing to see.
+TEST(BrokenKernel, PlainStoreInsteadOfAtomicPublishInSinglePassReduction) {
+  if (CpuDevice())
+    GTEST_SKIP() << "a CPU device orders the plain store before the atomic ticket (x86 TSO): "
+                    "the defect cannot show; run on a GPU";
+  ExpectCaught({"plain-store-reduction", "reduction", "single-pass", "SinglePassReduction.cl",
+                "    const ATOMIC_BITS old = ATOMIC_XCHG_BITS(&partials[get_group_id(0)], "
+                "AS_BITS(mine));",
+                "    partials[get_group_id(0)] = AS_BITS(mine);\n    const ATOMIC_BITS old = 0;"});
+}
+
+// The same in the single-pass scan: a tile's inclusive prefix published with a plain store,
+// which a successor's atomic read may not see (it then waits, or reads a stale aggregate).
+TEST(BrokenKernel, PlainStoreInsteadOfAtomicPublishInSinglePassScan) {
+  if (CpuDevice())
+    GTEST_SKIP() << "a CPU device makes the plain store visible to the successor's atomic read "
+                    "in order (x86 TSO): the defect cannot show; run on a GPU";
+  ExpectCaught({"plain-store-scan", "scan", "single-pass", "SinglePassScan.cl",
+                "        atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));",
+                "        status[tile] = SpPack(gen, SP_PREFIX, OP(p, tileAggregate));"});
+}
+
+}  // namespace
+}  // namespace rsb::test

@@ -30,13 +30,14 @@ std::string ToString(Status s) {
 }
 
 std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
-                      const std::optional<ScanKind>& kind, size_t n) {
-  return fmt::format("{}/{} {} {}{} n={}", task, variant, ToString(type), ToString(op),
-                     kind ? " " + ToString(*kind) : "", n);
+                      const std::optional<ScanKind>& kind, size_t n, size_t localSize) {
+  return fmt::format("{}/{} {} {}{} n={}{}", task, variant, ToString(type), ToString(op),
+                     kind ? " " + ToString(*kind) : "", n,
+                     localSize ? fmt::format(" L={}", localSize) : "");
 }
 
 std::string CaseLabel(const Result& r) {
-  return CaseLabel(r.task, r.variant, r.type, r.op, r.scanKind, r.n);
+  return CaseLabel(r.task, r.variant, r.type, r.op, r.scanKind, r.n, r.localSize);
 }
 
 TimeStats Summarise(std::vector<double> t) {

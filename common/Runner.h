@@ -55,8 +55,9 @@ struct Result {
 };
 
 // "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
+// With a local size (not 0) it ends in " L=<local size>".
 std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
-                      const std::optional<ScanKind>& kind, size_t n);
+                      const std::optional<ScanKind>& kind, size_t n, size_t localSize = 0);
 std::string CaseLabel(const Result& r);
 
 // One problem for one task, and which of its variants to run on it.

@@ -80,9 +80,9 @@ ProgressFn StderrProgress() {
   return [](const Progress& p) {
     const ProblemSpec& s = p.job->spec;
     if (!p.result) {
-      std::cerr << fmt::format(
-                       "[{:>3}/{}] {} ... ", p.index, p.total,
-                       CaseLabel(p.job->task->Name(), p.variant, s.type, s.op, s.scanKind, s.n))
+      std::cerr << fmt::format("[{:>3}/{}] {} ... ", p.index, p.total,
+                               CaseLabel(p.job->task->Name(), p.variant, s.type, s.op, s.scanKind,
+                                         s.n, s.localSize))
                 << std::flush;
     } else if (p.result->status == Status::Passed && p.result->iterations) {
       std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,

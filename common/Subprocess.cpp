@@ -1,5 +1,7 @@
 #include "Subprocess.h"
 
+#include "Worker.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -83,6 +85,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
   args.push_back(nullptr);
   const bool search = argv[0].find('/') == std::string::npos;
   const char* dir = workDir.empty() ? nullptr : workDir.c_str();
+  // The environment as the program started: the OpenCL ICD loader cuts OCL_ICD_FILENAMES in
+  // place, and a child given the cut one may miss a platform (StartupEnvironment, Worker.h).
+  char* const* envp = StartupEnvironment();
 
   const auto start = std::chrono::steady_clock::now();
   const pid_t pid = ::fork();
@@ -100,9 +105,9 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
     if (dir && ::chdir(dir) != 0)
       ::_exit(127);
     if (search)
-      ::execvp(args[0], args.data());
+      ::execvpe(args[0], args.data(), envp);
     else
-      ::execv(args[0], args.data());
+      ::execve(args[0], args.data(), envp);
     const char msg[] = "cannot execute the program\n";
     (void)!::write(2, msg, sizeof msg - 1);
     ::_exit(127);

@@ -24,8 +24,6 @@ std::vector<std::string>& SavedEnvironment() {
   static std::vector<std::string> saved;
   return saved;
 }
-
-// The environment as the program started: an OpenCL driver may change its own process's.
 }  // namespace
 
 void SaveEnvironment() {
@@ -46,9 +44,7 @@ void WorkerSend(int fd, const std::string& line) {
   }
 }
 
-namespace {
-
-char* const* WorkerEnvironment() {
+char* const* StartupEnvironment() {
   static std::vector<char*> envp;
   if (SavedEnvironment().empty())
     return environ;
@@ -58,6 +54,16 @@ char* const* WorkerEnvironment() {
   envp.push_back(nullptr);
   return envp.data();
 }
+
+void RestoreStartupEnvironment() {
+  for (const std::string& e : SavedEnvironment()) {
+    const size_t eq = e.find('=');
+    if (eq != std::string::npos)
+      setenv(e.substr(0, eq).c_str(), e.c_str() + eq + 1, 1);
+  }
+}
+
+namespace {
 
 using Clock = std::chrono::steady_clock;
 
@@ -92,12 +98,12 @@ class WorkerProcess {
     }
     posix_spawn_file_actions_adddup2(&actions, report[1], 3);
     posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    // Nothing else of this process, and the environment as it was at start: a worker started
-    // from a process whose NVIDIA driver was loaded found no NVIDIA platform until both were
-    // done (H100, driver 580.159.04, 2026-11-23); the driver's device files lack FD_CLOEXEC.
+    // Nothing else of this process, and the environment as it was at start: the OpenCL ICD
+    // loader cuts OCL_ICD_FILENAMES in place (strtok), and a worker given the cut variable found
+    // no NVIDIA platform on the H100 machine, whose environment lists the NVIDIA ICD there.
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
     const int failed =
-        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), WorkerEnvironment());
+        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), StartupEnvironment());
     posix_spawn_file_actions_destroy(&actions);
     if (failed)
       throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));

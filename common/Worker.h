@@ -29,8 +29,15 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::atomic<bool>& stop, double& copyGBs);
 
-// Call first thing in main, before any OpenCL call: workers get this environment.
+// Call first thing in main, before any OpenCL call: the environment as the program started.
+// The OpenCL ICD loader (ocl-icd) cuts OCL_ICD_FILENAMES in place when it reads it, so a child
+// started with the process's current environment may miss a platform (seen on the H100 machine:
+// a worker found no NVIDIA platform). Children get StartupEnvironment() instead.
 void SaveEnvironment();
+// The saved environment as an envp array (the current one if nothing was saved).
+char* const* StartupEnvironment();
+// Sets every saved variable again in this process (for children started with std::system).
+void RestoreStartupEnvironment();
 
 // Worker side: writes one protocol line (with its newline) to fd; throws DeviceError if the
 // pipe is gone.

@@ -2,6 +2,7 @@
 // finished is never lost (output after every case, Ctrl-C), and validation sees what a single
 // checked run cannot (poisoned scratch, the last timed run).
 #include "TestSupport.h"
+#include "Worker.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -155,6 +156,7 @@ std::pair<int, double> InterruptOnceWritten(const std::string& args, const std::
       "done; start=$EPOCHREALTIME; kill -INT $pid; wait $pid; rc=$?; "
       "echo \"$rc $start $EPOCHREALTIME\"",
       RSB_BINARY, args, selectors, file);
+  RestoreStartupEnvironment();
   FILE* p = popen(("bash -c " + std::string("'") +
                    [&] {
                      std::string q;

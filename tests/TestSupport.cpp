@@ -1,5 +1,7 @@
 #include "TestSupport.h"
 
+#include "Worker.h"
+
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
@@ -71,7 +73,11 @@ std::string Failures(const std::vector<Result>& results, bool allowSkip) {
   return out;
 }
 
+// The environment before any OpenCL call of this test process (Worker.h says why).
+const bool kEnvironmentSaved = (SaveEnvironment(), true);
+
 CommandResult RunBench(const std::string& args) {
+  RestoreStartupEnvironment();
   static int counter = 0;
   const fs::path dir = fs::temp_directory_path() /
                        fmt::format("rsb-cli-{}-{}", static_cast<long>(::getpid()), counter++);

@@ -4,6 +4,9 @@
 
 #include <fmt/format.h>
 
+#include <chrono>
+#include <thread>
+
 namespace rsb {
 
 cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
@@ -40,9 +43,27 @@ cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
   return it->second.kernel;
 }
 
+namespace {
+// A context on the device. Right after a kernel of another context faulted (an out-of-bounds
+// write), NVIDIA's driver refuses new contexts for a while (clCreateContext: -9999, seen on the
+// H100): tried again for up to 10 s before the error is given up.
+cl::Context NewContext(const cl::Device& device) {
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    try {
+      return cl::Context(device);
+    } catch (const cl::Error&) {
+      if (std::chrono::steady_clock::now() > giveUp)
+        throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+}
+}  // namespace
+
 TaskContext::TaskContext(const cl::Device& d, const std::string& kernelDir)
     : device(d),
-      context(d),
+      context(NewContext(d)),
       queue(context, device, CL_QUEUE_PROFILING_ENABLE),
       info(DescribeDevice(device)),
       programs(context, device, kernelDir),
@@ -51,7 +72,7 @@ TaskContext::TaskContext(const cl::Device& d, const std::string& kernelDir)
 void TaskContext::Recreate() {
   queue = cl::CommandQueue();
   kernels = KernelCache();
-  programs = ProgramCache(cl::Context(device), device, kernelDir);
+  programs = ProgramCache(NewContext(device), device, kernelDir);
   context = programs.Context();
   queue = cl::CommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE);
 }

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 namespace rsb {
 
@@ -65,9 +66,33 @@ std::string TuneHelp(const TaskCatalog& catalog) {
   return help;
 }
 
+// "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size).
+std::optional<Extent> ParseExtent(const std::string& v) {
+  const size_t x = v.find_first_of("xX");
+  if (x == std::string::npos) {
+    const auto n = ParseSize(v);
+    if (!n || *n > kMaxElements)
+      return std::nullopt;
+    return Extent{*n, 0};
+  }
+  const auto w = ParseSize(v.substr(0, x)), h = ParseSize(v.substr(x + 1));
+  if (!w || !h || *w > kMaxElements || *h > kMaxElements || *w * *h > kMaxElements)
+    return std::nullopt;
+  return Extent{*w * *h, *h};
+}
+
+CLI::Validator ExtentCheck() {
+  return Allowed(fmt::format("an element count from 1 to {} (2^31), written as 16777216, 16M, 2^24 "
+                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^31 "
+                             "elements)",
+                             kMaxElements),
+                 [](const std::string& v) { return ParseExtent(v).has_value(); });
+}
+
 // The raw strings of the options that are converted after parsing.
 struct Raw {
-  std::vector<std::string> tasks, variants, types, ops, kinds, tune;
+  std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
+  std::map<std::string, std::vector<std::string>> params;
   std::string localSize = "auto", codePath = "auto", format = "table";
   bool check = false, help = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
@@ -104,10 +129,11 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
       app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
           ->delimiter(',')
           ->check(OneOf(Names(AllScanKinds())));
-  raw.sizesOpt =
-      app.add_option("--size,-n", o.sizes, "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3")
-          ->delimiter(',')
-          ->transform(cli::SizeTransform());
+  raw.sizesOpt = app.add_option("--size,-n", raw.sizes,
+                                "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; images "
+                                "WIDTHxHEIGHT (8192x8192) for the variants that take shapes")
+                     ->delimiter(',')
+                     ->check(ExtentCheck());
 }
 
 void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
@@ -132,6 +158,20 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
                "Single-pass scan: every look-back recomputes its predecessors from the input "
                "(checks the fallback path)");
   app.add_option("--tune", raw.tune, TuneHelp(catalog))->check(TuneCheck(catalog));
+  // Each task's parameters, --NAME V[,V...] (a parameter two tasks share is one option).
+  for (const auto& t : catalog)
+    for (const auto& p : t.params) {
+      if (raw.params.count(p.name))
+        continue;
+      app.add_option("--" + p.name, raw.params[p.name],
+                     fmt::format("{} {} (default {}; {}); a list is swept", t.name, p.help,
+                                 p.value, p.AllowedText()))
+          ->delimiter(',')
+          ->check(Allowed(p.AllowedText(), [p](const std::string& v) {
+            const auto x = ParseUnsigned(v);
+            return x && p.Allows(*x);
+          }));
+    }
 }
 
 void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
@@ -253,6 +293,21 @@ void ResolveValues(const Raw& raw, Options& o) {
              : raw.format == "json" ? OutputFormat::Json
                                     : OutputFormat::Table;
   o.run.timed = !raw.check;
+  if (!raw.sizes.empty()) {
+    o.sizes.clear();
+    for (const auto& v : raw.sizes)
+      o.sizes.push_back(*ParseExtent(v));  // checked by ExtentCheck
+  }
+  for (const auto& [name, values] : raw.params)
+    for (const auto& v : values) {
+      auto& list = o.params[name];
+      const size_t x = *ParseUnsigned(v);  // checked
+      if (std::find(list.begin(), list.end(), x) == list.end())
+        list.push_back(x);
+    }
+  o.tasksGiven = !raw.tasks.empty() &&
+                 std::none_of(raw.tasks.begin(), raw.tasks.end(),
+                              [](const std::string& t) { return Lower(t) == "all"; });
   o.sizesGiven = raw.sizesOpt->count() > 0;
   o.typesGiven = raw.typesOpt->count() > 0;
   o.opsGiven = raw.opsOpt->count() > 0;

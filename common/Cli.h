@@ -7,6 +7,7 @@
 #include "Runner.h"
 #include "Types.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,11 @@ struct Options {
   std::vector<ElementType> types = {ElementType::Uint};
   std::vector<Op> ops = {Op::Sum};
   std::vector<ScanKind> scanKinds = {ScanKind::Inclusive};
-  std::vector<size_t> sizes = {size_t(1) << 24};
+  // Element counts, or images (--size WxH) for the variants that take shapes.
+  std::vector<Extent> sizes = {Extent{size_t(1) << 24, 0}};
+  // Values of the tasks' parameters (--mask-width 5,9), by name: swept like the sizes; a task's
+  // parameter not given takes its default.
+  std::map<std::string, std::vector<size_t>> params;
   // Everything else a case takes (local size, seed, code path, tuning), the same for every case.
   ProblemSpec problem;
   OutputFormat format = OutputFormat::Table;
@@ -48,6 +53,8 @@ struct Options {
   // narrows it to that one local size.
   bool sizesGiven = false, typesGiven = false, opsGiven = false, scanKindsGiven = false;
   bool localSizeGiven = false;
+  bool tasksGiven = false;  // --task on the command line (not all): a task left with no case is
+                            // a usage error
   // --check without --size, --type, --op or --scan-kind.
   bool BareCheck() const {
     return !run.timed && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
@@ -59,6 +66,7 @@ struct TaskEntry {
   std::string name;
   std::vector<std::string> variants;
   std::vector<TuningKnob> knobs;
+  std::vector<TaskParameter> params;
 };
 using TaskCatalog = std::vector<TaskEntry>;
 

@@ -38,12 +38,37 @@ struct TuningKnob {
   std::string AllowedText() const;  // "a multiple of 4 from 4 to 64"
 };
 
+// A parameter of a task's problem (a convolution's --mask-width): the command line gets
+// --NAME V[,V...] (a swept axis, like --size), every result records the value it ran with.
+struct TaskParameter {
+  std::string name, help;
+  size_t value = 0;  // the default
+  size_t min = 1, max = 1;
+  bool odd = false;                  // odd values only
+  std::vector<size_t> checkValues;   // what a bare --check runs (empty: the default)
+  bool Allows(size_t v) const { return v >= min && v <= max && (!odd || v % 2 == 1); }
+  std::string AllowedText() const;  // "an odd number from 1 to 63"
+};
+
+// An element count as the command line gives it: a plain count (height 0), or an image of
+// n / height columns and height rows (--size WxH, row-major).
+struct Extent {
+  size_t n = 1;
+  size_t height = 0;
+  bool operator==(const Extent& o) const { return n == o.n && height == o.height; }
+};
+
 // One problem: what to compute, on how many elements, and how.
 struct ProblemSpec {
   ElementType type = ElementType::Uint;
   Op op = Op::Sum;
   std::optional<ScanKind> scanKind;  // set for tasks whose ScanKinds() is not empty
   size_t n = 1;
+  // > 0: the n elements are an image of n / height columns and height rows (--size WxH), for
+  // the variants that take shapes (IComputeTask::TakesShape); 0: a plain count.
+  size_t height = 0;
+  size_t Width() const { return height ? n / height : n; }
+  size_t Height() const { return height ? height : 1; }
   size_t localSize = 0;  // 0: the variant's best local size for the device (Task::LocalSize)
   uint64_t seed = 1;
   // Code-path choices: the command line sets them, the results record them.
@@ -51,12 +76,17 @@ struct ProblemSpec {
   bool portable = false;          // single-pass: no vendor path (NVIDIA warp shuffles)
   bool lookbackFallback = false;  // single-pass scan: every look-back recomputes from the input
   std::map<std::string, size_t> tuning;  // knobs set with --tune; the others take defaults
+  std::map<std::string, size_t> params;  // the task's parameters set; the others take defaults
   // This input instead of the seeded random one (tests: the course's worked examples).
   std::shared_ptr<const HostArray> input;
 };
 
 // A knob's value for this problem: spec.tuning's if set, else the knob's default.
 size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
+             const std::string& name);
+
+// A parameter's value for this problem: spec.params' if set, else the parameter's default.
+size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,
              const std::string& name);
 
 // Collects the events of one run. The task passes Next() to every command it enqueues; the run
@@ -86,6 +116,22 @@ class IComputeTask {
   // Scan kinds this task distinguishes (empty: none, spec.scanKind stays unset).
   virtual std::vector<ScanKind> ScanKinds() const { return {}; }
   virtual std::vector<TuningKnob> Tunables() const { return {}; }
+  // The parameters of its problems (swept axes of their own, e.g. a convolution's mask width).
+  virtual std::vector<TaskParameter> Parameters() const { return {}; }
+  // The element types and operators it computes: other combinations are not run (the command
+  // line says so where it asked for them).
+  virtual std::vector<ElementType> Types() const { return AllElementTypes(); }
+  virtual std::vector<Op> Ops() const { return AllOps(); }
+  // True: the variant runs on images (--size WxH); false: on plain element counts. A run
+  // gives each variant the sizes of its kind.
+  virtual bool TakesShape(const std::string& /*variant*/) const { return false; }
+  // Sizes run when the command line gives none (empty: the command line's default, 2^24).
+  virtual std::vector<Extent> DefaultSizes() const { return {}; }
+  // Throws UsageError (exit status 2, one line naming the option) when the problem is not one
+  // the variants can compute (a convolution mask wider than the input). Checked before
+  // anything runs. Default: every problem is.
+  virtual void CheckProblem(const ProblemSpec& /*spec*/,
+                            const std::vector<std::string>& /*variants*/) const {}
   // The .cl files (in the kernels folder) these variants load: checked before anything runs.
   virtual std::vector<std::string> KernelFiles(const std::vector<std::string>& variants) const = 0;
 
@@ -123,6 +169,14 @@ class IComputeTask {
   virtual std::vector<size_t> BoundarySizes(const DeviceInfo& /*device*/,
                                             const std::string& /*variant*/,
                                             const ProblemSpec& /*spec*/) const {
+    return {};
+  }
+  // For a variant that takes shapes (TakesShape): the images the check matrix runs, each as it
+  // is (the tile's edges and their neighbours, thin ones such as 1 x n and n x 1, odd squares).
+  // Shapes CheckProblem rejects are left out. Default: none.
+  virtual std::vector<Extent> BoundaryShapes(const DeviceInfo& /*device*/,
+                                             const std::string& /*variant*/,
+                                             const ProblemSpec& /*spec*/) const {
     return {};
   }
 };

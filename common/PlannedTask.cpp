@@ -23,18 +23,33 @@ void PlannedTask::InitResources(TaskContext& ctx, const ProblemSpec& spec) {
   const size_t bytes = OutputElements(spec) * SizeOf(spec.type);
   RequireAllocation(ctx.info, bytes, "the output");
   output_d_ = cl::Buffer(ctx.context, CL_MEM_READ_WRITE, bytes);
+  const_d_.clear();
+  for (const HostArray& a : ConstInputs(spec)) {
+    const_d_.emplace_back(ctx.context, CL_MEM_READ_ONLY, std::max<size_t>(a.Bytes(), 16));
+    ctx.queue.enqueueWriteBuffer(const_d_.back(), CL_TRUE, 0, a.Bytes(), a.Data());
+  }
 }
 
 void PlannedTask::ComputeCPU() {
-  expected_ = Reference(input_, problem_);
+  // Each reference (one per ReferenceKey) is computed when a variant is first validated.
+  expected_.clear();
+}
+
+const Expected& PlannedTask::ExpectedFor(const std::string& variant) {
+  const std::string key = ReferenceKey(variant);
+  auto it = expected_.find(key);
+  if (it == expected_.end())
+    it = expected_.emplace(key, KeyedReference(input_, problem_, key)).first;
+  return it->second;
 }
 
 void PlannedTask::ReleaseResources() {
   input_d_ = cl::Buffer();
   output_d_ = cl::Buffer();
+  const_d_.clear();
   scratch_.clear();
   input_ = HostArray();
-  expected_ = Expected();
+  expected_.clear();
 }
 
 cl::Buffer& PlannedTask::Buffer(size_t id) {
@@ -42,6 +57,8 @@ cl::Buffer& PlannedTask::Buffer(size_t id) {
     return input_d_;
   if (id == kOutputBuffer)
     return output_d_;
+  if (id >= kFirstConstInput)
+    return const_d_.at(id - kFirstConstInput);
   return scratch_.at(id - kFirstScratch).Get();
 }
 
@@ -131,7 +148,7 @@ void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const
 
 Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& variant,
                                         const ProblemSpec& spec) {
-  return CompareResults(variant, expected_,
+  return CompareResults(variant, ExpectedFor(variant),
                         ReadBack(ctx.queue, output_d_, spec.type, OutputElements(spec)));
 }
 

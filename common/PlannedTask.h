@@ -9,6 +9,7 @@
 #include "TaskUtil.h"
 
 #include <algorithm>
+#include <map>
 
 #include <string>
 #include <vector>
@@ -43,6 +44,17 @@ class PlannedTask : public IComputeTask {
 
   virtual Expected Reference(const HostArray& input, const ProblemSpec& spec) const = 0;
   virtual size_t OutputElements(const ProblemSpec& spec) const = 0;
+  // Read-only inputs besides the input (a convolution's mask), made from spec (its seed) and
+  // uploaded with the input; a plan refers to the i-th as BufferArg{kFirstConstInput + i}.
+  virtual std::vector<HostArray> ConstInputs(const ProblemSpec& /*spec*/) const { return {}; }
+  // Variants that compute different things from one input (a 1-D and a 2-D convolution) are
+  // validated against different references: the variant's key (default: one for all) and the
+  // reference of a key (default: Reference). Each is computed once per input, when first needed.
+  virtual std::string ReferenceKey(const std::string& /*variant*/) const { return {}; }
+  virtual Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
+                                  const std::string& /*key*/) const {
+    return Reference(input, spec);
+  }
   // For tasks that keep device state across runs: called once the plan's prepare steps, or its
   // run steps, are enqueued. Scratch buffers are shared by the variants of a task and released
   // with the problem (ReleaseResources).
@@ -61,10 +73,13 @@ class PlannedTask : public IComputeTask {
                RunEvents* events);
   cl::Buffer& Buffer(size_t id);
 
+  const Expected& ExpectedFor(const std::string& variant);
+
   HostArray input_;
-  Expected expected_;
+  std::map<std::string, Expected> expected_;  // by ReferenceKey
   ProblemSpec problem_;  // of InitResources
   cl::Buffer input_d_, output_d_;
+  std::vector<cl::Buffer> const_d_;
   std::vector<ScratchBuffer> scratch_;
 };
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 namespace rsb {
 
 namespace {
@@ -17,6 +19,14 @@ std::string TuningText(const Result& r) {
   for (const auto& [name, value] : r.tuning)
     s += fmt::format("{}{}={}", s.empty() ? "" : ";", name, value);
   return s;
+}
+
+// "mask-width=5": a result's task parameters in one field.
+std::string ParamsText(const Result& r) {
+  std::string s;
+  for (const auto& [name, value] : r.params)
+    s += fmt::format("{}{}={}", s.empty() ? "" : ";", name, value);
+  return s.empty() ? "-" : s;
 }
 
 nlohmann::json DeviceJson(const RunInfo& info) {
@@ -48,6 +58,8 @@ nlohmann::json ResultToJson(const Result& r) {
       {"type", ToString(r.type)},
       {"op", ToString(r.op)},
       {"n", r.n},
+      {"width", r.height ? r.n / r.height : r.n},
+      {"height", r.height ? r.height : 1},
       {"local_size", r.localSize},
       {"status", ToString(r.status)},
       {"message", r.message},
@@ -74,7 +86,10 @@ nlohmann::json ResultToJson(const Result& r) {
       {"portable", r.portable},
       {"lookback_fallback", r.lookbackFallback},
       {"tuning", r.tuning},
+      {"params", r.params},
   };
+  if (r.height)
+    o["shape"] = SizeText(r.n, r.height);
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
   return o;
@@ -89,6 +104,8 @@ Result ResultFromJson(const nlohmann::json& j) {
   if (j.contains("scan_kind"))
     r.scanKind = ParseScanKind(j.at("scan_kind").get<std::string>()).value();
   r.n = j.at("n").get<size_t>();
+  if (j.contains("shape"))
+    r.height = j.at("height").get<size_t>();
   r.localSize = j.at("local_size").get<size_t>();
   const std::string status = j.at("status").get<std::string>();
   for (Status s : {Status::Passed, Status::Failed, Status::Skipped, Status::Error, Status::Timeout})
@@ -114,6 +131,8 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.portable = j.at("portable").get<bool>();
   r.lookbackFallback = j.at("lookback_fallback").get<bool>();
   r.tuning = j.at("tuning").get<std::map<std::string, size_t>>();
+  if (j.contains("params"))
+    r.params = j.at("params").get<std::map<std::string, size_t>>();
   return r;
 }
 
@@ -124,21 +143,28 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
   if (info.copyGBs > 0)
     out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
   out << "\n";
+  // A column of task parameters only where a result has any (a convolution's mask width).
+  bool params = false;
+  size_t taskWidth = 10;  // the longest task name
+  for (const auto& r : results)
+    params = params || !r.params.empty(), taskWidth = std::max(taskWidth, r.task.size());
   out << fmt::format(
-      "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} "
-      "{:>5} {:>8}\n",
-      "task", "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
-      "GB/s", "util", "launches");
+      "{:<{}} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} "
+      "{:>5} {:>8}{}\n",
+      "task", taskWidth, "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
+      "GB/s", "util", "launches", params ? " params" : "");
   for (const auto& r : results) {
     const bool timed = r.status == Status::Passed && r.iterations > 0;
     out << fmt::format(
-        "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}\n",
-        r.task, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r), r.n, r.localSize,
+        "{:<{}} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}{}\n",
+        r.task, taskWidth, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r),
+        SizeText(r.n, r.height), r.localSize,
         ToString(r.status), timed ? fmt::format("{:.4f}", r.timeMs.median) : "-",
         timed ? fmt::format("{:.2f}", r.gelemS) : "-",
         timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
         timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
-        r.cost.launches ? fmt::format("{}", r.cost.launches) : "-");
+        r.cost.launches ? fmt::format("{}", r.cost.launches) : "-",
+        params ? " " + ParamsText(r) : "");
   }
   bool header = false;
   for (const auto& r : results) {
@@ -161,18 +187,20 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
-         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning\n";
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,width,height,"
+         "params\n";
   for (const auto& r : results) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{}\n",
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{},{},{},{}\n",
         quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
         ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
         ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
         r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(),
         r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
         r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
-        r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
+        r.lookbackFallback ? 1 : 0, quote(TuningText(r)), r.height ? r.n / r.height : r.n,
+        r.height ? r.height : 1, quote(r.params.empty() ? "" : ParamsText(r)));
   }
 }
 

@@ -36,8 +36,18 @@ std::string CaseLabel(const std::string& task, const std::string& variant, Eleme
                      localSize ? fmt::format(" L={}", localSize) : "");
 }
 
+std::string SizeText(size_t n, size_t height) {
+  return height ? fmt::format("{}x{}", n / height, height) : fmt::format("{}", n);
+}
+
 std::string CaseLabel(const Result& r) {
-  return CaseLabel(r.task, r.variant, r.type, r.op, r.scanKind, r.n, r.localSize);
+  std::string label = fmt::format("{}/{} {} {}{} n={}{}", r.task, r.variant, ToString(r.type),
+                                  ToString(r.op), r.scanKind ? " " + ToString(*r.scanKind) : "",
+                                  SizeText(r.n, r.height),
+                                  r.localSize ? fmt::format(" L={}", r.localSize) : "");
+  for (const auto& [name, value] : r.params)
+    label += fmt::format(" {}={}", name, value);
+  return label;
 }
 
 TimeStats Summarise(std::vector<double> t) {
@@ -123,12 +133,15 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.op = spec.op;
   r.scanKind = spec.scanKind;
   r.n = spec.n;
+  r.height = spec.height;
   r.localSize = spec.localSize;
   r.codePath = task.CodePathOf(device, spec);
   r.portable = spec.portable;
   r.lookbackFallback = spec.lookbackFallback;
   for (const auto& knob : task.Tunables())
     r.tuning[knob.name] = Tuned(task.Tunables(), spec, knob.name);
+  for (const auto& param : task.Parameters())
+    r.params[param.name] = Param(task.Parameters(), spec, param.name);
   return r;
 }
 

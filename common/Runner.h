@@ -37,11 +37,13 @@ struct Result {
   Op op = Op::Sum;
   std::optional<ScanKind> scanKind;
   size_t n = 0;
+  size_t height = 0;  // > 0: an image of n / height x height (--size WxH); 0: a plain count
   size_t localSize = 0;
   std::string codePath;                  // "gpu" or "cpu": the kernel shape that ran
   bool portable = false;                 // --portable
   bool lookbackFallback = false;         // --lookback-fallback
   std::map<std::string, size_t> tuning;  // the task's tuning knobs, as used
+  std::map<std::string, size_t> params;  // the task's parameters (mask-width), as used
   Status status = Status::Skipped;
   std::string message;
   size_t iterations = 0;
@@ -55,10 +57,13 @@ struct Result {
 };
 
 // "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
-// With a local size (not 0) it ends in " L=<local size>".
+// With a local size (not 0) it ends in " L=<local size>". An image is n=<width>x<height>; a
+// result's label ends with its task parameters (" mask-width=5").
 std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
                       const std::optional<ScanKind>& kind, size_t n, size_t localSize = 0);
 std::string CaseLabel(const Result& r);
+// "1000", or "100x10" for an image.
+std::string SizeText(size_t n, size_t height);
 
 // One problem for one task, and which of its variants to run on it.
 struct Job {

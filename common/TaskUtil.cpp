@@ -31,6 +31,21 @@ size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
   throw std::logic_error("no tuning knob " + name);
 }
 
+std::string TaskParameter::AllowedText() const {
+  return fmt::format("{} from {} to {}", odd ? "an odd number" : "a whole number", min, max);
+}
+
+size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,
+             const std::string& name) {
+  const auto it = spec.params.find(name);
+  if (it != spec.params.end())
+    return it->second;
+  for (const auto& p : params)
+    if (p.name == name)
+      return p.value;
+  throw std::logic_error("no task parameter " + name);
+}
+
 cl::Buffer& ScratchBuffer::Ensure(const cl::Context& context, size_t bytes) {
   bytes = std::max<size_t>(bytes, 16);
   if (bytes > capacity_) {

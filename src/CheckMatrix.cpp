@@ -46,6 +46,46 @@ bool Runs(const IComputeTask& task, const std::string& variant, const ProblemSpe
   }
 }
 
+// The task's parameters the matrix runs: --NAME's values where given, else each parameter's
+// check values (or its default); one map per combination.
+std::vector<std::map<std::string, size_t>> ParamCombinations(const Options& o,
+                                                             const IComputeTask& task) {
+  std::vector<std::map<std::string, size_t>> combos = {{}};
+  for (const auto& p : task.Parameters()) {
+    const auto given = o.params.find(p.name);
+    const std::vector<size_t> values = given != o.params.end() ? given->second
+                                       : p.checkValues.empty() ? std::vector<size_t>{p.value}
+                                                               : p.checkValues;
+    std::vector<std::map<std::string, size_t>> next;
+    for (const auto& c : combos)
+      for (size_t v : values) {
+        next.push_back(c);
+        next.back()[p.name] = v;
+      }
+    combos = next;
+  }
+  return combos;
+}
+
+// True when CheckProblem takes the problem for the variant.
+bool Valid(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
+  try {
+    task.CheckProblem(spec, {variant});
+    return true;
+  } catch (const UsageError&) {
+    return false;
+  }
+}
+
+template <class E>
+std::vector<E> Both(const std::vector<E>& a, const std::vector<E>& b) {
+  std::vector<E> out;
+  for (E e : a)
+    if (std::find(b.begin(), b.end(), e) != b.end())
+      out.push_back(e);
+  return out;
+}
+
 }  // namespace
 
 std::vector<size_t> CheckMatrixSizes(const IComputeTask& task, const std::string& variant,
@@ -74,39 +114,60 @@ std::vector<Job> CheckMatrixJobs(const Options& o,
     const std::vector<ScanKind> scanKinds = task->ScanKinds();
     if (!scanKinds.empty())
       kinds.assign(scanKinds.begin(), scanKinds.end());
-    for (ElementType type : AllElementTypes())
-      for (Op op : AllOps())
-        for (const auto& kind : kinds) {
-          // (n, local size) -> the variants that run it, in table order.
-          std::map<std::pair<size_t, size_t>, std::vector<std::string>> cases;
-          for (const auto& variant : variants)
-            for (size_t local : LocalSizes(o, *task, variant, device)) {
-              ProblemSpec spec = o.problem;
-              spec.type = type;
-              spec.op = op;
-              spec.scanKind = kind;
-              spec.localSize = local;
-              spec.n = kCheckMatrixLargeSize;
-              const std::vector<size_t> sizes =
-                  Runs(*task, variant, spec, device)
-                      ? CheckMatrixSizes(*task, variant, spec, device)
-                      : std::vector<size_t>{1};  // one case reports the skip
-              for (size_t n : sizes) {
-                auto& names = cases[{n, local}];
-                if (std::find(names.begin(), names.end(), variant) == names.end())
-                  names.push_back(variant);
+    for (ElementType type : Both(AllElementTypes(), task->Types()))
+      for (Op op : Both(AllOps(), task->Ops()))
+        for (const auto& kind : kinds)
+          for (const auto& params : ParamCombinations(o, *task)) {
+            // (n, height, local size) -> the variants that run it, in table order.
+            std::map<std::tuple<size_t, size_t, size_t>, std::vector<std::string>> cases;
+            for (const auto& variant : variants)
+              for (size_t local : LocalSizes(o, *task, variant, device)) {
+                ProblemSpec spec = o.problem;
+                spec.type = type;
+                spec.op = op;
+                spec.scanKind = kind;
+                spec.localSize = local;
+                spec.params = params;
+                spec.n = kCheckMatrixLargeSize;
+                std::vector<Extent> extents;
+                const bool runs = Runs(*task, variant, spec, device);
+                if (task->TakesShape(variant)) {
+                  for (const Extent& e : task->BoundaryShapes(device, variant, spec)) {
+                    ProblemSpec s = spec;
+                    s.n = e.n, s.height = e.height;
+                    if (Valid(*task, variant, s))
+                      extents.push_back(e);
+                  }
+                } else {
+                  for (size_t n : CheckMatrixSizes(*task, variant, spec, device)) {
+                    ProblemSpec s = spec;
+                    s.n = n;
+                    if (Valid(*task, variant, s))
+                      extents.push_back({n, 0});
+                  }
+                }
+                if (extents.empty())
+                  continue;
+                if (!runs)  // one case reports the skip
+                  extents.resize(1);
+                for (const Extent& e : extents) {
+                  auto& names = cases[{e.n, e.height, local}];
+                  if (std::find(names.begin(), names.end(), variant) == names.end())
+                    names.push_back(variant);
+                }
               }
+            for (const auto& [key, names] : cases) {
+              Job job{task.get(), o.problem, names};
+              job.spec.type = type;
+              job.spec.op = op;
+              job.spec.scanKind = kind;
+              job.spec.n = std::get<0>(key);
+              job.spec.height = std::get<1>(key);
+              job.spec.localSize = std::get<2>(key);
+              job.spec.params = params;
+              jobs.push_back(job);
             }
-          for (const auto& [key, names] : cases) {
-            Job job{task.get(), o.problem, names};
-            job.spec.type = type;
-            job.spec.op = op;
-            job.spec.scanKind = kind;
-            job.spec.n = key.first;
-            job.spec.localSize = key.second;
-            jobs.push_back(job);
           }
-        }
   }
   return jobs;
 }

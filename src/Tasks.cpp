@@ -1,5 +1,6 @@
 #include "Tasks.h"
 
+#include "CConvolutionTask.h"
 #include "CReductionTask.h"
 #include "CScanTask.h"
 
@@ -9,6 +10,7 @@ std::vector<std::unique_ptr<IComputeTask>> MakeTasks() {
   std::vector<std::unique_ptr<IComputeTask>> tasks;
   tasks.push_back(std::make_unique<CReductionTask>());
   tasks.push_back(std::make_unique<CScanTask>());
+  tasks.push_back(std::make_unique<CConvolutionTask>());
   return tasks;
 }
 

@@ -46,9 +46,56 @@ bool Contains(const C& c, const V& v) {
   return std::find(c.begin(), c.end(), v) != c.end();
 }
 
-// One job per (task, n, type, op, scan kind); every case starts from o.problem.
-std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks) {
+// The values of a task's parameters to sweep: each parameter's list from the command line, or
+// its default; one map per combination.
+std::vector<std::map<std::string, size_t>> ParamCombinations(const Options& o,
+                                                             const IComputeTask& task) {
+  std::vector<std::map<std::string, size_t>> combos = {{}};
+  for (const auto& p : task.Parameters()) {
+    const auto given = o.params.find(p.name);
+    const std::vector<size_t> values =
+        given != o.params.end() ? given->second : std::vector<size_t>{p.value};
+    std::vector<std::map<std::string, size_t>> next;
+    for (const auto& c : combos)
+      for (size_t v : values) {
+        next.push_back(c);
+        next.back()[p.name] = v;
+      }
+    combos = next;
+  }
+  return combos;
+}
+
+// The values of `asked` the task computes; where none was asked for on the command line and the
+// task computes none of the defaults, its first.
+template <class E>
+std::vector<E> Supported(const std::vector<E>& asked, const std::vector<E>& supported, bool given) {
+  std::vector<E> out;
+  for (E e : asked)
+    if (Contains(supported, e))
+      out.push_back(e);
+  if (out.empty() && !given && !supported.empty())
+    out.push_back(supported.front());
+  return out;
+}
+
+template <class E>
+std::string Names(const std::vector<E>& v) {
+  std::string s;
+  for (E e : v)
+    s += (s.empty() ? "" : ", ") + ToString(e);
+  return s;
+}
+
+// One job per (task, size, type, op, scan kind, task parameters); every case starts from
+// o.problem. A task runs the types and operators it computes (Types(), Ops()), each variant the
+// sizes of its kind (plain counts, or images for TakesShape); what the command line asked for
+// and a task leaves out is said in `notes`. A task or variant named on the command line that is
+// left with no case at all is a UsageError.
+std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks,
+                          std::vector<std::string>* notes = nullptr) {
   std::vector<Job> jobs;
+  std::vector<std::string> ran;  // variants (task/variant) with a job
   for (const auto& task : tasks) {
     if (!Contains(o.tasks, task->Name()))
       continue;
@@ -58,20 +105,62 @@ std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks) {
         variants.push_back(v);
     if (variants.empty())
       continue;
+    const auto types = Supported(o.types, task->Types(), o.typesGiven);
+    const auto ops = Supported(o.ops, task->Ops(), o.opsGiven);
+    std::vector<std::string> why;
+    if (types.size() < o.types.size() && o.typesGiven)
+      why.push_back(fmt::format("{} computes {} only", task->Name(), Names(task->Types())));
+    if (ops.size() < o.ops.size() && o.opsGiven)
+      why.push_back(fmt::format("{} has the operator {} only", task->Name(), Names(task->Ops())));
     std::vector<std::optional<ScanKind>> kinds = {std::nullopt};
     if (!task->ScanKinds().empty())
       kinds.assign(o.scanKinds.begin(), o.scanKinds.end());
-    for (size_t n : o.sizes)
-      for (ElementType type : o.types)
-        for (Op op : o.ops)
-          for (const auto& kind : kinds) {
-            Job job{task.get(), o.problem, variants};
-            job.spec.type = type;
-            job.spec.op = op;
-            job.spec.scanKind = kind;
-            job.spec.n = n;
-            jobs.push_back(job);
-          }
+    const std::vector<Extent> sizes =
+        o.sizesGiven || task->DefaultSizes().empty() ? o.sizes : task->DefaultSizes();
+    for (const Extent& size : sizes) {
+      std::vector<std::string> takers;
+      for (const auto& v : variants)
+        if (task->TakesShape(v) == (size.height > 0))
+          takers.push_back(v);
+      if (takers.empty() || types.empty() || ops.empty())
+        continue;
+      for (const auto& v : takers)
+        ran.push_back(task->Name() + "/" + v);
+      for (ElementType type : types)
+        for (Op op : ops)
+          for (const auto& kind : kinds)
+            for (const auto& params : ParamCombinations(o, *task)) {
+              Job job{task.get(), o.problem, takers};
+              job.spec.type = type;
+              job.spec.op = op;
+              job.spec.scanKind = kind;
+              job.spec.n = size.n;
+              job.spec.height = size.height;
+              job.spec.params = params;
+              jobs.push_back(job);
+            }
+    }
+    std::vector<std::string> left;
+    for (const auto& v : variants)
+      if (!Contains(ran, task->Name() + "/" + v))
+        left.push_back(v);
+    if (!left.empty()) {
+      const bool shapes = task->TakesShape(left.front());
+      if (!types.empty() && !ops.empty())
+        why.push_back(fmt::format(
+            "{} {} {}", fmt::join(left, ", "), left.size() > 1 ? "take" : "takes",
+            shapes ? "images only (--size WIDTHxHEIGHT)" : "plain element counts only (--size N)"));
+    }
+    if (!why.empty() && notes)
+      notes->push_back(fmt::format("{}: {}", task->Name(), fmt::join(why, "; ")));
+    const bool none = left.size() == variants.size();
+    if (none && o.tasksGiven)
+      throw UsageError(fmt::format("--task {}: no case to run: {}; allowed: {}", task->Name(),
+                                   fmt::join(why, "; "),
+                                   "types, operators and sizes the task computes"));
+    if (!left.empty() && !o.variants.empty())
+      throw UsageError(fmt::format("--variant {}: no case to run: {}", fmt::join(left, ","),
+                                   fmt::join(why, "; ")));
   }
   return jobs;
 }
@@ -81,8 +170,7 @@ ProgressFn StderrProgress() {
     const ProblemSpec& s = p.job->spec;
     if (!p.result) {
       std::cerr << fmt::format("[{:>3}/{}] {} ... ", p.index, p.total,
-                               CaseLabel(p.job->task->Name(), p.variant, s.type, s.op, s.scanKind,
-                                         s.n, s.localSize))
+                               CaseLabel(NewResult(*p.job->task, p.variant, s, DeviceInfo())))
                 << std::flush;
     } else if (p.result->status == Status::Passed && p.result->iterations) {
       std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
@@ -258,15 +346,21 @@ int Run(int argc, char** argv) {
   const Tasks tasks = MakeTasks();
   TaskCatalog catalog;
   for (const auto& t : tasks)
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables()});
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
   const Options o = ParseCommandLine(argc, argv, catalog);
   if (PrintListings(o, tasks))
     return kExitOk;
 
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
-  std::vector<Job> jobs = MakeJobs(o, tasks);
+  std::vector<std::string> notes;
+  std::vector<Job> jobs = MakeJobs(o, tasks, &notes);
   if (o.worker.fd >= 0)
     return RunWorker(o, tasks, jobs, kernelDir);
+  for (const auto& job : jobs)
+    job.task->CheckProblem(job.spec, job.variants);
+  if (!o.quiet)
+    for (const auto& note : notes)
+      std::cerr << "note: " << note << " (left out)\n";
   CheckKernelFiles(kernelDir, jobs, o.run.timed);
   const cl::Device device = SelectDevice(o.platform, o.device);
   // The output is checked only once everything on the command line has been, and first

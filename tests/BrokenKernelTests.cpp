@@ -214,5 +214,20 @@ TEST(BrokenKernel, PlainStoreInsteadOfAtomicPublishInSinglePassScan) {
                 "        status[tile] = SpPack(gen, SP_PREFIX, OP(p, tileAggregate));"});
 }
 
+// A tiled convolution that loads only the left halo: the outputs at a tile's right edge read
+// whatever the local memory held past the tile. Caught at every size with more than one tile.
+TEST(BrokenKernel, TiledConvolutionWithoutRightHalo) {
+  ExpectCaught({"conv-no-right-halo", "convolution", "tiled-1d", "Convolution.cl",
+                "LoadTile1D(tile, in, start - R, TILE + 2 * R, n);",
+                "LoadTile1D(tile, in, start - R, TILE + R, n);"});
+}
+
+// A cached convolution whose halo test is off by one at the right edge: the output next to the
+// edge reads one element past the tile from local memory instead of global memory.
+TEST(BrokenKernel, CachedConvolutionReadsPastItsTile) {
+  ExpectCaught({"conv-cached-edge", "convolution", "cached-1d", "Convolution.cl",
+                "(u < TILE ? tile[u]", "(u <= TILE ? tile[u]"});
+}
+
 }  // namespace
 }  // namespace rsb::test

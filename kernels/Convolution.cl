@@ -1,0 +1,218 @@
+// Convolution: out[i] = sum_j mask[j] * in[i - R + j], j = 0 .. W-1, R = (W - 1) / 2, with ghost
+// elements 0 (an index outside the input contributes nothing); in 2-D, for an image of width x
+// height (row-major) and a square W x W mask, out[y][x] = sum_{a,b} mask[a][b] *
+// in[y - R + a][x - R + b], ghost cells 0. The course's third pattern, after reduction trees and
+// prefix sums.
+//
+// Built by the host once per (type, mask width, local size) with
+//   -DT=float -DT_FLOAT=1 -DOP_SUM=1 -DIDENTITY=((T)0) -DMASK_WIDTH=5 -DLOCAL_SIZE=256
+//   -DITEMS=4 -DTILE_X=32
+// Any n >= MASK_WIDTH (any width, height >= MASK_WIDTH in 2-D) works. Index arithmetic is
+// unsigned: an index left of 0 wraps past 2^32 - R, above every n the suite allows (2^31), so one
+// comparison `k < n` finds the ghosts on both sides.
+//
+// Notation: n outputs, W = MASK_WIDTH, R = W / 2, L = LOCAL_SIZE work-items per work-group,
+// K = ITEMS outputs per work-item in the tiled kernels, TILE = L * K outputs per work-group
+// (1-D). Traffic is counted in global-memory reads per output; the host's cost model
+// (src/CConvolutionTask.cpp) adds them up exactly, ghosts excluded.
+#include "Common.clh"
+
+#define R (MASK_WIDTH / 2)
+#define TILE (LOCAL_SIZE * ITEMS)
+
+// The input element at k, or the ghost 0 outside [0, n) (k wrapped past 2^32 on the left).
+inline T InputOrGhost(__global const T* in, uint k, uint n) {
+  return k < n ? in[k] : (T)0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. basic-1d: one work-item per output, mask and input from global memory.
+// Global reads per output: W input elements (fewer at the ends: ghosts are not read) and W mask
+// elements, 2W in all. Neighbouring work-items read overlapping input: every element is read W
+// times, from DRAM once and from the cache after that, if the cache keeps it. No halo and no
+// barrier: every value comes straight from global memory.
+__kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, __global T* out,
+                                 uint n) {
+  // SOLUTION BEGIN
+  const uint i = get_global_id(0);
+  if (i >= n)
+    return;
+  T acc = 0;
+  for (uint j = 0; j < MASK_WIDTH; ++j)
+    acc += mask[j] * InputOrGhost(in, i - R + j, n);
+  out[i] = acc;
+  // SOLUTION END
+  //! // TODO (basic-1d): work-item i < n writes out[i] = sum over j of mask[j] * in[i - R + j],
+  //! // with 0 for an index outside [0, n) (InputOrGhost).
+}
+
+// 2. constant-1d: basic-1d with the mask in __constant memory: all work-items read the same
+// mask element at the same time, which a GPU's constant cache broadcasts to a whole warp in one
+// transaction. Global reads per output: W input elements (the mask comes from the constant
+// cache). No halo, no barrier.
+__kernel void ConvolutionConstant1D(__global const T* in, __constant T* mask, __global T* out,
+                                    uint n) {
+  // SOLUTION BEGIN
+  const uint i = get_global_id(0);
+  if (i >= n)
+    return;
+  T acc = 0;
+  for (uint j = 0; j < MASK_WIDTH; ++j)
+    acc += mask[j] * InputOrGhost(in, i - R + j, n);
+  out[i] = acc;
+  // SOLUTION END
+  //! // TODO (constant-1d): as basic-1d, with the mask read from __constant memory.
+}
+
+// Loads count input elements from in[first] on (first may lie left of 0, wrapped) into tile,
+// ghosts as 0; the work-group's L work-items stride through it, so consecutive work-items load
+// consecutive elements (coalesced).
+inline void LoadTile1D(__local T* tile, __global const T* in, uint first, uint count, uint n) {
+  for (uint t = get_local_id(0); t < count; t += LOCAL_SIZE)
+    tile[t] = InputOrGhost(in, first + t, n);
+}
+
+// 3. tiled-1d: each work-group computes TILE = L * K consecutive outputs. It first loads its
+// input tile with the left and right halo, TILE + 2R elements, into local memory (the halo
+// elements are the neighbouring tiles' edge elements, loaded again by this work-group; ghosts
+// are 0), then every output is computed from local memory. Work-item l computes outputs
+// l, l + L, ..., l + (K-1)L of the tile: consecutive work-items write consecutive outputs
+// (coalesced) and read consecutive local words (no bank conflicts).
+// Global reads per output: (TILE + 2R) / TILE input elements (1 + 2R / TILE), the mask from the
+// constant cache. Steps: 2 (load, compute).
+__kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __global T* out,
+                                 uint n) {
+  // SOLUTION BEGIN
+  __local T tile[TILE + 2 * R];
+  const uint start = get_group_id(0) * TILE;
+  LoadTile1D(tile, in, start - R, TILE + 2 * R, n);
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile elements other work-items loaded
+  for (uint k = 0; k < ITEMS; ++k) {
+    const uint t = get_local_id(0) + k * LOCAL_SIZE;
+    if (start + t >= n)
+      break;
+    T acc = 0;
+    for (uint j = 0; j < MASK_WIDTH; ++j)
+      acc += mask[j] * tile[t + j];
+    out[start + t] = acc;
+  }
+  // SOLUTION END
+  //! // TODO (tiled-1d): load the group's TILE input elements with R halo elements on each side
+  //! // into local memory (LoadTile1D, from start - R), wait for the whole tile, then compute
+  //! // outputs start + l + k*L (k < ITEMS, below n) from the tile.
+}
+
+// 4. cached-1d: only the tile's own TILE elements go to local memory; an output near the tile's
+// edge reads its halo elements straight from global memory, where the neighbouring work-group
+// has just loaded them into the cache (L1/L2 on a GPU): the local tile has no halo to load, and
+// the branch on "inside the tile?" replaces it.
+// Global reads per output: 1 for the own element, plus R(R+1) / TILE halo reads on average
+// (an output at distance d < R from an edge reads R - d halo elements), through the cache.
+// Steps: 2 (load, compute).
+__kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __global T* out,
+                                  uint n) {
+  // SOLUTION BEGIN
+  __local T tile[TILE];
+  const uint start = get_group_id(0) * TILE;
+  LoadTile1D(tile, in, start, TILE, n);
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile elements other work-items loaded
+  for (uint k = 0; k < ITEMS; ++k) {
+    const uint t = get_local_id(0) + k * LOCAL_SIZE;
+    if (start + t >= n)
+      break;
+    T acc = 0;
+    for (uint j = 0; j < MASK_WIDTH; ++j) {
+      const uint u = t - R + j;  // wraps left of the tile
+      acc += mask[j] * (u < TILE ? tile[u] : InputOrGhost(in, start + u, n));
+    }
+    out[start + t] = acc;
+  }
+  // SOLUTION END
+  //! // TODO (cached-1d): load only the group's TILE elements into local memory, wait, then
+  //! // compute each output reading tile elements from local memory and the halo (indices
+  //! // outside the tile) from global memory (InputOrGhost).
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2-D: an image of width x height, row-major; a W x W mask, row-major (mask[a * W + b] weighs
+// the input a - R rows and b - R columns away). The host launches a 1-D range; the kernels
+// find their row and column from it.
+
+// 5. basic-2d: one work-item per output (i = y * width + x), mask and input from global memory.
+// Global reads per output: W^2 input elements (fewer at the borders: ghosts are not read) and
+// W^2 mask elements. No halo, no barrier.
+__kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, __global T* out,
+                                 uint width, uint height) {
+  // SOLUTION BEGIN
+  const uint i = get_global_id(0);
+  if (i >= width * height)
+    return;
+  const uint x = i % width, y = i / width;
+  T acc = 0;
+  for (uint a = 0; a < MASK_WIDTH; ++a) {
+    const uint row = y - R + a;
+    if (row >= height)
+      continue;  // a ghost row
+    for (uint b = 0; b < MASK_WIDTH; ++b) {
+      const uint col = x - R + b;
+      if (col < width)
+        acc += mask[a * MASK_WIDTH + b] * in[row * width + col];
+    }
+  }
+  out[i] = acc;
+  // SOLUTION END
+  //! // TODO (basic-2d): work-item i < width * height computes output (x, y) = (i % width,
+  //! // i / width): the sum over a, b of mask[a * W + b] * in[(y - R + a) * width + x - R + b],
+  //! // 0 where the row or the column lies outside the image.
+}
+
+// 6. tiled-2d: each work-group computes an output tile of OX = TILE_X columns and OY = (L /
+// TILE_X) * K rows. It loads the input tile with its halo, (OX + 2R) x (OY + 2R) cells (ghosts
+// 0), into local memory, then work-item (lx, ly) computes column lx, rows ly*K .. ly*K + K-1 of
+// the tile: for each mask column it reads K + W - 1 tile cells into registers and uses each for
+// up to W outputs, so local memory is read W (K + W - 1) / K times per output instead of W^2.
+// Consecutive work-items own consecutive columns: coalesced stores, no bank conflicts.
+// Global reads per output: (OX + 2R)(OY + 2R) / (OX OY) input cells, the mask from the constant
+// cache. Steps: 2 (load, compute).
+#ifndef TILE_X
+#define TILE_X 32
+#endif
+#define OX TILE_X
+#define OY ((LOCAL_SIZE / TILE_X) * ITEMS)
+#define TW (OX + 2 * R)
+#define TH (OY + 2 * R)
+
+__kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __global T* out,
+                                 uint width, uint height) {
+  // SOLUTION BEGIN
+  __local T tile[TW * TH];
+  const uint groupsX = (width + OX - 1) / OX;
+  const uint x0 = (get_group_id(0) % groupsX) * OX, y0 = (get_group_id(0) / groupsX) * OY;
+  for (uint t = get_local_id(0); t < TW * TH; t += LOCAL_SIZE) {
+    const uint row = y0 - R + t / TW, col = x0 - R + t % TW;
+    tile[t] = row < height && col < width ? in[row * width + col] : (T)0;
+  }
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile cells other work-items loaded
+  const uint lx = get_local_id(0) % TILE_X, ly = get_local_id(0) / TILE_X;
+  T acc[ITEMS];
+  for (uint k = 0; k < ITEMS; ++k)
+    acc[k] = 0;
+  for (uint b = 0; b < MASK_WIDTH; ++b) {
+    T win[ITEMS + MASK_WIDTH - 1];
+    for (uint r = 0; r < ITEMS + MASK_WIDTH - 1; ++r)
+      win[r] = tile[(ly * ITEMS + r) * TW + lx + b];
+    for (uint k = 0; k < ITEMS; ++k)
+      for (uint a = 0; a < MASK_WIDTH; ++a)
+        acc[k] += mask[a * MASK_WIDTH + b] * win[k + a];
+  }
+  const uint x = x0 + lx;
+  for (uint k = 0; k < ITEMS; ++k) {
+    const uint y = y0 + ly * ITEMS + k;
+    if (x < width && y < height)
+      out[y * width + x] = acc[k];
+  }
+  // SOLUTION END
+  //! // TODO (tiled-2d): load the group's input tile with its halo, TW x TH cells from (x0 - R,
+  //! // y0 - R), ghosts 0, into local memory; wait; then work-item (lx, ly) computes column
+  //! // x0 + lx, rows y0 + ly*ITEMS .. + ITEMS-1 from the tile (inside the image only).
+}

@@ -1,0 +1,81 @@
+// CConvolutionTask: convolve n elements (1-D) or a width x height image (2-D, row-major) with a
+// random odd-width mask, ghost elements 0, in the variants of the course material
+// (kernels/Convolution.cl): basic, mask in constant memory, tiled with the halo in local memory,
+// tiled with the halo through the cache; basic and tiled in 2-D. Float and double.
+#pragma once
+
+#include "PlannedTask.h"
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// How the host drives a convolution kernel (and what its traffic model counts).
+enum class ConvolutionShape {
+  Basic1D,     // one work-item per output; input and mask reads from global memory
+  Constant1D,  // one work-item per output; input from global memory, mask from __constant
+  Tiled1D,     // work-groups of TILE = L * K outputs; input tile and halo through local memory
+  Cached1D,    // work-groups of TILE outputs; tile through local memory, halo from global
+  Basic2D,     // one work-item per output pixel; input and mask from global memory
+  Tiled2D,     // work-groups of OX x OY outputs; input tile and halo through local memory
+};
+
+class CConvolutionTask : public TableTask<ConvolutionShape> {
+ public:
+  using Shape = ConvolutionShape;
+  static const std::vector<Variant>& DefaultTable();
+  explicit CConvolutionTask(std::vector<Variant> table = DefaultTable());
+
+  // The widest masks: 1-D and 2-D (--mask-width).
+  static constexpr size_t kMaxMask1D = 63, kMaxMask2D = 31;
+
+  std::string Name() const override { return "convolution"; }
+  std::vector<TuningKnob> Tunables() const override;
+  std::vector<TaskParameter> Parameters() const override;
+  std::vector<ElementType> Types() const override {
+    return {ElementType::Float, ElementType::Double};
+  }
+  // A convolution is a sum of products: its results record the operator sum.
+  std::vector<Op> Ops() const override { return {Op::Sum}; }
+  bool TakesShape(const std::string& variant) const override;
+  std::vector<Extent> DefaultSizes() const override;
+  void CheckProblem(const ProblemSpec& spec,
+                    const std::vector<std::string>& variants) const override;
+
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override;
+  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                    const ProblemSpec& spec) const override;
+  std::vector<Extent> BoundaryShapes(const DeviceInfo& device, const std::string& variant,
+                                     const ProblemSpec& spec) const override;
+
+  // The masks of a problem (random from its seed): W elements, and W x W row-major.
+  static HostArray Mask1D(const ProblemSpec& spec, size_t width);
+  static HostArray Mask2D(const ProblemSpec& spec, size_t width);
+  // The CPU references, in double, with an error bound per output (HostData.h's Expected):
+  // eps(T) * (terms + 2) * sum |mask * input| over the output's terms (W, or W^2 in 2-D), the
+  // worst case of a sequential float sum of that many products.
+  static Expected Reference1D(const HostArray& input, const HostArray& mask);
+  static Expected Reference2D(const HostArray& input, const HostArray& mask, size_t width,
+                              size_t height);
+
+ protected:
+  Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;
+  Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
+                          const std::string& key) const override;
+  std::string ReferenceKey(const std::string& variant) const override;
+  size_t OutputElements(const ProblemSpec& spec) const override { return spec.n; }
+  std::vector<HostArray> ConstInputs(const ProblemSpec& spec) const override;
+
+ private:
+  size_t MaskWidth(const ProblemSpec& spec) const;
+  size_t Items(const ProblemSpec& spec) const;
+  std::string Options(const ProblemSpec& spec) const;
+  // One plan function per family of shapes.
+  LaunchPlan PerOutputPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan Tiled1DPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan Tiled2DPlan(const Variant& v, const ProblemSpec& spec) const;
+};
+
+}  // namespace rsb

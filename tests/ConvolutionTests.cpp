@@ -1,0 +1,213 @@
+// Convolution: every variant x float/double at the sizes around its tile and halo boundaries,
+// every mask-width class and two local sizes, validated by the shared runner against the double
+// CPU reference; the traffic model against hand-counted reads; the command line's contract
+// (mask width, shapes, types: exit status 2 with one line) and what a result records.
+#include "CConvolutionTask.h"
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <set>
+
+namespace rsb::test {
+namespace {
+
+using Param = VariantTypeParam;
+
+std::vector<Param> AllParams() {
+  std::vector<Param> params;
+  for (const auto& v : CConvolutionTask().Variants())
+    for (ElementType t : {ElementType::Float, ElementType::Double})
+      params.push_back({v, t});
+  return params;
+}
+
+class ConvolutionVariant : public testing::TestWithParam<Param> {};
+
+// Masks 1, 3, 5, 17 and the widest (63 in 1-D, 31 in 2-D); local sizes 4 and 64 (tiles of 16
+// and 256 outputs: a halo of 17 is wider than the small tile). 1-D: 1, 2, the mask width and
+// its neighbours, a work-group, a tile and two tiles with their neighbours, a large odd n.
+// 2-D: the task's boundary shapes (thin images, odd squares, the tile and its neighbours).
+// Problems whose mask is wider than the input are rejected by the command line and skipped.
+TEST_P(ConvolutionVariant, MatchesReferenceAtTileAndHaloBoundaries) {
+  const Param& p = GetParam();
+  if (p.type == ElementType::Double && !Device().info.fp64)
+    GTEST_SKIP() << "no fp64";
+  CConvolutionTask task;
+  const bool twoD = task.TakesShape(p.variant);
+  size_t cases = 0;
+  for (size_t mask : {size_t(1), size_t(3), size_t(5), size_t(17),
+                      twoD ? CConvolutionTask::kMaxMask2D : CConvolutionTask::kMaxMask1D})
+    for (size_t local : {4, 64}) {
+      ProblemSpec base = Problem(p.type, Op::Sum, std::nullopt, 1, local, mask + local);
+      base.params["mask-width"] = mask;
+      std::vector<Extent> extents;
+      if (twoD) {
+        extents = task.BoundaryShapes(Device().info, p.variant, base);
+      } else {
+        const size_t tile = local * 4;
+        for (size_t n : {size_t(1), size_t(2), mask - 1, mask, mask + 1, local - 1, local,
+                         local + 1, tile - 1, tile, tile + 1, 2 * tile + 1, size_t(100003)})
+          extents.push_back({n, 0});
+      }
+      for (const Extent& e : extents) {
+        ProblemSpec spec = base;
+        spec.n = e.n, spec.height = e.height;
+        if (spec.n == 0)
+          continue;
+        try {
+          task.CheckProblem(spec, {p.variant});
+        } catch (const UsageError&) {
+          continue;
+        }
+        const auto results = Validate(task, spec, {p.variant});
+        ASSERT_EQ(results.size(), 1u);
+        EXPECT_EQ(Failures(results), "") << "mask " << mask << " L=" << local;
+        ++cases;
+      }
+    }
+  EXPECT_GT(cases, twoD ? 40u : 80u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Convolution, ConvolutionVariant, testing::ValuesIn(AllParams()),
+                         VariantTypeName);
+
+// The items knob changes the tile: the tiled variants stay right with 1 and 16 items.
+TEST(Convolution, TiledVariantsAreRightForEveryItemCount) {
+  CConvolutionTask task;
+  for (size_t items : {1, 3, 16})
+    for (size_t n : {7, 1000, 4099}) {
+      ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, n, 8, n);
+      spec.params["mask-width"] = 7;
+      spec.tuning["convolution-items"] = items;
+      EXPECT_EQ(Failures(Validate(task, spec, {"tiled-1d", "cached-1d"})), "") << items;
+      spec.height = n == 1000 ? 40 : n == 4099 ? 1 : 7;
+      if (spec.height == 1)
+        continue;
+      EXPECT_EQ(Failures(Validate(task, spec, {"basic-2d", "tiled-2d"})), "") << items;
+    }
+}
+
+// Reads from global memory, counted by hand for n = 100, W = 5 (R = 2), L = 4, 4 items (tiles of
+// 16 outputs, 7 work-groups), float.
+TEST(Convolution, PlanTrafficMatchesHandCountedReads) {
+  CConvolutionTask task;
+  const DeviceInfo& device = Device().info;
+  ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, 100, 4, 1);
+  spec.params["mask-width"] = 5;
+  // Every output reads 5 taps, less the ghosts: 2 + 1 at each end.
+  const uint64_t taps = 100 * 5 - 6;
+  CostModel c = task.Cost(device, "basic-1d", spec);
+  EXPECT_EQ(c.bytesRead, 4u * (taps + 500));  // and 5 mask elements per output
+  EXPECT_EQ(c.bytesWritten, 4u * 100);
+  EXPECT_EQ(c.ops, 500u);
+  EXPECT_EQ(task.Cost(device, "constant-1d", spec).bytesRead, 4u * taps);
+  // tiled: 7 tiles each load 16 + 4, less the ghosts (2 left of the first, 2 right of the last,
+  // and the last tile holds only 4 outputs: 100 = 6 * 16 + 4, it loads 2 + 4).
+  c = task.Cost(device, "tiled-1d", spec);
+  EXPECT_EQ(c.bytesRead, 4u * (18 + 5 * 20 + 6));
+  EXPECT_EQ(c.steps, 2u);
+  // cached: 100 own elements; each interior tile edge costs 1 + 2 halo reads per side (the
+  // outputs 1 and 2 away from it), 6 edges inside the input, counted from both sides.
+  c = task.Cost(device, "cached-1d", spec);
+  EXPECT_EQ(c.bytesRead, 4u * (100 + 6 * 2 * 3));
+  // 2-D, 10 x 10 image: 10 * 5 - 6 = 44 taps per row and per column, 44^2 in all, each with its
+  // mask element; tiled-2d at L = 4: tiles of 4 x 4 (3 x 3 of them), each loading 8 x 8 less
+  // what lies outside the image: per axis 6 + 8 + 4 = 18 (the last tile holds 2 columns).
+  spec.height = 10;
+  c = task.Cost(device, "basic-2d", spec);
+  EXPECT_EQ(c.bytesRead, 4u * 2 * 44 * 44);
+  EXPECT_EQ(c.ops, 100u * 25);
+  c = task.Cost(device, "tiled-2d", spec);
+  EXPECT_EQ(c.bytesRead, 4u * 18 * 18);
+  // The runner counts what the variant really enqueued.
+  for (const auto& v : {"tiled-2d", "basic-2d"}) {
+    const auto results = Validate(task, spec, {v});
+    ASSERT_EQ(results[0].status, Status::Passed) << results[0].message;
+    EXPECT_EQ(results[0].launchesEnqueued, 1u);
+  }
+}
+
+TEST(Convolution, FloatStaysWithinTheBoundAtLargeSizes) {
+  CConvolutionTask task;
+  ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, size_t(1) << 22, 64, 3);
+  spec.params["mask-width"] = 63;
+  EXPECT_EQ(Failures(Validate(task, spec, {"basic-1d", "tiled-1d", "cached-1d"})), "");
+  spec.height = 1024;
+  spec.params["mask-width"] = 31;
+  EXPECT_EQ(Failures(Validate(task, spec, {"tiled-2d"})), "");
+}
+
+// Bad input is exit status 2 with one line naming the option, before anything runs.
+TEST(Convolution, BadMaskWidthOrShapeIsUsageError) {
+  const char* bad[] = {
+      "--task convolution --check --size 100 --mask-width 4",           // even
+      "--task convolution --check --size 100 --mask-width 0",           // zero
+      "--task convolution --check --size 100 --mask-width 65",          // past 63
+      "--task convolution --variant basic-1d --check --size 4 --mask-width 5",  // wider than n
+      "--task convolution --variant tiled-2d --check --size 100x4 --mask-width 5",
+      "--task convolution --variant tiled-2d --check --size 100x100 --mask-width 33",
+      "--task convolution --check --size 100x",                          // malformed shapes
+      "--task convolution --check --size x100",
+      "--task convolution --check --size 0x100",
+      "--task convolution --check --size 100x100x3",
+      "--task convolution --check --size 65536x65536",                   // past 2^31
+      "--task convolution --check --size 100 --type uint",              // no uint convolution
+      "--task convolution --check --size 100 --op min",
+      "--task convolution --variant tiled-2d --check --size 100",       // 2-D needs a shape
+  };
+  for (const char* args : bad) {
+    const CommandResult r = RunBench(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << "\n" << r.err;
+    EXPECT_EQ(r.err.rfind("error: --", 0), 0u) << args << "\n" << r.err;
+  }
+  // The edge of the allowed: a mask as wide as the input.
+  EXPECT_EQ(RunBench("--task convolution --variant basic-1d --check -q --size 5 --mask-width 5")
+                .status,
+            0);
+  EXPECT_EQ(RunBench("--task convolution --variant tiled-2d --check -q --size 5x5 --mask-width 5")
+                .status,
+            0);
+}
+
+// --type uint,float runs the float cases and says uint was left out; the results record the
+// mask width and the shape; --mask-width is swept.
+TEST(Convolution, ResultsRecordMaskWidthAndShape) {
+  const CommandResult r = RunBench(
+      "--task convolution --check --size 1000,40x30 --type uint,float --mask-width 3,9 "
+      "--format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("note: convolution: convolution computes float, double only"),
+            std::string::npos)
+      << r.err;
+  const auto results = nlohmann::json::parse(r.out).at("results");
+  EXPECT_EQ(results.size(), 2u * (4 + 2));
+  std::set<std::string> seen;
+  for (const auto& j : results) {
+    EXPECT_EQ(j.at("status"), "passed") << j.dump();
+    EXPECT_EQ(j.at("type"), "float");
+    const bool twoD = j.at("variant").get<std::string>().find("2d") != std::string::npos;
+    EXPECT_EQ(j.at("width"), twoD ? 40 : 1000);
+    EXPECT_EQ(j.at("height"), twoD ? 30 : 1);
+    EXPECT_EQ(j.contains("shape"), twoD);
+    seen.insert(j.at("variant").get<std::string>() + "/" +
+                std::to_string(j.at("params").at("mask-width").get<int>()));
+  }
+  EXPECT_EQ(seen.size(), 12u);
+}
+
+// The default run gives convolution its own sizes: 2^24 for 1-D, 4096 x 4096 for 2-D (here
+// checked through the jobs of a bare --task convolution --check at one size each kind).
+TEST(Convolution, DefaultTypeIsFloatAndShapesGoToTwoDVariants) {
+  const CommandResult r = RunBench("--task convolution --check -q --size 300,20x11 --format csv");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 6) << r.out;
+  EXPECT_NE(r.out.find("basic-2d,float,sum,,220,"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("basic-1d,float,sum,,300,"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace rsb::test

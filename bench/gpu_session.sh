@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation default
+# stages: info cub sweep tests bench localsizes compare stress trace isolation default conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
@@ -74,6 +74,32 @@ for stage in "$@"; do
       done | tee "$out/isolation.txt";;
     default)  # the README's sample: the default run on the GPU
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
+    conv)  # convolution at 2^26 (1-D) and 8192x8192 (2-D), masks 5 and 9, float; NPP's 2-D filter
+      npp=$build/npp-reference
+      if [ ! -x "$npp" ] && command -v nvcc > /dev/null; then  # no NPP on the build machine
+        nvcc -O3 -std=c++17 -arch=sm_90 -o "$out/npp-reference" bench/npp_reference.cu -lnppif -lnppc \
+          > "$out/npp-build.log" 2>&1 && npp=$out/npp-reference || tail -3 "$out/npp-build.log"
+      fi
+      "$bin" $nv --task convolution --type float --size 2^26,8192x8192 --mask-width 5,9 \
+        --format json -o "$out/conv.json"; echo "exit $?"
+      for k in 1 2 8; do  # outputs (rows in 2-D) per work-item of the tiled variants
+        "$bin" $nv --task convolution --variant tiled-1d,cached-1d,tiled-2d --type float \
+          --size 2^26,8192x8192 --mask-width 5,9 --tune convolution-items=$k --time-budget 0.3 \
+          --format json -o "$out/conv-items$k.json"
+      done
+      [ -x "$npp" ] && "$npp" --width 8192 --height 8192 --masks 5,9 | tee "$out/npp.txt"
+      python3 - "$out"/conv.json "$out"/conv-items*.json <<'PY' | tee "$out/conv.txt"
+import json, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path)); copy = d["device"]["copy_gbytes_s"]
+    print(f"{path.split('/')[-1]}: copy {copy:.0f} GB/s")
+    for r in d["results"]:
+        shape = r.get("shape", str(r["n"])); items = r["tuning"].get("convolution-items")
+        print(f"  {r['variant']:<12} {shape:>10} mask {r['params']['mask-width']:>2} items {items} "
+              f"{r['status']:<7} {r['time_ms']['median']:.4f} ms {r['gelem_s']:8.2f} Gelem/s "
+              f"{r['gbytes_s']:8.1f} GB/s {100 * r['bandwidth_util']:4.0f}% of copy")
+PY
+      ;;
     *) echo "unknown stage $stage";;
   esac
 done

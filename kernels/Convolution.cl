@@ -197,11 +197,16 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   T acc[ITEMS];
   for (uint k = 0; k < ITEMS; ++k)
     acc[k] = 0;
+  // The window and the accumulators must stay in registers: the loops over them are unrolled
+  // (their bounds are compile-time constants).
   for (uint b = 0; b < MASK_WIDTH; ++b) {
     T win[ITEMS + MASK_WIDTH - 1];
+#pragma unroll
     for (uint r = 0; r < ITEMS + MASK_WIDTH - 1; ++r)
       win[r] = tile[(ly * ITEMS + r) * TW + lx + b];
+#pragma unroll
     for (uint k = 0; k < ITEMS; ++k)
+#pragma unroll
       for (uint a = 0; a < MASK_WIDTH; ++a)
         acc[k] += mask[a * MASK_WIDTH + b] * win[k + a];
   }

@@ -164,8 +164,8 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
       if (raw.params.count(p.name))
         continue;
       app.add_option("--" + p.name, raw.params[p.name],
-                     fmt::format("{} {} (default {}; {}); a list is swept", t.name, p.help,
-                                 p.value, p.AllowedText()))
+                     fmt::format("{} {} (default {}; {}); a list is swept", t.name, p.help, p.value,
+                                 p.AllowedText()))
           ->delimiter(',')
           ->check(Allowed(p.AllowedText(), [p](const std::string& v) {
             const auto x = ParseUnsigned(v);
@@ -305,9 +305,9 @@ void ResolveValues(const Raw& raw, Options& o) {
       if (std::find(list.begin(), list.end(), x) == list.end())
         list.push_back(x);
     }
-  o.tasksGiven = !raw.tasks.empty() &&
-                 std::none_of(raw.tasks.begin(), raw.tasks.end(),
-                              [](const std::string& t) { return Lower(t) == "all"; });
+  o.tasksGiven =
+      !raw.tasks.empty() && std::none_of(raw.tasks.begin(), raw.tasks.end(),
+                                         [](const std::string& t) { return Lower(t) == "all"; });
   o.sizesGiven = raw.sizesOpt->count() > 0;
   o.typesGiven = raw.typesOpt->count() > 0;
   o.opsGiven = raw.opsOpt->count() > 0;

@@ -44,8 +44,8 @@ struct TaskParameter {
   std::string name, help;
   size_t value = 0;  // the default
   size_t min = 1, max = 1;
-  bool odd = false;                  // odd values only
-  std::vector<size_t> checkValues;   // what a bare --check runs (empty: the default)
+  bool odd = false;                 // odd values only
+  std::vector<size_t> checkValues;  // what a bare --check runs (empty: the default)
   bool Allows(size_t v) const { return v >= min && v <= max && (!odd || v % 2 == 1); }
   std::string AllowedText() const;  // "an odd number from 1 to 63"
 };

@@ -18,8 +18,12 @@ namespace rsb {
 // Buffers a plan refers to: the task's input and output, then the plan's scratch buffers, and
 // the read-only inputs a task uploads besides its input (PlannedTask::ConstInputs: a
 // convolution's mask), kFirstConstInput + i.
-enum BufferId : size_t { kInputBuffer = 0, kOutputBuffer = 1, kFirstScratch = 2,
-                         kFirstConstInput = 1000 };
+enum BufferId : size_t {
+  kInputBuffer = 0,
+  kOutputBuffer = 1,
+  kFirstScratch = 2,
+  kFirstConstInput = 1000
+};
 struct BufferArg {
   size_t id;
 };

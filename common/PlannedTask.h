@@ -77,7 +77,7 @@ class PlannedTask : public IComputeTask {
 
   HostArray input_;
   std::map<std::string, Expected> expected_;  // by ReferenceKey
-  ProblemSpec problem_;  // of InitResources
+  ProblemSpec problem_;                       // of InitResources
   cl::Buffer input_d_, output_d_;
   std::vector<cl::Buffer> const_d_;
   std::vector<ScratchBuffer> scratch_;

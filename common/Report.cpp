@@ -151,15 +151,15 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
   out << fmt::format(
       "{:<{}} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} "
       "{:>5} {:>8}{}\n",
-      "task", taskWidth, "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
-      "GB/s", "util", "launches", params ? " params" : "");
+      "task", taskWidth, "variant", "type", "op", "kind", "n", "local", "status", "median ms",
+      "Gelem/s", "GB/s", "util", "launches", params ? " params" : "");
   for (const auto& r : results) {
     const bool timed = r.status == Status::Passed && r.iterations > 0;
     out << fmt::format(
         "{:<{}} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}{}\n",
         r.task, taskWidth, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r),
-        SizeText(r.n, r.height), r.localSize,
-        ToString(r.status), timed ? fmt::format("{:.4f}", r.timeMs.median) : "-",
+        SizeText(r.n, r.height), r.localSize, ToString(r.status),
+        timed ? fmt::format("{:.4f}", r.timeMs.median) : "-",
         timed ? fmt::format("{:.2f}", r.gelemS) : "-",
         timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
         timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
@@ -187,7 +187,8 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
-         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,width,height,"
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,width,"
+         "height,"
          "params\n";
   for (const auto& r : results) {
     out << fmt::format(

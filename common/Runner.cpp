@@ -41,10 +41,10 @@ std::string SizeText(size_t n, size_t height) {
 }
 
 std::string CaseLabel(const Result& r) {
-  std::string label = fmt::format("{}/{} {} {}{} n={}{}", r.task, r.variant, ToString(r.type),
-                                  ToString(r.op), r.scanKind ? " " + ToString(*r.scanKind) : "",
-                                  SizeText(r.n, r.height),
-                                  r.localSize ? fmt::format(" L={}", r.localSize) : "");
+  std::string label =
+      fmt::format("{}/{} {} {}{} n={}{}", r.task, r.variant, ToString(r.type), ToString(r.op),
+                  r.scanKind ? " " + ToString(*r.scanKind) : "", SizeText(r.n, r.height),
+                  r.localSize ? fmt::format(" L={}", r.localSize) : "");
   for (const auto& [name, value] : r.params)
     label += fmt::format(" {}={}", name, value);
   return label;

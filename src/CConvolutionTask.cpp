@@ -140,9 +140,9 @@ void CConvolutionTask::CheckProblem(const ProblemSpec& spec,
     if (TakesShape(v))
       twoD.push_back(v);
   if (twoD.size() < variants.size() && w > spec.n)
-    throw UsageError(fmt::format(
-        "--mask-width {}: wider than the input (n = {}); allowed: an odd width up to n", w,
-        spec.n));
+    throw UsageError(
+        fmt::format("--mask-width {}: wider than the input (n = {}); allowed: an odd width up to n",
+                    w, spec.n));
   if (twoD.empty())
     return;
   if (w > kMaxMask2D)
@@ -196,10 +196,9 @@ Expected CConvolutionTask::Reference1D(const HostArray& input, const HostArray& 
   return e;
 }
 
-Expected CConvolutionTask::Reference2D(const HostArray& input, const HostArray& mask,
-                                       size_t width, size_t height) {
-  const size_t n = input.Size(), w = size_t(std::lround(std::sqrt(double(mask.Size())))),
-               r = w / 2;
+Expected CConvolutionTask::Reference2D(const HostArray& input, const HostArray& mask, size_t width,
+                                       size_t height) {
+  const size_t n = input.Size(), w = size_t(std::lround(std::sqrt(double(mask.Size())))), r = w / 2;
   Expected e(input.Type(), n);
   e.approximate = true;
   e.value.resize(n), e.bound.resize(n);
@@ -302,10 +301,24 @@ std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& /*device*
   const size_t w = MaskWidth(spec), L = spec.localSize, ox = std::min<size_t>(L, 32);
   const size_t oy = L / ox * Items(spec);
   const std::vector<std::pair<size_t, size_t>> shapes = {
-      {1, 1},          {2, 1},          {1, 2},          {1, 1000},       {1000, 1},
-      {w, w},          {w + 1, w + 1},  {w, w + 1},      {w + 1, w},      {w, 1000},
-      {1000, w},       {ox, oy},        {ox - 1, oy + 1}, {ox + 1, oy - 1}, {ox + 1, oy + 1},
-      {2 * ox + 1, 2 * oy - 1},         {33, 33},        {101, 101},
+      {1, 1},
+      {2, 1},
+      {1, 2},
+      {1, 1000},
+      {1000, 1},
+      {w, w},
+      {w + 1, w + 1},
+      {w, w + 1},
+      {w + 1, w},
+      {w, 1000},
+      {1000, w},
+      {ox, oy},
+      {ox - 1, oy + 1},
+      {ox + 1, oy - 1},
+      {ox + 1, oy + 1},
+      {2 * ox + 1, 2 * oy - 1},
+      {33, 33},
+      {101, 101},
       w <= 9 ? std::pair<size_t, size_t>{1001, 999} : std::pair<size_t, size_t>{257, 255}};
   std::vector<Extent> out;
   for (const auto& [width, height] : shapes) {
@@ -356,8 +369,8 @@ LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& sp
   const size_t L = spec.localSize, tile = L * Items(spec);
   LaunchPlan plan;
   // SOLUTION BEGIN
-  const uint64_t reads = v.shape == Shape::Tiled1D ? TileWithHaloReads(n, tile, r)
-                                                   : n + CachedHaloReads(n, tile, r);
+  const uint64_t reads =
+      v.shape == Shape::Tiled1D ? TileWithHaloReads(n, tile, r) : n + CachedHaloReads(n, tile, r);
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput},
                                    BufferArg{kOutputBuffer}, cl_uint(n)},

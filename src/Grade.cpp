@@ -67,7 +67,8 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   o.suiteSource = RSB_SOURCE_DIR;
   CLI::App app{
       "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n"
-      "src/CReductionTask.*, src/CScanTask.*, src/CConvolutionTask.*) against a rubric; every item runs in a child\n"
+      "src/CReductionTask.*, src/CScanTask.*, src/CConvolutionTask.*) against a rubric; every item "
+      "runs in a child\n"
       "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
       "reduce-scan-bench grade"};
   app.set_help_flag();

@@ -143,20 +143,20 @@ TEST(Convolution, FloatStaysWithinTheBoundAtLargeSizes) {
 // Bad input is exit status 2 with one line naming the option, before anything runs.
 TEST(Convolution, BadMaskWidthOrShapeIsUsageError) {
   const char* bad[] = {
-      "--task convolution --check --size 100 --mask-width 4",           // even
-      "--task convolution --check --size 100 --mask-width 0",           // zero
-      "--task convolution --check --size 100 --mask-width 65",          // past 63
+      "--task convolution --check --size 100 --mask-width 4",                   // even
+      "--task convolution --check --size 100 --mask-width 0",                   // zero
+      "--task convolution --check --size 100 --mask-width 65",                  // past 63
       "--task convolution --variant basic-1d --check --size 4 --mask-width 5",  // wider than n
       "--task convolution --variant tiled-2d --check --size 100x4 --mask-width 5",
       "--task convolution --variant tiled-2d --check --size 100x100 --mask-width 33",
-      "--task convolution --check --size 100x",                          // malformed shapes
+      "--task convolution --check --size 100x",  // malformed shapes
       "--task convolution --check --size x100",
       "--task convolution --check --size 0x100",
       "--task convolution --check --size 100x100x3",
-      "--task convolution --check --size 65536x65536",                   // past 2^31
-      "--task convolution --check --size 100 --type uint",              // no uint convolution
+      "--task convolution --check --size 65536x65536",      // past 2^31
+      "--task convolution --check --size 100 --type uint",  // no uint convolution
       "--task convolution --check --size 100 --op min",
-      "--task convolution --variant tiled-2d --check --size 100",       // 2-D needs a shape
+      "--task convolution --variant tiled-2d --check --size 100",  // 2-D needs a shape
   };
   for (const char* args : bad) {
     const CommandResult r = RunBench(args);
@@ -165,12 +165,12 @@ TEST(Convolution, BadMaskWidthOrShapeIsUsageError) {
     EXPECT_EQ(r.err.rfind("error: --", 0), 0u) << args << "\n" << r.err;
   }
   // The edge of the allowed: a mask as wide as the input.
-  EXPECT_EQ(RunBench("--task convolution --variant basic-1d --check -q --size 5 --mask-width 5")
-                .status,
-            0);
-  EXPECT_EQ(RunBench("--task convolution --variant tiled-2d --check -q --size 5x5 --mask-width 5")
-                .status,
-            0);
+  EXPECT_EQ(
+      RunBench("--task convolution --variant basic-1d --check -q --size 5 --mask-width 5").status,
+      0);
+  EXPECT_EQ(
+      RunBench("--task convolution --variant tiled-2d --check -q --size 5x5 --mask-width 5").status,
+      0);
 }
 
 // --type uint,float runs the float cases and says uint was left out; the results record the

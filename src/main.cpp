@@ -296,7 +296,7 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
   else if (o.listVariants)
     for (const auto& t : tasks)
       for (const auto& v : t->Variants())
-        std::cout << fmt::format("{:<10} {:<14} {}\n", t->Name(), v, t->Describe(v));
+        std::cout << fmt::format("{:<11} {:<14} {}\n", t->Name(), v, t->Describe(v));
   return o.help || o.listDevices || o.listVariants;
 }
 

@@ -102,6 +102,24 @@ TEST(Cli, NonUtf8PathGivesValidJson) {
   EXPECT_NE(j["kernels"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
 }
 
+// A kernels folder whose path holds a space builds on every driver (pocl splits a quoted -I
+// path), and a build error in an included file names that file by its real path.
+TEST(Cli, KernelsFolderWithASpaceBuildsAndNamesItsFiles) {
+  const std::string dir = CopyKernels("with space");
+  const CommandResult r = RunBench("--check -q --size 1000 --format json --kernels '" + dir + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 11u);  // every variant of both tasks
+  for (const auto& result : j["results"])
+    EXPECT_EQ(result["status"], "passed") << result["variant"] << ": " << result["message"];
+  Patch(dir + "/Common.clh", "#define", "#define )(");
+  const CommandResult broken =
+      RunBench("--check -q --variant sequential --size 100 --kernels '" + dir + "'");
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(broken.status, 3);
+  EXPECT_NE(broken.err.find(dir + "/Common.clh:"), std::string::npos) << broken.err;
+}
+
 // A kernels folder without Scan.cl is refused before any case runs when a scan is selected, and
 // is fine for the reduction alone.
 TEST(Cli, MissingKernelFileIsAUsageErrorBeforeAnythingRuns) {

@@ -145,10 +145,19 @@ void Runner::UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed
   inputSeed_ = key;
 }
 
-void Runner::Recover(IComputeTask& task) {
+void Runner::Recover(IComputeTask& task, Result& r) {
   inputSeed_.reset();
   task.ReleaseResources();
-  ctx_.Recreate();
+  if (endJobAfterError_) {
+    endedEarly_ = true;
+    return;
+  }
+  try {
+    ctx_.Recreate();
+  } catch (const cl::Error& e) {
+    contextLost_ = fmt::format("{} in {}", ClErrorName(e.err()), e.what());
+    r.message += "; afterwards the device gave no new context (" + contextLost_ + ")";
+  }
 }
 
 // The validated runs: poisoned output and scratch, every element checked; run k scans the input
@@ -199,6 +208,12 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
   Result r = NewResult(task, variant, spec, ctx_.info);
+  if (!contextLost_.empty()) {
+    r.status = Status::Error;
+    r.message = "not run: after an earlier case's error the device gave no new OpenCL context (" +
+                contextLost_ + ")";
+    return r;
+  }
   try {
     spec.localSize = task.LocalSize(variant, spec, ctx_.info);
     r.localSize = spec.localSize;
@@ -221,11 +236,11 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
   } catch (const cl::Error& e) {
     r.status = Status::Error;
     r.message = fmt::format("OpenCL error {} in {}", ClErrorName(e.err()), e.what());
-    Recover(task);
+    Recover(task, r);
   } catch (const std::bad_alloc&) {
     r.status = Status::Error;
     r.message = "out of host memory";
-    Recover(task);
+    Recover(task, r);
   }
   if (r.status == Status::Error && r.validatedRuns)
     r.message += fmt::format(" (after {} validated runs)", r.validatedRuns);
@@ -246,6 +261,8 @@ std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn
     p.result = &results.back();
     if (progress)
       progress(p);
+    if (endedEarly_)
+      break;
   }
   job.task->ReleaseResources();
   inputSeed_.reset();

@@ -103,6 +103,11 @@ class Runner {
   // The variants of one job, from the skip-th on, one result each (progress as in Run).
   std::vector<Result> RunJob(const Job& job, size_t skip, const ProgressFn& progress, size_t& index,
                              size_t total);
+  // In a worker process: after a case's OpenCL error the job ends there instead of going on in
+  // a new context (the process ends and a fresh one takes the rest: NVIDIA's driver refused new
+  // contexts to a process whose kernel had faulted). EndedEarly() then says so.
+  void SetEndJobAfterError(bool on) { endJobAfterError_ = on; }
+  bool EndedEarly() const { return endedEarly_; }
 
  private:
   Result RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec);
@@ -113,14 +118,17 @@ class Runner {
   double RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
   // The task's input and reference for spec at this seed (a new input for every validated run).
   void UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
-  // After an OpenCL error: a new context and queue, the job's resources made again on them.
-  void Recover(IComputeTask& task);
+  // After an OpenCL error: the old context released, then a new context and queue (unless the
+  // job ends here). Never throws: what failed goes into r.message and later cases say so.
+  void Recover(IComputeTask& task, Result& r);
 
   TaskContext& ctx_;
   RunSettings settings_;
   double copyGBs_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
+  bool endJobAfterError_ = false, endedEarly_ = false;
+  std::string contextLost_;  // why the device gave no new context after an error (empty: it did)
 };
 
 }  // namespace rsb

@@ -222,6 +222,7 @@ int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
   if (o.worker.job >= jobs.size())
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
+  runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
   if (o.worker.bandwidth)
     WorkerSend(o.worker.fd, fmt::format("bandwidth {}", MeasureCopyBandwidth(ctx, o.run)));
   size_t index = 0;
@@ -234,6 +235,8 @@ int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
                                          : std::string("begin"));
       },
       index, 0);
+  if (runner.EndedEarly())
+    WorkerSend(o.worker.fd, "restart");
   return kExitOk;
 }
 

@@ -91,6 +91,35 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
   std::filesystem::remove_all(dir);
 }
 
+// An OpenCL error at run time (here a kernel with an argument the host never sets:
+// CL_INVALID_KERNEL_ARGS at enqueue) is that case's error with the error's name; the next cases
+// run, in process in a new context, isolated in a fresh worker.
+TEST(Robustness, OpenClErrorIsThatCaseErrorAndTheNextCasesRun) {
+  const std::string dir = CopyKernels("enqueue-error");
+  Patch(dir + "/Scan.cl", "uint offset,\n                            uint shift) {",
+        "uint offset,\n                            uint shift, __global T* unset) {");
+  for (const char* isolation : {"--no-isolate", "--isolate"}) {
+    const std::string out = dir + "/results.json";
+    const auto r = RunBench(fmt::format(
+        "--check -q --task scan --variant naive,kogge-stone,work-efficient --size 1000,5000 "
+        "--format json {} -o {} --kernels {}",
+        isolation, out, dir));
+    EXPECT_EQ(r.status, 3) << isolation << r.err;
+    const auto j = ReadJson(out);
+    ASSERT_EQ(j["results"].size(), 6u) << isolation;
+    for (const auto& res : j["results"]) {
+      const std::string message = res["message"];
+      if (res["variant"] == "naive") {
+        EXPECT_EQ(res["status"], "error") << isolation;
+        EXPECT_NE(message.find("CL_INVALID_KERNEL_ARGS"), std::string::npos) << message;
+      } else {
+        EXPECT_EQ(res["status"], "passed") << isolation << " " << res["variant"] << message;
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // A kernel that is right once but corrupts its own input: the validated run passes, the last
 // timed run's output does not.
 TEST(Robustness, LastTimedRunIsValidated) {

@@ -210,8 +210,9 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
   Result r = NewResult(task, variant, spec, ctx_.info);
   if (!contextLost_.empty()) {
     r.status = Status::Error;
-    r.message = "not run: after an earlier case's error the device gave no new OpenCL context (" +
-                contextLost_ + ")";
+    r.message =
+        "not run: after an earlier case's error the device gave this process no new OpenCL "
+        "context (" + contextLost_ + "); with --isolate a fresh worker process goes on";
     return r;
   }
   try {

@@ -106,6 +106,7 @@ DeviceInfo DescribeDevice(const cl::Device& d) {
   info.globalMemBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   info.maxAllocBytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   info.localMemBytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  info.globalMemCacheBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
   info.maxWorkGroupSize = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   info.extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
   auto has = [&](const char* ext) { return info.extensions.find(ext) != std::string::npos; };

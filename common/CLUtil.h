@@ -24,6 +24,7 @@ struct DeviceInfo {
   unsigned long long globalMemBytes = 0;
   unsigned long long maxAllocBytes = 0;
   unsigned long long localMemBytes = 0;
+  unsigned long long globalMemCacheBytes = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none)
   size_t maxWorkGroupSize = 0;
   bool isGpu = false;
   bool fp64 = false;

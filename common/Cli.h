@@ -12,7 +12,7 @@
 
 namespace rsb {
 
-enum class OutputFormat { Table, Csv, Json };
+enum class OutputFormat { Table, Csv, Json, Markdown };
 
 struct Options {
   bool help = false;

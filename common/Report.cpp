@@ -1,7 +1,11 @@
 #include "Report.h"
 
+#include "BuildInfo.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <algorithm>
 
 namespace rsb {
 
@@ -57,7 +61,12 @@ nlohmann::json ResultToJson(const Result& r) {
         {"min", r.timeMs.min},
         {"max", r.timeMs.max},
         {"mean", r.timeMs.mean},
-        {"stddev", r.timeMs.stddev}}},
+        {"stddev", r.timeMs.stddev},
+        {"ci_low", r.timeMs.ciLow},
+        {"ci_high", r.timeMs.ciHigh}}},
+      {"ci_met", r.ciMet},
+      {"ci_target", r.ciTarget},
+      {"cold", r.cold},
       {"gelem_s", r.gelemS},
       {"gbytes_s", r.gbytesS},
       {"bytes_moved", r.cost.BytesMoved()},
@@ -97,8 +106,13 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.message = j.at("message").get<std::string>();
   r.iterations = j.at("iterations").get<size_t>();
   const auto& t = j.at("time_ms");
-  r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(), t.at("max").get<double>(),
-              t.at("mean").get<double>(), t.at("stddev").get<double>()};
+  r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(),
+              t.at("max").get<double>(),    t.at("mean").get<double>(),
+              t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
+              t.at("ci_high").get<double>()};
+  r.ciMet = j.at("ci_met").get<bool>();
+  r.ciTarget = j.at("ci_target").get<double>();
+  r.cold = j.at("cold").get<bool>();
   r.gelemS = j.at("gelem_s").get<double>();
   r.gbytesS = j.at("gbytes_s").get<double>();
   r.bandwidthUtil = j.at("bandwidth_util").get<double>();
@@ -117,38 +131,122 @@ Result ResultFromJson(const nlohmann::json& j) {
   return r;
 }
 
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+namespace {
+
+// The columns of the table and the Markdown table, one row per result; untimed cells are "-".
+const std::vector<std::string> kColumns = {"task",    "variant",   "type",   "op",
+                                           "kind",    "n",         "local",  "status",
+                                           "median ms", "+-ci",    "Gelem/s", "GB/s",
+                                           "util",    "launches"};
+
+// "*" after a median whose 95% interval is wider than the target (it stopped at the time budget
+// or the iteration cap first).
+std::vector<std::string> Cells(const Result& r) {
+  const bool timed = r.status == Status::Passed && r.iterations > 0;
+  const bool ci = timed && r.timeMs.ciHigh > 0 && r.timeMs.median > 0;
+  const double halfWidth =
+      ci ? std::max(r.timeMs.median - r.timeMs.ciLow, r.timeMs.ciHigh - r.timeMs.median) /
+               r.timeMs.median
+         : 0;
+  return {r.task,
+          r.variant,
+          ToString(r.type),
+          ToString(r.op),
+          KindOrDash(r),
+          std::to_string(r.n),
+          r.localSize ? std::to_string(r.localSize) : "-",
+          ToString(r.status),
+          timed ? fmt::format("{:.4f}{}", r.timeMs.median, r.ciMet ? "" : "*") : "-",
+          ci ? fmt::format("{:.1f}%", 100 * halfWidth) : "-",
+          timed ? fmt::format("{:.2f}", r.gelemS) : "-",
+          timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
+          timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
+          r.cost.launches ? fmt::format("{}", r.cost.launches) : "-"};
+}
+
+std::string DeviceLine(const RunInfo& info) {
   const DeviceInfo& d = info.device;
-  out << fmt::format("device: {} ({}), driver {}, {}, {} CUs\n", d.name, d.platform,
+  return fmt::format("device: {} ({}), driver {}, {}, {} CUs", d.name, d.platform,
                      d.driverVersion, d.openclCVersion, d.computeUnits);
-  if (info.copyGBs > 0)
-    out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
-  out << "\n";
-  out << fmt::format(
-      "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} "
-      "{:>5} {:>8}\n",
-      "task", "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
-      "GB/s", "util", "launches");
-  for (const auto& r : results) {
-    const bool timed = r.status == Status::Passed && r.iterations > 0;
-    out << fmt::format(
-        "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}\n",
-        r.task, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r), r.n, r.localSize,
-        ToString(r.status), timed ? fmt::format("{:.4f}", r.timeMs.median) : "-",
-        timed ? fmt::format("{:.2f}", r.gelemS) : "-",
-        timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
-        timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
-        r.cost.launches ? fmt::format("{}", r.cost.launches) : "-");
-  }
+}
+
+// What the table's marks mean, and every case that did not pass, with its message.
+void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
+                const std::string& bullet) {
+  bool missed = false;
+  for (const auto& r : results)
+    missed = missed || (r.status == Status::Passed && r.iterations > 0 && !r.ciMet);
   bool header = false;
+  if (missed) {
+    out << fmt::format(
+        "\n{}{} the median's 95% interval is wider than +-{:.1f}%: timing stopped at the time "
+        "budget or the iteration cap first (--time-budget, --iterations)\n",
+        bullet, bullet.empty() ? "*" : "\\*", 100 * (info.ciTarget > 0 ? info.ciTarget : 0.01));
+    header = true;
+  }
   for (const auto& r : results) {
     if (r.status == Status::Passed)
       continue;
     if (!header)
       out << "\n";
     header = true;
-    out << fmt::format("{} {}: {}\n", ToString(r.status), CaseLabel(r), r.message);
+    out << fmt::format("{}{} {}: {}\n", bullet, ToString(r.status), CaseLabel(r), r.message);
   }
+}
+
+}  // namespace
+
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  out << DeviceLine(info) << "\n";
+  if (info.copyGBs > 0)
+    out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
+  if (info.cold)
+    out << "cold: the last-level cache flushed before every timed run\n";
+  out << "\n";
+  // Left-aligned text, right-aligned numbers; widths as before plus the interval.
+  static const std::vector<int> width = {-10, -14, -6, -4, -9, 10, 5, -7, 11, 6, 9, 8, 5, 8};
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const int w = width[i];
+      s += (i ? " " : "") + (w < 0 ? fmt::format("{:<{}}", cells[i], -w)
+                                   : fmt::format("{:>{}}", cells[i], w));
+    }
+    while (!s.empty() && s.back() == ' ')
+      s.pop_back();
+    out << s << "\n";
+  };
+  line(kColumns);
+  for (const auto& r : results)
+    line(Cells(r));
+  WriteNotes(out, info, results, "");
+}
+
+void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  auto escape = [](std::string s) {
+    std::string e;
+    for (char c : s)
+      e += c == '|' || c == '*' ? std::string("\\") + c : std::string(1, c);
+    return e;
+  };
+  out << escape(DeviceLine(info));
+  if (info.copyGBs > 0)
+    out << fmt::format("; copy bandwidth (read + write) {:.1f} GB/s", info.copyGBs);
+  out << (info.cold ? "; cold cache" : "") << "\n\n";
+  auto row = [&](const std::vector<std::string>& cells) {
+    out << "|";
+    for (const auto& c : cells)
+      out << " " << escape(c) << " |";
+    out << "\n";
+  };
+  row(kColumns);
+  out << "|";
+  for (size_t i = 0; i < kColumns.size(); ++i)
+    out << (i < 5 || i == 7 ? "---|" : "--:|");
+  out << "\n";
+  for (const auto& r : results)
+    row(Cells(r));
+  WriteNotes(out, info, results, "- ");
 }
 
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
@@ -158,30 +256,59 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
       q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
+  const DeviceInfo& d = info.device;
+  const BuildInfo& b = ThisBuild();
+  std::string files;
+  for (const auto& [name, hash] : info.kernelHashes)
+    files += fmt::format("{}{}={}", files.empty() ? "" : ";", name, hash);
+  // The first 32 columns as they have always been (scripts cut by position); then every other
+  // field of the JSON document, the run's repeated on each row.
+  const std::string runFields = fmt::format(
+      "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}", quote(d.platform),
+      quote(d.vendor), d.type, quote(d.deviceVersion), quote(d.openclCVersion), d.computeUnits,
+      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.copyGBs, quote(b.version),
+      quote(b.gitRevision), quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags),
+      quote(info.date), quote(info.host), quote(info.command), quote(files));
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
-         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning\n";
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,"
+         "time_ms_ci_low,time_ms_ci_high,ci_met,ci_target,cold,"
+         "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
+         "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
+         "git_revision,build,date,host,command,kernel_files\n";
   for (const auto& r : results) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{}\n",
-        quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
-        ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{},"
+        "{:.6f},{:.6f},{},{},{},{}\n",
+        quote(d.name), quote(d.driverVersion), r.task, r.variant, ToString(r.type),
+        ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
         ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
         r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(),
         r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
         r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
-        r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
+        r.lookbackFallback ? 1 : 0, quote(TuningText(r)), r.timeMs.ciLow, r.timeMs.ciHigh,
+        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, runFields);
   }
 }
 
 void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   nlohmann::json j;
+  const BuildInfo& b = ThisBuild();
   j["schema"] = "reduce-scan-bench/1";
+  j["suite"] = {{"version", b.version},
+                {"git_revision", b.gitRevision},
+                {"build_type", b.buildType},
+                {"compiler", b.compiler},
+                {"cxx_flags", b.cxxFlags}};
   j["date"] = info.date;
+  j["host"] = info.host;
   j["command"] = info.command;
   j["kernels"] = info.kernelDir;
+  j["kernel_files"] = info.kernelHashes;
+  j["cold"] = info.cold;
+  j["ci_target"] = info.ciTarget;
   j["device"] = DeviceJson(info);
   j["results"] = nlohmann::json::array();
   for (const auto& r : results)

@@ -40,6 +40,30 @@ std::string CaseLabel(const Result& r) {
   return CaseLabel(r.task, r.variant, r.type, r.op, r.scanKind, r.n, r.localSize);
 }
 
+std::optional<std::pair<size_t, size_t>> MedianCiRanks(size_t k) {
+  if (k < 6)
+    return std::nullopt;
+  // P(X <= i) for X ~ Binomial(k, 1/2), summed in log space (2^-k underflows past k = 1074).
+  double cdf = 0;
+  size_t l = 0;
+  for (size_t i = 0; i < k / 2; ++i) {
+    const double logPmf = std::lgamma(double(k) + 1) - std::lgamma(double(i) + 1) -
+                          std::lgamma(double(k - i) + 1) - double(k) * std::log(2.0);
+    cdf += std::exp(logPmf);
+    if (cdf > 0.025)
+      break;
+    l = i + 1;  // P(X <= i) <= 2.5%: rank i + 1 (0-based) still bounds the median
+  }
+  // l >= 1 here: P(X = 0) = 2^-k <= 1/64 for k >= 6. The interval is [x_(l-1), x_(k-l)] 0-based.
+  return std::make_pair(l - 1, k - l);
+}
+
+bool CiWithin(const TimeStats& s, double target) {
+  if (s.ciHigh <= 0 || s.median <= 0)
+    return false;
+  return s.median - s.ciLow <= target * s.median && s.ciHigh - s.median <= target * s.median;
+}
+
 TimeStats Summarise(std::vector<double> t) {
   TimeStats s;
   if (t.empty())
@@ -47,6 +71,10 @@ TimeStats Summarise(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   const size_t k = t.size();
   s.median = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+  if (const auto ranks = MedianCiRanks(k)) {
+    s.ciLow = t[ranks->first];
+    s.ciHigh = t[ranks->second];
+  }
   s.min = t.front();
   s.max = t.back();
   s.mean = std::accumulate(t.begin(), t.end(), 0.0) / double(k);
@@ -67,7 +95,11 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
     samples.push_back(once());
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    if (samples.size() >= settings.minIterations && spent >= settings.timeBudgetS)
+    if (samples.size() < settings.minIterations)
+      continue;
+    if (spent >= settings.timeBudgetS)
+      break;
+    if (settings.ciTarget > 0 && CiWithin(Summarise(samples), settings.ciTarget))
       break;
   }
   return samples;
@@ -106,8 +138,19 @@ double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings) {
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
 
+size_t Runner::FlushBytes(const DeviceInfo& device) {
+  return std::max<size_t>(2 * device.globalMemCacheBytes, size_t(128) << 20);
+}
+
 double Runner::RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
   task.PrepareRun(ctx_, variant, spec, /*poison=*/false);
+  if (settings_.cold) {  // after the resets, so that only the run's own accesses are timed
+    if (!flushBytes_) {
+      flushBytes_ = FlushBytes(ctx_.info);
+      flush_ = cl::Buffer(ctx_.context, CL_MEM_READ_WRITE, flushBytes_);
+    }
+    ctx_.queue.enqueueFillBuffer(flush_, cl_uint(0x5A5A5A5A), 0, flushBytes_);
+  }
   RunEvents events;
   task.ComputeGPU(ctx_, variant, spec, events);
   ctx_.queue.finish();
@@ -147,6 +190,8 @@ void Runner::UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed
 
 void Runner::Recover(IComputeTask& task, Result& r) {
   inputSeed_.reset();
+  flush_ = cl::Buffer();
+  flushBytes_ = 0;
   task.ReleaseResources();
   if (endJobAfterError_) {
     endedEarly_ = true;
@@ -198,6 +243,9 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   ++r.validatedRuns;
   r.iterations = samples.size();
   r.timeMs = Summarise(samples);
+  r.ciTarget = settings_.ciTarget;
+  r.ciMet = CiWithin(r.timeMs, settings_.ciTarget > 0 ? settings_.ciTarget : 0.01);
+  r.cold = settings_.cold;
   if (r.timeMs.median > 0) {
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);

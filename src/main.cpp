@@ -1,6 +1,7 @@
 // reduce-scan-bench: parses options, picks the device, hands tasks to the runner and writes the
 // report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system
 // error (in a case or outside), 130 interrupted.
+#include "BuildInfo.h"
 #include "CLUtil.h"
 #include "CheckMatrix.h"
 #include "Cli.h"
@@ -106,6 +107,9 @@ void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
       break;
     case OutputFormat::Json:
       WriteJson(out, info, results);
+      break;
+    case OutputFormat::Markdown:
+      WriteMarkdown(out, info, results);
       break;
   }
   out.flush();
@@ -282,6 +286,10 @@ int Run(int argc, char** argv) {
     jobs = CheckMatrixJobs(o, tasks, info.device);
   info.date = UtcNow();
   info.kernelDir = kernelDir;
+  info.host = HostName();
+  info.kernelHashes = KernelFileHashes(kernelDir);
+  info.cold = o.run.cold;
+  info.ciTarget = o.run.ciTarget;
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
   if (!o.quiet)

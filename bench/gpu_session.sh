@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation default conv
+# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness default conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
@@ -72,6 +72,26 @@ for stage in "$@"; do
           done
         done
       done | tee "$out/isolation.txt";;
+    robustness)  # issue 9 on the GPU: an out-of-bounds write, then the tests that judge kernels
+      k=/tmp/oob-kernels; rm -rf $k; cp -r kernels $k
+      python3 - "$k/Scan.cl" <<'PY'
+import sys; p = sys.argv[1]; s = open(p).read()
+s = s.replace("  dst[i] = v;\n  // SOLUTION END", "  dst[i + (1u << 31)] = v;\n  // SOLUTION END", 1)
+open(p, "w").write(s)
+PY
+      for m in isolate no-isolate; do
+        o=--$m; [ $m = isolate ] && o="--timeout 60"
+        s=$EPOCHREALTIME
+        "$bin" --platform NVIDIA --check --size 1,257,4097 --kernels $k $o --format csv \
+          > "$out/oob-$m.csv" 2> "$out/oob-$m.err"; rc=$?; e=$EPOCHREALTIME
+        echo "oob $m: exit $rc in $(awk "BEGIN { printf \"%.1f\", $e - $s }") s;" \
+          "$(cut -d, -f10 "$out/oob-$m.csv" | sort | uniq -c | tr '\n' ' ')"
+        grep -m2 "naive" "$out/oob-$m.csv" | cut -c1-300
+      done
+      "$bin" $nv --check --size 1000 > /dev/null 2>&1; echo "a clean check right after: exit $?"
+      (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -R "Grade|Robust|BrokenKernel|CheckMatrix|Cli" \
+        -j4 --timeout 400 --output-on-failure > "$out/ctest-robust.log" 2>&1
+       grep -E "tests passed|tests failed|\(Failed\)|Timeout|Not Run" "$out/ctest-robust.log");;
     default)  # the README's sample: the default run on the GPU
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
     conv)  # convolution at 2^26 (1-D) and 8192x8192 (2-D), masks 5 and 9, float; NPP's 2-D filter

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -22,6 +24,12 @@ namespace fs = std::filesystem;
 namespace rsb {
 
 namespace {
+
+std::string ReplaceAll(std::string s, const std::string& from, const std::string& to) {
+  for (size_t at = s.find(from); at != std::string::npos; at = s.find(from, at + to.size()))
+    s.replace(at, from.size(), to);
+  return s;
+}
 
 std::string Trim(std::string s) {
   while (!s.empty() && (s.back() == '\0' || std::isspace(static_cast<unsigned char>(s.back()))))
@@ -98,6 +106,7 @@ DeviceInfo DescribeDevice(const cl::Device& d) {
   info.globalMemBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   info.maxAllocBytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();
   info.localMemBytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
+  info.globalMemCacheBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
   info.maxWorkGroupSize = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
   info.extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
   auto has = [&](const char* ext) { return info.extensions.find(ext) != std::string::npos; };
@@ -209,8 +218,40 @@ std::string FindKernelDir(const std::string& explicitDir, const std::string& arg
       "install prefix); pass --kernels DIR");
 }
 
+IncludeDir::IncludeDir(std::string dir) : real_(std::move(dir)), forOptions_(real_) {
+  const bool plain = std::all_of(real_.begin(), real_.end(), [](char ch) {
+    return std::isalnum(static_cast<unsigned char>(ch)) || std::strchr("/._-+,=@~", ch);
+  });
+  if (plain)
+    return;
+  char tmpl[] = "/tmp/rsb-kernels-XXXXXX";
+  if (!mkdtemp(tmpl))
+    return;  // no temporary folder: the path as it is (the build error then names the folder)
+  tempDir_ = tmpl;
+  const std::string link = tempDir_ + "/kernels";
+  std::error_code ec;
+  fs::create_directory_symlink(fs::absolute(real_, ec), link, ec);
+  if (ec) {
+    fs::remove(tempDir_, ec);
+    tempDir_.clear();
+    return;
+  }
+  forOptions_ = link;
+}
+
+IncludeDir::~IncludeDir() {
+  if (tempDir_.empty())
+    return;
+  std::error_code ec;
+  fs::remove(tempDir_ + "/kernels", ec);  // the link, not what it points to
+  fs::remove(tempDir_, ec);
+}
+
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string kernelDir)
-    : context_(std::move(context)), device_(std::move(device)), kernelDir_(std::move(kernelDir)) {}
+    : context_(std::move(context)),
+      device_(std::move(device)),
+      kernelDir_(std::move(kernelDir)),
+      include_(std::make_shared<IncludeDir>(kernelDir_)) {}
 
 cl::Program& ProgramCache::Get(const std::string& file, const std::string& options) {
   auto key = std::make_pair(file, options);
@@ -223,10 +264,8 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
   // honoured by every driver); the build log's anonymous file names are replaced below.
   const std::string source = ReadFile(path);
   cl::Program program(context_, source);
-  // Quote the include folder only when needed: not every compiler's option parser strips quotes.
-  const std::string include =
-      kernelDir_.find(' ') == std::string::npos ? kernelDir_ : fmt::format("\"{}\"", kernelDir_);
-  const std::string fullOptions = fmt::format("-cl-std=CL1.2 -I {} {}", include, options);
+  const std::string fullOptions =
+      fmt::format("-cl-std=CL1.2 -I {} {}", include_->ForOptions(), options);
   try {
     program.build({device_}, fullOptions.c_str());
   } catch (const cl::Error& e) {
@@ -240,6 +279,8 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
     // (pocl): name the real file instead, so that every error points at file:line.
     static const std::regex anonymous(R"((<[a-z-]+>|[^\s:]*tempfile_\w+\.cl)(?=:\d+))");
     log = std::regex_replace(log, anonymous, path.string());
+    if (include_->ForOptions() != include_->Real())  // included files: the folder's real name
+      log = ReplaceAll(log, include_->ForOptions(), include_->Real());
     throw DeviceError(fmt::format("kernel build failed for {} with options '{}': {}\n{}",
                                   path.string(), fullOptions, ClErrorName(e.err()), Trim(log)));
   }

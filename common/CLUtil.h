@@ -5,6 +5,7 @@
 #include "OpenCL.h"
 
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@ struct DeviceInfo {
   unsigned long long globalMemBytes = 0;
   unsigned long long maxAllocBytes = 0;
   unsigned long long localMemBytes = 0;
+  unsigned long long globalMemCacheBytes = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none)
   size_t maxWorkGroupSize = 0;
   bool isGpu = false;
   bool fp64 = false;
@@ -49,6 +51,23 @@ std::string FindKernelDir(const std::string& explicitDir, const std::string& arg
 
 // Builds programs from <kernelDir>/<file> and keeps them: a program is built once per
 // (file, options) and reused by every run and every variant that needs it.
+// The folder compilers are told to include from (-I). OpenCL build options are one string that
+// each driver splits itself, and pocl splits a quoted or escaped path at its spaces: a folder
+// whose path needs quoting is reached through a symbolic link in a fresh temporary folder whose
+// path does not, removed again when the cache goes.
+class IncludeDir {
+ public:
+  explicit IncludeDir(std::string dir);
+  ~IncludeDir();
+  IncludeDir(const IncludeDir&) = delete;
+  IncludeDir& operator=(const IncludeDir&) = delete;
+  const std::string& Real() const { return real_; }
+  const std::string& ForOptions() const { return forOptions_; }
+
+ private:
+  std::string real_, forOptions_, tempDir_;
+};
+
 class ProgramCache {
  public:
   ProgramCache(cl::Context context, cl::Device device, std::string kernelDir);
@@ -61,6 +80,7 @@ class ProgramCache {
   cl::Context context_;
   cl::Device device_;
   std::string kernelDir_;
+  std::shared_ptr<IncludeDir> include_;
   std::map<std::pair<std::string, std::string>, cl::Program> programs_;
 };
 

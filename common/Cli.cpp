@@ -1,5 +1,7 @@
 #include "Cli.h"
 
+#include "BuildInfo.h"
+
 #include "CliChecks.h"
 
 #include "Errors.h"
@@ -8,9 +10,10 @@
 
 #include <fmt/format.h>
 
+#include <optional>
+
 #include <algorithm>
 #include <functional>
-#include <optional>
 
 namespace rsb {
 
@@ -90,11 +93,26 @@ CLI::Validator ExtentCheck() {
 }
 
 // The raw strings of the options that are converted after parsing.
+// "1%" or "0.01": a fraction from 0 to 0.5.
+std::optional<double> ParseFraction(const std::string& v) {
+  try {
+    const bool percent = !v.empty() && v.back() == '%';
+    const std::string number = percent ? v.substr(0, v.size() - 1) : v;
+    size_t used = 0;
+    const double f = std::stod(number, &used) / (percent ? 100.0 : 1.0);
+    if (used != number.size() || !(f >= 0 && f <= 0.5))
+      return std::nullopt;
+    return f;
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
 struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
-  std::string localSize = "auto", codePath = "auto", format = "table";
-  bool check = false, help = false;
+  std::string localSize = "auto", codePath = "auto", format = "table", ciTarget = "1%";
+  bool check = false, help = false, version = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
   CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
               *localSizeOpt = nullptr;
@@ -175,7 +193,8 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
 }
 
 void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
-  app.add_option("--iterations", o.run.maxIterations, "Timed runs per case, at most (default 100)")
+  app.add_option("--iterations", o.run.maxIterations,
+                 "Timed runs per case, at most (default 1000)")
       ->check(WholeNumber(1, 1000000));
   app.add_option("--time-budget", o.run.timeBudgetS,
                  "Seconds of timed runs per case before stopping (default 0.5)")
@@ -188,6 +207,16 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
           return false;
         }
       }));
+  app.add_option("--ci-target", raw.ciTarget,
+                 "Stop timing a case once its median is known to +-this with 95% confidence "
+                 "(order statistics): 1% or 0.01 (default 1%; 0: until --time-budget or "
+                 "--iterations)")
+      ->check(Allowed("a fraction from 0 to 0.5, e.g. 1% or 0.01", [](const std::string& v) {
+        return ParseFraction(v).has_value();
+      }));
+  app.add_flag("--cold", o.run.cold,
+               "Flush the last-level cache before every timed run (untimed writes of twice its "
+               "size, at least 128 MiB); default warm");
   app.add_option("--warmup", o.run.warmup, "Untimed runs before timing (default 2)")
       ->check(WholeNumber(0, 1000));
   app.add_option("--validate-runs", o.run.validateRuns,
@@ -228,8 +257,8 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
 }
 
 void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
-  app.add_option("--format", raw.format, "Output: table, csv or json (default table)")
-      ->check(OneOf({"table", "csv", "json"}, false));
+  app.add_option("--format", raw.format, "Output: table, csv, json or markdown (default table)")
+      ->check(OneOf({"table", "csv", "json", "markdown"}, false));
   app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
 }
@@ -289,9 +318,11 @@ void ResolveValues(const Raw& raw, Options& o) {
     const size_t eq = t.find('=');
     o.problem.tuning[t.substr(0, eq)] = *ParseUnsigned(t.substr(eq + 1));
   }
-  o.format = raw.format == "csv"    ? OutputFormat::Csv
-             : raw.format == "json" ? OutputFormat::Json
-                                    : OutputFormat::Table;
+  o.format = raw.format == "csv"        ? OutputFormat::Csv
+             : raw.format == "json"     ? OutputFormat::Json
+             : raw.format == "markdown" ? OutputFormat::Markdown
+                                        : OutputFormat::Table;
+  o.run.ciTarget = *ParseFraction(raw.ciTarget);
   o.run.timed = !raw.check;
   if (!raw.sizes.empty()) {
     o.sizes.clear();
@@ -333,6 +364,8 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       "reduce-scan-bench"};
   app.set_help_flag();  // handled below so that --help exits 0 with the text on stdout
   app.add_flag("-h,--help", raw.help, "Print this help and exit");
+  app.add_flag("--version", raw.version,
+               "Print the version, git revision and build of this program and exit");
   AddDeviceOptions(app, o);
   AddSelectionOptions(app, o, raw, catalog);
   AddProblemOptions(app, o, raw, catalog);
@@ -344,9 +377,9 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  if (raw.help) {
+  if (raw.help || raw.version) {
     o.help = true;
-    o.helpText = app.help();
+    o.helpText = raw.help ? app.help() : VersionLine() + "\n";
     return o;
   }
   ResolveSelection(raw, catalog, o);

@@ -13,7 +13,7 @@
 
 namespace rsb {
 
-enum class OutputFormat { Table, Csv, Json };
+enum class OutputFormat { Table, Csv, Json, Markdown };
 
 struct Options {
   bool help = false;

@@ -1,5 +1,7 @@
 #include "Report.h"
 
+#include "BuildInfo.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -13,20 +15,29 @@ std::string KindOrDash(const Result& r) {
   return r.scanKind ? ToString(*r.scanKind) : "-";
 }
 
+// "mask-width=5": a result's task parameters in one field ("-" without any).
+std::string ParamsText(const Result& r) {
+  std::string s;
+  for (const auto& [name, value] : r.params)
+    s += fmt::format("{}{}={}", s.empty() ? "" : ";", name, value);
+  return s.empty() ? "-" : s;
+}
+
+// True when a result has task parameters (a convolution's mask width): the tables get a
+// column for them.
+bool AnyParams(const std::vector<Result>& results) {
+  for (const auto& r : results)
+    if (!r.params.empty())
+      return true;
+  return false;
+}
+
 // "scan-cpu-items=65536;scan-gpu-items=32": a result's tuning values in one CSV field.
 std::string TuningText(const Result& r) {
   std::string s;
   for (const auto& [name, value] : r.tuning)
     s += fmt::format("{}{}={}", s.empty() ? "" : ";", name, value);
   return s;
-}
-
-// "mask-width=5": a result's task parameters in one field.
-std::string ParamsText(const Result& r) {
-  std::string s;
-  for (const auto& [name, value] : r.params)
-    s += fmt::format("{}{}={}", s.empty() ? "" : ";", name, value);
-  return s.empty() ? "-" : s;
 }
 
 nlohmann::json DeviceJson(const RunInfo& info) {
@@ -69,7 +80,12 @@ nlohmann::json ResultToJson(const Result& r) {
         {"min", r.timeMs.min},
         {"max", r.timeMs.max},
         {"mean", r.timeMs.mean},
-        {"stddev", r.timeMs.stddev}}},
+        {"stddev", r.timeMs.stddev},
+        {"ci_low", r.timeMs.ciLow},
+        {"ci_high", r.timeMs.ciHigh}}},
+      {"ci_met", r.ciMet},
+      {"ci_target", r.ciTarget},
+      {"cold", r.cold},
       {"gelem_s", r.gelemS},
       {"gbytes_s", r.gbytesS},
       {"bytes_moved", r.cost.BytesMoved()},
@@ -88,10 +104,10 @@ nlohmann::json ResultToJson(const Result& r) {
       {"tuning", r.tuning},
       {"params", r.params},
   };
-  if (r.height)
-    o["shape"] = SizeText(r.n, r.height);
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
+  if (r.height)
+    o["shape"] = SizeText(r.n, r.height);
   return o;
 }
 
@@ -114,8 +130,13 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.message = j.at("message").get<std::string>();
   r.iterations = j.at("iterations").get<size_t>();
   const auto& t = j.at("time_ms");
-  r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(), t.at("max").get<double>(),
-              t.at("mean").get<double>(), t.at("stddev").get<double>()};
+  r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(),
+              t.at("max").get<double>(),    t.at("mean").get<double>(),
+              t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
+              t.at("ci_high").get<double>()};
+  r.ciMet = j.at("ci_met").get<bool>();
+  r.ciTarget = j.at("ci_target").get<double>();
+  r.cold = j.at("cold").get<bool>();
   r.gelemS = j.at("gelem_s").get<double>();
   r.gbytesS = j.at("gbytes_s").get<double>();
   r.bandwidthUtil = j.at("bandwidth_util").get<double>();
@@ -136,45 +157,141 @@ Result ResultFromJson(const nlohmann::json& j) {
   return r;
 }
 
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+namespace {
+
+// The columns of the table and the Markdown table, one row per result; untimed cells are "-".
+const std::vector<std::string> kColumns = {"task",    "variant",   "type",   "op",
+                                           "kind",    "n",         "local",  "status",
+                                           "median ms", "+-ci",    "Gelem/s", "GB/s",
+                                           "util",    "launches"};
+
+// "*" after a median whose 95% interval is wider than the target (it stopped at the time budget
+// or the iteration cap first).
+std::vector<std::string> Cells(const Result& r, bool params) {
+  const bool timed = r.status == Status::Passed && r.iterations > 0;
+  const bool ci = timed && r.timeMs.ciHigh > 0 && r.timeMs.median > 0;
+  const double halfWidth =
+      ci ? std::max(r.timeMs.median - r.timeMs.ciLow, r.timeMs.ciHigh - r.timeMs.median) /
+               r.timeMs.median
+         : 0;
+  return {r.task,
+          r.variant,
+          ToString(r.type),
+          ToString(r.op),
+          KindOrDash(r),
+          SizeText(r.n, r.height),
+          r.localSize ? std::to_string(r.localSize) : "-",
+          ToString(r.status),
+          timed ? fmt::format("{:.4f}{}", r.timeMs.median, r.ciMet ? "" : "*") : "-",
+          ci ? fmt::format("{:.1f}%", 100 * halfWidth) : "-",
+          timed ? fmt::format("{:.2f}", r.gelemS) : "-",
+          timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
+          timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
+          r.cost.launches ? fmt::format("{}", r.cost.launches) : "-",
+          params ? ParamsText(r) : ""};
+}
+
+// kColumns, and "params" where a result has task parameters.
+std::vector<std::string> Columns(bool params) {
+  std::vector<std::string> c = kColumns;
+  c.push_back(params ? "params" : "");
+  return c;
+}
+
+std::string DeviceLine(const RunInfo& info) {
   const DeviceInfo& d = info.device;
-  out << fmt::format("device: {} ({}), driver {}, {}, {} CUs\n", d.name, d.platform,
+  return fmt::format("device: {} ({}), driver {}, {}, {} CUs", d.name, d.platform,
                      d.driverVersion, d.openclCVersion, d.computeUnits);
-  if (info.copyGBs > 0)
-    out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
-  out << "\n";
-  // A column of task parameters only where a result has any (a convolution's mask width).
-  bool params = false;
-  size_t taskWidth = 10;  // the longest task name
+}
+
+// What the table's marks mean, and every case that did not pass, with its message.
+void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
+                const std::string& bullet) {
+  bool missed = false;
   for (const auto& r : results)
-    params = params || !r.params.empty(), taskWidth = std::max(taskWidth, r.task.size());
-  out << fmt::format(
-      "{:<{}} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} "
-      "{:>5} {:>8}{}\n",
-      "task", taskWidth, "variant", "type", "op", "kind", "n", "local", "status", "median ms",
-      "Gelem/s", "GB/s", "util", "launches", params ? " params" : "");
-  for (const auto& r : results) {
-    const bool timed = r.status == Status::Passed && r.iterations > 0;
-    out << fmt::format(
-        "{:<{}} {:<14} {:<6} {:<4} {:<9} {:>10} {:>5} {:<7} {:>11} {:>9} {:>8} {:>5} {:>8}{}\n",
-        r.task, taskWidth, r.variant, ToString(r.type), ToString(r.op), KindOrDash(r),
-        SizeText(r.n, r.height), r.localSize, ToString(r.status),
-        timed ? fmt::format("{:.4f}", r.timeMs.median) : "-",
-        timed ? fmt::format("{:.2f}", r.gelemS) : "-",
-        timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
-        timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
-        r.cost.launches ? fmt::format("{}", r.cost.launches) : "-",
-        params ? " " + ParamsText(r) : "");
-  }
+    missed = missed || (r.status == Status::Passed && r.iterations > 0 && !r.ciMet);
   bool header = false;
+  if (missed) {
+    out << fmt::format(
+        "\n{}{} the median's 95% interval is wider than +-{:.1f}%: timing stopped at the time "
+        "budget or the iteration cap first (--time-budget, --iterations)\n",
+        bullet, bullet.empty() ? "*" : "\\*", 100 * (info.ciTarget > 0 ? info.ciTarget : 0.01));
+    header = true;
+  }
   for (const auto& r : results) {
     if (r.status == Status::Passed)
       continue;
     if (!header)
       out << "\n";
     header = true;
-    out << fmt::format("{} {}: {}\n", ToString(r.status), CaseLabel(r), r.message);
+    out << fmt::format("{}{} {}: {}\n", bullet, ToString(r.status), CaseLabel(r), r.message);
   }
+}
+
+}  // namespace
+
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  out << DeviceLine(info) << "\n";
+  if (info.copyGBs > 0)
+    out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
+  if (info.cold)
+    out << "cold: the last-level cache flushed before every timed run\n";
+  out << "\n";
+  // Left-aligned text, right-aligned numbers; widths as before plus the interval.
+  // The task column as wide as the longest task name; the last one, params, only if any.
+  std::vector<int> width = {-10, -14, -6, -4, -9, 10, 5, -7, 11, 6, 9, 8, 5, 8, 0};
+  for (const auto& r : results)
+    width[0] = std::min(width[0], -int(r.task.size()));
+  const bool params = AnyParams(results);
+  auto line = [&](const std::vector<std::string>& cells) {
+    std::string s;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      const int w = width[i];
+      s += (i ? " " : "") + (w < 0 ? fmt::format("{:<{}}", cells[i], -w)
+                                   : fmt::format("{:>{}}", cells[i], w));
+    }
+    while (!s.empty() && s.back() == ' ')
+      s.pop_back();
+    out << s << "\n";
+  };
+  line(Columns(params));
+  for (const auto& r : results)
+    line(Cells(r, params));
+  WriteNotes(out, info, results, "");
+}
+
+void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  auto escape = [](std::string s) {
+    std::string e;
+    for (char c : s)
+      e += c == '|' || c == '*' ? std::string("\\") + c : std::string(1, c);
+    return e;
+  };
+  out << escape(DeviceLine(info));
+  if (info.copyGBs > 0)
+    out << fmt::format("; copy bandwidth (read + write) {:.1f} GB/s", info.copyGBs);
+  out << (info.cold ? "; cold cache" : "") << "\n\n";
+  auto row = [&](const std::vector<std::string>& cells) {
+    out << "|";
+    for (const auto& c : cells)
+      out << " " << escape(c) << " |";
+    out << "\n";
+  };
+  const bool params = AnyParams(results);
+  auto cells = [&](std::vector<std::string> c) {
+    if (!params)
+      c.pop_back();
+    return c;
+  };
+  const std::vector<std::string> columns = cells(Columns(params));
+  row(columns);
+  out << "|";
+  for (size_t i = 0; i < columns.size(); ++i)
+    out << (i < 5 || i == 7 || i == kColumns.size() ? "---|" : "--:|");
+  out << "\n";
+  for (const auto& r : results)
+    row(cells(Cells(r, params)));
+  WriteNotes(out, info, results, "- ");
 }
 
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
@@ -184,33 +301,60 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
       q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
+  const DeviceInfo& d = info.device;
+  const BuildInfo& b = ThisBuild();
+  std::string files;
+  for (const auto& [name, hash] : info.kernelHashes)
+    files += fmt::format("{}{}={}", files.empty() ? "" : ";", name, hash);
+  // The first 32 columns as they have always been (scripts cut by position); then every other
+  // field of the JSON document, the run's repeated on each row.
+  const std::string runFields = fmt::format(
+      "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}", quote(d.platform),
+      quote(d.vendor), d.type, quote(d.deviceVersion), quote(d.openclCVersion), d.computeUnits,
+      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.copyGBs, quote(b.version),
+      quote(b.gitRevision), quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags),
+      quote(info.date), quote(info.host), quote(info.command), quote(files));
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
-         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,width,"
-         "height,"
-         "params\n";
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,"
+         "time_ms_ci_low,time_ms_ci_high,ci_met,ci_target,cold,"
+         "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
+         "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
+         "git_revision,build,date,host,command,kernel_files,width,height,params\n";
   for (const auto& r : results) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-        quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
-        ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{},"
+        "{:.6f},{:.6f},{},{},{},{},{},{},{}\n",
+        quote(d.name), quote(d.driverVersion), r.task, r.variant, ToString(r.type),
+        ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
         ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
         r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(),
         r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
         r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
-        r.lookbackFallback ? 1 : 0, quote(TuningText(r)), r.height ? r.n / r.height : r.n,
+        r.lookbackFallback ? 1 : 0, quote(TuningText(r)), r.timeMs.ciLow, r.timeMs.ciHigh,
+        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, runFields, r.height ? r.n / r.height : r.n,
         r.height ? r.height : 1, quote(r.params.empty() ? "" : ParamsText(r)));
   }
 }
 
 void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   nlohmann::json j;
+  const BuildInfo& b = ThisBuild();
   j["schema"] = "reduce-scan-bench/1";
+  j["suite"] = {{"version", b.version},
+                {"git_revision", b.gitRevision},
+                {"build_type", b.buildType},
+                {"compiler", b.compiler},
+                {"cxx_flags", b.cxxFlags}};
   j["date"] = info.date;
+  j["host"] = info.host;
   j["command"] = info.command;
   j["kernels"] = info.kernelDir;
+  j["kernel_files"] = info.kernelHashes;
+  j["cold"] = info.cold;
+  j["ci_target"] = info.ciTarget;
   j["device"] = DeviceJson(info);
   j["results"] = nlohmann::json::array();
   for (const auto& r : results)

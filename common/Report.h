@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -14,6 +15,11 @@ namespace rsb {
 
 struct RunInfo {
   DeviceInfo device;
+  // Provenance: this build, the host, the kernel files read (hashes) and how it was timed.
+  std::string host;
+  std::map<std::string, std::string> kernelHashes;
+  bool cold = false;
+  double ciTarget = 0;
   double copyGBs = 0;   // measured copy bandwidth, 0 if not measured
   std::string command;  // the command line, for the record
   std::string date;     // ISO 8601, UTC
@@ -28,5 +34,7 @@ Result ResultFromJson(const nlohmann::json& j);
 void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+// The table as Markdown (a pipe table under a device line): for READMEs, issues, reports.
+void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 
 }  // namespace rsb

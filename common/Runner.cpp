@@ -50,6 +50,30 @@ std::string CaseLabel(const Result& r) {
   return label;
 }
 
+std::optional<std::pair<size_t, size_t>> MedianCiRanks(size_t k) {
+  if (k < 6)
+    return std::nullopt;
+  // P(X <= i) for X ~ Binomial(k, 1/2), summed in log space (2^-k underflows past k = 1074).
+  double cdf = 0;
+  size_t l = 0;
+  for (size_t i = 0; i < k / 2; ++i) {
+    const double logPmf = std::lgamma(double(k) + 1) - std::lgamma(double(i) + 1) -
+                          std::lgamma(double(k - i) + 1) - double(k) * std::log(2.0);
+    cdf += std::exp(logPmf);
+    if (cdf > 0.025)
+      break;
+    l = i + 1;  // P(X <= i) <= 2.5%: rank i + 1 (0-based) still bounds the median
+  }
+  // l >= 1 here: P(X = 0) = 2^-k <= 1/64 for k >= 6. The interval is [x_(l-1), x_(k-l)] 0-based.
+  return std::make_pair(l - 1, k - l);
+}
+
+bool CiWithin(const TimeStats& s, double target) {
+  if (s.ciHigh <= 0 || s.median <= 0)
+    return false;
+  return s.median - s.ciLow <= target * s.median && s.ciHigh - s.median <= target * s.median;
+}
+
 TimeStats Summarise(std::vector<double> t) {
   TimeStats s;
   if (t.empty())
@@ -57,6 +81,10 @@ TimeStats Summarise(std::vector<double> t) {
   std::sort(t.begin(), t.end());
   const size_t k = t.size();
   s.median = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+  if (const auto ranks = MedianCiRanks(k)) {
+    s.ciLow = t[ranks->first];
+    s.ciHigh = t[ranks->second];
+  }
   s.min = t.front();
   s.max = t.back();
   s.mean = std::accumulate(t.begin(), t.end(), 0.0) / double(k);
@@ -77,7 +105,11 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
     samples.push_back(once());
     const double spent =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
-    if (samples.size() >= settings.minIterations && spent >= settings.timeBudgetS)
+    if (samples.size() < settings.minIterations)
+      continue;
+    if (spent >= settings.timeBudgetS)
+      break;
+    if (settings.ciTarget > 0 && CiWithin(Summarise(samples), settings.ciTarget))
       break;
   }
   return samples;
@@ -116,8 +148,19 @@ double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings) {
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
 
+size_t Runner::FlushBytes(const DeviceInfo& device) {
+  return std::max<size_t>(2 * device.globalMemCacheBytes, size_t(128) << 20);
+}
+
 double Runner::RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
   task.PrepareRun(ctx_, variant, spec, /*poison=*/false);
+  if (settings_.cold) {  // after the resets, so that only the run's own accesses are timed
+    if (!flushBytes_) {
+      flushBytes_ = FlushBytes(ctx_.info);
+      flush_ = cl::Buffer(ctx_.context, CL_MEM_READ_WRITE, flushBytes_);
+    }
+    ctx_.queue.enqueueFillBuffer(flush_, cl_uint(0x5A5A5A5A), 0, flushBytes_);
+  }
   RunEvents events;
   task.ComputeGPU(ctx_, variant, spec, events);
   ctx_.queue.finish();
@@ -158,10 +201,21 @@ void Runner::UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed
   inputSeed_ = key;
 }
 
-void Runner::Recover(IComputeTask& task) {
+void Runner::Recover(IComputeTask& task, Result& r) {
   inputSeed_.reset();
+  flush_ = cl::Buffer();
+  flushBytes_ = 0;
   task.ReleaseResources();
-  ctx_.Recreate();
+  if (endJobAfterError_) {
+    endedEarly_ = true;
+    return;
+  }
+  try {
+    ctx_.Recreate();
+  } catch (const cl::Error& e) {
+    contextLost_ = fmt::format("{} in {}", ClErrorName(e.err()), e.what());
+    r.message += "; afterwards the device gave no new context (" + contextLost_ + ")";
+  }
 }
 
 // The validated runs: poisoned output and scratch, every element checked; run k scans the input
@@ -202,6 +256,9 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   ++r.validatedRuns;
   r.iterations = samples.size();
   r.timeMs = Summarise(samples);
+  r.ciTarget = settings_.ciTarget;
+  r.ciMet = CiWithin(r.timeMs, settings_.ciTarget > 0 ? settings_.ciTarget : 0.01);
+  r.cold = settings_.cold;
   if (r.timeMs.median > 0) {
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
@@ -212,6 +269,13 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
   Result r = NewResult(task, variant, spec, ctx_.info);
+  if (!contextLost_.empty()) {
+    r.status = Status::Error;
+    r.message =
+        "not run: after an earlier case's error the device gave this process no new OpenCL "
+        "context (" + contextLost_ + "); with --isolate a fresh worker process goes on";
+    return r;
+  }
   try {
     spec.localSize = task.LocalSize(variant, spec, ctx_.info);
     r.localSize = spec.localSize;
@@ -234,11 +298,11 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
   } catch (const cl::Error& e) {
     r.status = Status::Error;
     r.message = fmt::format("OpenCL error {} in {}", ClErrorName(e.err()), e.what());
-    Recover(task);
+    Recover(task, r);
   } catch (const std::bad_alloc&) {
     r.status = Status::Error;
     r.message = "out of host memory";
-    Recover(task);
+    Recover(task, r);
   }
   if (r.status == Status::Error && r.validatedRuns)
     r.message += fmt::format(" (after {} validated runs)", r.validatedRuns);
@@ -259,6 +323,8 @@ std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn
     p.result = &results.back();
     if (progress)
       progress(p);
+    if (endedEarly_)
+      break;
   }
   job.task->ReleaseResources();
   inputSeed_.reset();

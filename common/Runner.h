@@ -15,16 +15,22 @@
 namespace rsb {
 
 struct RunSettings {
-  size_t warmup = 2;           // untimed runs before timing (build and first launch)
-  size_t minIterations = 3;    // timed runs, at least
-  size_t maxIterations = 100;  // timed runs, at most (--iterations)
-  double timeBudgetS = 0.5;    // stop timing a case once this much wall time is spent
+  size_t warmup = 2;            // untimed runs before timing (build and first launch)
+  size_t minIterations = 3;     // timed runs, at least
+  size_t maxIterations = 1000;  // timed runs, at most (--iterations)
+  double timeBudgetS = 0.5;     // stop timing a case once this much wall time is spent
+  // Stop as soon as the median is known to +-ciTarget (relative) with 95% confidence
+  // (--ci-target; 0: time until the budget or the cap).
+  double ciTarget = 0.01;
+  bool cold = false;  // --cold: the last-level cache flushed (untimed) before every timed run
   bool timed = true;           // false: validate only (--check), no warm-up or timing
   size_t validateRuns = 1;     // validated runs per case (--validate-runs): a stress test
 };
 
 struct TimeStats {
   double median = 0, min = 0, max = 0, mean = 0, stddev = 0;  // milliseconds
+  // 95% confidence interval of the median (order statistics); 0, 0: too few samples (< 6).
+  double ciLow = 0, ciHigh = 0;
 };
 
 // error: an OpenCL or system error in that case; timeout: still running after --timeout.
@@ -48,6 +54,9 @@ struct Result {
   std::string message;
   size_t iterations = 0;
   TimeStats timeMs;
+  bool ciMet = false;     // the median's interval is within +-ciTarget of it
+  double ciTarget = 0;    // the target it was timed to
+  bool cold = false;      // timed with the last-level cache flushed before every run
   double gelemS = 0;            // n / median time
   double gbytesS = 0;           // cost.BytesMoved() / median time
   double bandwidthUtil = 0;     // gbytesS / the device's measured copy bandwidth (0: unknown)
@@ -82,8 +91,16 @@ using ProgressFn = std::function<void(const Progress&)>;
 
 TimeStats Summarise(std::vector<double> samplesMs);
 
+// The 0-based ranks (l, u) in k sorted samples that bound the median with at least 95%
+// confidence: l the largest with P(Binomial(k, 1/2) < l + 1) <= 2.5%, u = k - 1 - l. Distribution
+// free (order statistics). nullopt below 6 samples, where even (min, max) is not 95%.
+std::optional<std::pair<size_t, size_t>> MedianCiRanks(size_t k);
+// Whether stats' interval lies within +-target (relative) of its median.
+bool CiWithin(const TimeStats& stats, double target);
+
 // Runs `once` (one run, returning its device time in ms) settings.warmup times untimed, then
-// until the time budget or the iteration cap; returns the samples.
+// until the median is known to settings.ciTarget, the time budget is spent or the iteration cap
+// is reached; returns the samples.
 std::vector<double> TimeRepeatedly(const RunSettings& settings,
                                    const std::function<double()>& once);
 
@@ -102,12 +119,20 @@ class Runner {
  public:
   Runner(TaskContext& ctx, RunSettings settings);
   void SetCopyBandwidth(double gbytesS) { copyGBs_ = gbytesS; }
+  // The bytes --cold writes before each timed run: twice the device's last-level cache
+  // (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), at least 128 MiB (a driver may report a per-unit cache).
+  static size_t FlushBytes(const DeviceInfo& device);
   // Checked between cases: once it reads true, Run returns what has finished.
   void SetStopFlag(const std::atomic<bool>* stop) { stop_ = stop; }
   std::vector<Result> Run(const std::vector<Job>& jobs, const ProgressFn& progress = {});
   // The variants of one job, from the skip-th on, one result each (progress as in Run).
   std::vector<Result> RunJob(const Job& job, size_t skip, const ProgressFn& progress, size_t& index,
                              size_t total);
+  // In a worker process: after a case's OpenCL error the job ends there instead of going on in
+  // a new context (the process ends and a fresh one takes the rest: NVIDIA's driver refused new
+  // contexts to a process whose kernel had faulted). EndedEarly() then says so.
+  void SetEndJobAfterError(bool on) { endJobAfterError_ = on; }
+  bool EndedEarly() const { return endedEarly_; }
 
  private:
   Result RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec);
@@ -118,14 +143,19 @@ class Runner {
   double RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
   // The task's input and reference for spec at this seed (a new input for every validated run).
   void UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
-  // After an OpenCL error: a new context and queue, the job's resources made again on them.
-  void Recover(IComputeTask& task);
+  // After an OpenCL error: the old context released, then a new context and queue (unless the
+  // job ends here). Never throws: what failed goes into r.message and later cases say so.
+  void Recover(IComputeTask& task, Result& r);
 
   TaskContext& ctx_;
   RunSettings settings_;
   double copyGBs_ = 0;
   const std::atomic<bool>* stop_ = nullptr;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
+  bool endJobAfterError_ = false, endedEarly_ = false;
+  std::string contextLost_;  // why the device gave no new context after an error (empty: it did)
+  cl::Buffer flush_;         // --cold: written before every timed run to evict the cache
+  size_t flushBytes_ = 0;
 };
 
 }  // namespace rsb

@@ -70,10 +70,14 @@ TaskContext::TaskContext(const cl::Device& d, const std::string& kernelDir)
       kernelDir(kernelDir) {}
 
 void TaskContext::Recreate() {
+  // Everything of the old context goes first: a driver may keep a faulted context's resources
+  // (and refuse new contexts) while anything still refers to it.
   queue = cl::CommandQueue();
   kernels = KernelCache();
-  programs = ProgramCache(NewContext(device), device, kernelDir);
-  context = programs.Context();
+  programs = ProgramCache(cl::Context(), device, kernelDir);
+  context = cl::Context();
+  context = NewContext(device);
+  programs = ProgramCache(context, device, kernelDir);
   queue = cl::CommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE);
 }
 

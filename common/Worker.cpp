@@ -250,7 +250,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
     while (next < job.variants.size() && !stop) {
       WorkerProcess worker(settings, k, next, wantBandwidth);
       Progress p{0, total, &job, "", nullptr};
-      bool begun = false, timedOut = false;
+      bool begun = false, timedOut = false, restart = false;
       auto deadline = deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
         if (line->rfind("bandwidth ", 0) == 0) {
@@ -272,12 +272,18 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
           begun = false;
           ++next;
           deadline = deadlineFrom(Clock::now());
+        } else if (*line == "restart") {  // it ended after an OpenCL error: a fresh one goes on
+          restart = true;
         }
       }
       wantBandwidth = false;  // a worker that died measuring it is not asked again
       if (stop || next == job.variants.size()) {
         worker.Finish(/*kill=*/stop.load());
         break;
+      }
+      if (restart && !begun) {
+        worker.Finish(/*kill=*/false);
+        continue;
       }
       // The worker ended, or ran out of time, in the middle of variant `next`.
       const std::string how = worker.Finish(/*kill=*/timedOut);

@@ -7,6 +7,8 @@
 //   bandwidth <GB/s>     the copy bandwidth, when the worker was asked to measure it
 //   begin                a case starts (its clock starts here)
 //   result <json>        a case ended: ResultToJson of its result
+//   restart              the worker ends after a case's OpenCL error (its context may be
+//                        broken): a new worker goes on with the job's next variant
 #pragma once
 
 #include "Runner.h"

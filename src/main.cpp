@@ -1,6 +1,7 @@
 // reduce-scan-bench: parses options, picks the device, hands tasks to the runner and writes the
 // report. Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system
 // error (in a case or outside), 130 interrupted.
+#include "BuildInfo.h"
 #include "CLUtil.h"
 #include "CheckMatrix.h"
 #include "Cli.h"
@@ -195,6 +196,9 @@ void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
     case OutputFormat::Json:
       WriteJson(out, info, results);
       break;
+    case OutputFormat::Markdown:
+      WriteMarkdown(out, info, results);
+      break;
   }
   out.flush();
 }
@@ -310,6 +314,7 @@ int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
   if (o.worker.job >= jobs.size())
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
+  runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
   if (o.worker.bandwidth)
     WorkerSend(o.worker.fd, fmt::format("bandwidth {}", MeasureCopyBandwidth(ctx, o.run)));
   size_t index = 0;
@@ -322,6 +327,8 @@ int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
                                          : std::string("begin"));
       },
       index, 0);
+  if (runner.EndedEarly())
+    WorkerSend(o.worker.fd, "restart");
   return kExitOk;
 }
 
@@ -373,6 +380,10 @@ int Run(int argc, char** argv) {
     jobs = CheckMatrixJobs(o, tasks, info.device);
   info.date = UtcNow();
   info.kernelDir = kernelDir;
+  info.host = HostName();
+  info.kernelHashes = KernelFileHashes(kernelDir);
+  info.cold = o.run.cold;
+  info.ciTarget = o.run.ciTarget;
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
   if (!o.quiet)

@@ -51,6 +51,8 @@ TEST(Cli, OtherBadValuesAreUsageErrors) {
   ExpectUsageError("--format xml", "--format", "xml");
   ExpectUsageError("--iterations 0", "--iterations", "'0'");
   ExpectUsageError("--time-budget -1", "--time-budget", "'-1'");
+  ExpectUsageError("--ci-target 60%", "--ci-target", "'60%'");
+  ExpectUsageError("--ci-target often", "--ci-target", "'often'");
   ExpectUsageError("--device no-such-device-xyz", "--device", "no-such-device-xyz");
   const CommandResult r = RunBench("--bogus");
   EXPECT_EQ(r.status, 2);
@@ -100,6 +102,26 @@ TEST(Cli, NonUtf8PathGivesValidJson) {
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["results"][0]["status"], "passed");
   EXPECT_NE(j["kernels"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos);  // U+FFFD
+}
+
+// A kernels folder whose path holds a space builds on every driver (pocl splits a quoted -I
+// path), and a build error in an included file names that file by its real path.
+TEST(Cli, KernelsFolderWithASpaceBuildsAndNamesItsFiles) {
+  const std::string dir = CopyKernels("with space");
+  const CommandResult r = RunBench("--check -q --size 1000 --format json --kernels '" + dir + "'");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  // Every variant of reduction and scan, and convolution's 1-D variants (the 2-D ones take
+  // images, --size WxH).
+  ASSERT_EQ(j["results"].size(), 11u + 4u);
+  for (const auto& result : j["results"])
+    EXPECT_EQ(result["status"], "passed") << result["variant"] << ": " << result["message"];
+  Patch(dir + "/Common.clh", "#define", "#define )(");
+  const CommandResult broken =
+      RunBench("--check -q --variant sequential --size 100 --kernels '" + dir + "'");
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(broken.status, 3);
+  EXPECT_NE(broken.err.find(dir + "/Common.clh:"), std::string::npos) << broken.err;
 }
 
 // A kernels folder without Scan.cl is refused before any case runs when a scan is selected, and
@@ -258,6 +280,61 @@ TEST(Cli, HelpListDevicesAndListVariantsExit0) {
   r = RunBench("--list-variants");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("interleaved"), std::string::npos) << r.out;
+}
+
+// --version names the build; every result file records it (docs/result-schema.json has the
+// rest; tests/schema_test.py checks real files against it).
+TEST(Cli, VersionNamesTheBuildAndResultsRecordIt) {
+  const CommandResult v = RunBench("--version");
+  EXPECT_EQ(v.status, 0);
+  EXPECT_EQ(v.out.rfind("reduce-scan-bench ", 0), 0u) << v.out;
+  EXPECT_NE(v.out.find("git "), std::string::npos) << v.out;
+  const CommandResult r = RunBench("--check -q --size 100 --variant sequential --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_NE(v.out.find(j["suite"]["git_revision"].get<std::string>()), std::string::npos);
+  EXPECT_TRUE(j["kernel_files"].contains("Reduction.cl"));
+}
+
+// Markdown: a pipe table with the table's columns, untimed cells "-", every case a row.
+TEST(Cli, MarkdownIsAPipeTableWithARowPerCase) {
+  const CommandResult r =
+      RunBench("--check -q --size 100,200 --task reduction --variant sequential,atomic "
+               "--format markdown");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("| task | variant | type |"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("|---|---|"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("| reduction | atomic | uint | sum | - | 200 |"), std::string::npos)
+      << r.out;
+  size_t rows = 0;
+  for (size_t at = r.out.find("\n| reduction"); at != std::string::npos;
+       at = r.out.find("\n| reduction", at + 1))
+    ++rows;
+  EXPECT_EQ(rows, 4u) << r.out;
+}
+
+// Timing stops once the median is known to the target; the interval holds the median, and a
+// case that runs out of iterations first is marked.
+TEST(Cli, TimedResultsCarryTheMediansInterval) {
+  const CommandResult r = RunBench(
+      "-q --size 2^12 --task reduction --variant sequential --iterations 5 --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto res = nlohmann::json::parse(r.out)["results"][0];
+  EXPECT_EQ(res["iterations"], 5);
+  EXPECT_FALSE(res["ci_met"].get<bool>()) << "5 runs cannot bound a median at 95%";
+  EXPECT_EQ(res["time_ms"]["ci_high"], 0.0);
+  const CommandResult t =
+      RunBench("-q --size 2^12 --task reduction --variant sequential --iterations 5");
+  EXPECT_NE(t.out.find("* the median's 95% interval is wider than +-1.0%"), std::string::npos)
+      << t.out;
+  const CommandResult loose = RunBench(
+      "-q --size 2^12 --task reduction --variant sequential --ci-target 50% --format json");
+  ASSERT_EQ(loose.status, 0) << loose.err;
+  const auto l = nlohmann::json::parse(loose.out)["results"][0];
+  EXPECT_TRUE(l["ci_met"].get<bool>());
+  EXPECT_LT(l["iterations"].get<int>(), 1000);  // it stopped at the target, not the cap
+  EXPECT_LE(l["time_ms"]["ci_low"].get<double>(), l["time_ms"]["median"].get<double>());
+  EXPECT_GE(l["time_ms"]["ci_high"].get<double>(), l["time_ms"]["median"].get<double>());
 }
 
 TEST(Cli, TableNamesTheDeviceAndEveryVariant) {

@@ -116,5 +116,27 @@ TEST(Stats, MedianMinMaxMeanStddev) {
   EXPECT_NEAR(s.stddev, std::sqrt(5.0 / 3.0), 1e-12);
 }
 
+// The 95% interval of a median from order statistics, against the binomial tables (1-based
+// ranks 1..6 of 6, 2..9 of 10, 6..15 of 20, 40..61 of 100); none below 6 samples.
+TEST(Stats, MedianConfidenceIntervalRanks) {
+  EXPECT_FALSE(MedianCiRanks(5).has_value());
+  EXPECT_EQ(MedianCiRanks(6), std::make_pair(size_t(0), size_t(5)));
+  EXPECT_EQ(MedianCiRanks(10), std::make_pair(size_t(1), size_t(8)));
+  EXPECT_EQ(MedianCiRanks(20), std::make_pair(size_t(5), size_t(14)));
+  EXPECT_EQ(MedianCiRanks(100), std::make_pair(size_t(39), size_t(60)));
+  const auto big = MedianCiRanks(5000);  // 2^-5000 underflows: summed in log space
+  ASSERT_TRUE(big.has_value());
+  EXPECT_NEAR(double(big->first), 2500 - 1.96 * std::sqrt(5000.0) / 2, 2);
+  EXPECT_EQ(big->first + big->second, 4999u);
+  std::vector<double> t;
+  for (int i = 20; i >= 1; --i)
+    t.push_back(i);
+  const TimeStats s = Summarise(t);
+  EXPECT_DOUBLE_EQ(s.ciLow, 6);
+  EXPECT_DOUBLE_EQ(s.ciHigh, 15);
+  EXPECT_FALSE(CiWithin(s, 0.01));
+  EXPECT_TRUE(CiWithin(s, 0.5));
+}
+
 }  // namespace
 }  // namespace rsb

@@ -93,6 +93,35 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
   std::filesystem::remove_all(dir);
 }
 
+// An OpenCL error at run time (here a kernel with an argument the host never sets:
+// CL_INVALID_KERNEL_ARGS at enqueue) is that case's error with the error's name; the next cases
+// run, in process in a new context, isolated in a fresh worker.
+TEST(Robustness, OpenClErrorIsThatCaseErrorAndTheNextCasesRun) {
+  const std::string dir = CopyKernels("enqueue-error");
+  Patch(dir + "/Scan.cl", "uint offset,\n                            uint shift) {",
+        "uint offset,\n                            uint shift, __global T* unset) {");
+  for (const char* isolation : {"--no-isolate", "--isolate"}) {
+    const std::string out = dir + "/results.json";
+    const auto r = RunBench(fmt::format(
+        "--check -q --task scan --variant naive,kogge-stone,work-efficient --size 1000,5000 "
+        "--format json {} -o {} --kernels {}",
+        isolation, out, dir));
+    EXPECT_EQ(r.status, 3) << isolation << r.err;
+    const auto j = ReadJson(out);
+    ASSERT_EQ(j["results"].size(), 6u) << isolation;
+    for (const auto& res : j["results"]) {
+      const std::string message = res["message"];
+      if (res["variant"] == "naive") {
+        EXPECT_EQ(res["status"], "error") << isolation;
+        EXPECT_NE(message.find("CL_INVALID_KERNEL_ARGS"), std::string::npos) << message;
+      } else {
+        EXPECT_EQ(res["status"], "passed") << isolation << " " << res["variant"] << message;
+      }
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // A kernel that is right once but corrupts its own input: the validated run passes, the last
 // timed run's output does not.
 TEST(Robustness, LastTimedRunIsValidated) {
@@ -122,10 +151,15 @@ TEST(Robustness, PoisonedScratchCatchesABrokenGenerationCheck) {
   const std::string dir = CopyKernels("generation");
   Patch(dir + "/SinglePassLookBack.clh", "return (uint)(w >> 34) == gen && ((w >> 32) & 3ul);",
         "return ((w >> 32) & 3ul) != 0;");
-  const auto r = RunBench(
-      "--check -q --task scan --variant single-pass --size 2^20 --tune scan-cpu-items=64 "
-      "--validate-runs 40 --kernels " +
-      dir);
+  // The defect shows only when a tile looks back before its predecessor has published, which
+  // on a CPU device needs the two on different threads at the right moment: likely in 40 runs
+  // of 16384 tiles, not certain when other tests load the cores. Up to three tries of 40 runs.
+  CommandResult r;
+  for (int attempt = 0; attempt < 3 && r.status != 1; ++attempt)
+    r = RunBench(
+        "--check -q --task scan --variant single-pass --size 2^20 --tune scan-cpu-items=64 "
+        "--validate-runs 40 --kernels " +
+        dir);
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.err.find("FAILED scan/single-pass"), std::string::npos) << r.err;
   std::filesystem::remove_all(dir);

@@ -5,6 +5,7 @@
 #  - the hand-out of this tree holds no marker, no stub prefix and none of the solution's lines;
 #  - it builds (the executable only) and `--check` runs on the test device within 120 s: exit
 #    status 1, every course variant `failed` with a message naming it, single-pass `passed`;
+#  - its kernels, graded as a hand-in, get 0 points without a crash or a hang;
 #  - its handin target packs kernels/, the task sources and the results file just written.
 #   tests/handout_test.sh SOURCE_DIR [CMAKE]
 # The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests (default: the first).
@@ -128,6 +129,20 @@ for b in bad:
     print(f"FAIL: hand-out --check: {b}")
 sys.exit(1 if bad else 0)
 EOF
+
+# The hand-out's kernels graded as a hand-in: no crash, no hang, 0 points.
+mkdir -p "$tmp/class/handout"
+cp -r "$ho/kernels" "$tmp/class/handout/"
+(cd "$ho/build" && timeout 300 ./reduce-scan-bench grade --output-dir "$tmp/graded" \
+   "${selectors[@]}" "$tmp/class/handout" >"$tmp/grade.out" 2>&1)
+rc=$?
+if [ $rc -ne 0 ]; then
+  say "grading the hand-out -> exit $rc: $(tail -5 "$tmp/grade.out")"
+else
+  total=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total"])' \
+    "$tmp/graded/handout.json" 2>&1)
+  [ "$total" = 0 ] || say "the hand-out graded $total points (wanted 0)"
+fi
 
 # The hand-in of the hand-out: the target writes build/handin.tar.gz with the results file.
 out=$(timeout 120 "$cmake" --build "$ho/build" --target handin 2>&1); rc=$?

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Real output against docs/result-schema.json: a timed run (both tasks, passed cases with
+confidence intervals), a --check, a skipped case and a failed one, and a --cold run.
+   tests/schema_test.py BENCH SOURCE_DIR
+The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
+import json, os, shutil, subprocess, sys, tempfile
+
+try:
+    import jsonschema
+except ImportError:
+    sys.exit("FAIL: python3-jsonschema is missing (scripts/install-deps.sh installs it)")
+
+bench, src = sys.argv[1], sys.argv[2]
+schema = json.load(open(os.path.join(src, "docs", "result-schema.json")))
+jsonschema.Draft202012Validator.check_schema(schema)
+validator = jsonschema.Draft202012Validator(schema)
+selectors = []
+for env, opt in (("RSB_TEST_PLATFORM", "--platform"), ("RSB_TEST_DEVICE", "--device")):
+    if os.environ.get(env):
+        selectors += [opt, os.environ[env]]
+
+tmp = tempfile.mkdtemp(prefix="rsb-schema.")
+broken = os.path.join(tmp, "kernels")
+shutil.copytree(os.path.join(src, "kernels"), broken)
+step = "dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;"
+text = open(os.path.join(broken, "Reduction.cl")).read()
+assert step in text, "the interleaved step's line moved: update this test"
+open(os.path.join(broken, "Reduction.cl"), "w").write(text.replace(step, "dst[idx] = a;"))
+
+runs = [
+    (["--size", "2^12,1000", "--type", "uint,float", "--iterations", "20"], {0}),
+    (["--check", "--size", "100", "--type", "all", "--op", "min"], {0}),
+    (["--size", "2^12", "--task", "reduction", "--variant", "sequential", "--cold",
+      "--iterations", "8", "--local-size", "8192"], {0}),  # skipped: beyond the work-group limit
+    (["--check", "--size", "100000", "--task", "reduction", "--kernels", broken], {1}),
+    # Task parameters and images: convolution's mask width, a 2-D shape.
+    (["--check", "--task", "convolution", "--size", "300,20x11", "--mask-width", "3,5"], {0}),
+]
+failures = 0
+statuses = set()
+for args, allowed in runs:
+    p = subprocess.run([bench, "-q", "--format", "json"] + selectors + args,
+                       capture_output=True, text=True)
+    if p.returncode not in allowed:
+        print(f"FAIL: {' '.join(args)} -> exit {p.returncode}: {p.stderr[-500:]}")
+        failures += 1
+        continue
+    doc = json.loads(p.stdout)
+    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errors[:10]:
+        print(f"FAIL: {' '.join(args)}: {'/'.join(map(str, e.path))}: {e.message}")
+    failures += bool(errors)
+    statuses |= {r["status"] for r in doc["results"]}
+    if "--cold" in args and not doc["cold"]:
+        print("FAIL: --cold is not recorded")
+        failures += 1
+    timed = [r for r in doc["results"] if r["iterations"] >= 6]
+    for r in timed:
+        t = r["time_ms"]
+        if not (0 < t["ci_low"] <= t["median"] <= t["ci_high"]):
+            print(f"FAIL: {r['variant']} n={r['n']}: the interval {t['ci_low']}..{t['ci_high']} "
+                  f"does not hold the median {t['median']}")
+            failures += 1
+for wanted in ("passed", "failed", "skipped"):
+    if wanted not in statuses:
+        print(f"FAIL: no {wanted} case was checked against the schema")
+        failures += 1
+shutil.rmtree(tmp)
+print("schema: every result file valid" if not failures else f"schema: {failures} failures")
+sys.exit(1 if failures else 0)

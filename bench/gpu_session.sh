@@ -97,7 +97,9 @@ PY
     conv)  # convolution at 2^26 (1-D) and 8192x8192 (2-D), masks 5 and 9, float; NPP's 2-D filter
       npp=$build/npp-reference
       if [ ! -x "$npp" ] && command -v nvcc > /dev/null; then  # no NPP on the build machine
+        cudalib=$(dirname "$(command -v nvcc)")/../lib64
         nvcc -O3 -std=c++17 -arch=sm_90 -o "$out/npp-reference" bench/npp_reference.cu -lnppif -lnppc \
+          -Xlinker -rpath -Xlinker "$cudalib" \
           > "$out/npp-build.log" 2>&1 && npp=$out/npp-reference || tail -3 "$out/npp-build.log"
       fi
       "$bin" $nv --task convolution --type float --size 2^26,8192x8192 --mask-width 5,9 \
@@ -111,7 +113,8 @@ PY
           --size 2^26,8192x8192 --mask-width 5,9 --tune convolution-items=$k --time-budget 0.3 \
           --format json -o "$out/conv-items$k.json"
       done
-      [ -x "$npp" ] && "$npp" --width 8192 --height 8192 --masks 5,9 | tee "$out/npp.txt"
+      if [ -x "$npp" ]; then "$npp" --width 8192 --height 8192 --masks 5,9 | tee "$out/npp.txt"
+      else echo "npp-reference: not available (neither in $build nor buildable: no nvcc or NPP)"; fi
       python3 - "$out"/conv.json "$out"/conv-local*.json "$out"/conv-items*.json <<'PY' | tee "$out/conv.txt"
 import json, sys
 for path in sys.argv[1:]:

@@ -4,6 +4,7 @@
 #include "CLUtil.h"
 #include "CheckMatrix.h"
 #include "Cli.h"
+#include "Compare.h"
 #include "Errors.h"
 #include "Grade.h"
 #include "Report.h"
@@ -326,6 +327,8 @@ int main(int argc, char** argv) {
   SaveEnvironment();
   if (argc > 1 && std::string(argv[1]) == "grade")
     return Grade(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "compare")
+    return Compare(argc - 1, argv + 1);
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

@@ -142,8 +142,12 @@ ResultFile LoadResultFile(const std::string& path, const std::string& role) {
       r.medianMs = *Number(t, "median");
       r.ciLowMs = Number(t, "ci_low");
       r.ciHighMs = Number(t, "ci_high");
-      // An interval that does not hold its median is no interval: treated as not recorded.
-      if (r.HasCi() && !(*r.ciLowMs <= r.medianMs && r.medianMs <= *r.ciHighMs)) {
+      // An empty interval (0 to 0: none computed) is not recorded; one that does not hold its
+      // median is no interval either, and said so.
+      if (r.HasCi() && *r.ciHighMs <= 0) {
+        r.ciLowMs.reset();
+        r.ciHighMs.reset();
+      } else if (r.HasCi() && !(*r.ciLowMs <= r.medianMs && r.medianMs <= *r.ciHighMs)) {
         r.ciLowMs.reset();
         r.ciHighMs.reset();
         r.ciBad = true;

@@ -7,6 +7,7 @@
 #include "Compare.h"
 #include "Errors.h"
 #include "Grade.h"
+#include "Plot.h"
 #include "Report.h"
 #include "Runner.h"
 #include "Tasks.h"
@@ -329,6 +330,8 @@ int main(int argc, char** argv) {
     return Grade(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "compare")
     return Compare(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "plot")
+    return Plot(argc - 1, argv + 1);
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

@@ -138,6 +138,10 @@ void Judge(CaseComparison& c, double threshold) {
     if (n.HasCi() && n.ciMet == false)
       notes.push_back("CI target not met in NEW");
   }
+  // Warm against cold measures the cache as much as the change.
+  if (b.cold.value_or(false) != n.cold.value_or(false))
+    notes.push_back(fmt::format("BASE {}, NEW {}", b.cold.value_or(false) ? "cold" : "warm",
+                                n.cold.value_or(false) ? "cold" : "warm"));
   for (const auto& s : notes)
     c.note += (c.note.empty() ? "" : "; ") + s;
 }
@@ -409,9 +413,8 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (help)
-      return o;
-    throw UsageError(e.what());
+    if (!help)  // --help with the required arguments missing still helps
+      throw UsageError(e.what());
   }
   if (help) {
     std::cout << app.help();

@@ -63,9 +63,8 @@ PlotOptions ParsePlotOptions(int argc, char** argv, bool& help) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    if (help)
-      return o;
-    throw UsageError(e.what());
+    if (!help)  // --help with the required arguments missing still helps
+      throw UsageError(e.what());
   }
   if (help)
     std::cout << app.help();

@@ -157,6 +157,8 @@ ResultFile LoadResultFile(const std::string& path, const std::string& role) {
     }
     if (o.contains("ci_met") && o["ci_met"].is_boolean())
       r.ciMet = o["ci_met"].get<bool>();
+    if (o.contains("cold") && o["cold"].is_boolean())
+      r.cold = o["cold"].get<bool>();
     f.results.push_back(r);
   }
   return f;

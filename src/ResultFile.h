@@ -29,7 +29,8 @@ struct StoredResult {
   double medianMs = 0;
   std::optional<double> ciLowMs, ciHighMs;  // the 95% interval of the median, where recorded
   std::optional<bool> ciMet;
-  bool ciBad = false;  // an interval was recorded but does not hold the median: not used
+  std::optional<bool> cold;  // measured cold (caches flushed), where recorded
+  bool ciBad = false;        // an interval was recorded but does not hold the median: not used
   // Timed: passed, with a median above zero.
   bool Timed() const { return status == "passed" && medianMs > 0; }
   bool HasCi() const { return ciLowMs && ciHighMs; }

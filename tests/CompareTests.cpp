@@ -6,6 +6,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
 using nlohmann::json;
 
 namespace rsb::test {
@@ -192,6 +197,30 @@ TEST(Compare, CsvAndMarkdownHoldEveryCase) {
   EXPECT_EQ(md.status, 1) << md.err;
   EXPECT_NE(md.out.find("| task | variant |"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("**slower**"), std::string::npos) << md.out;
+}
+
+TEST(Compare, SaysWhereOneSideRanCold) {
+  json cold;
+  std::ifstream(Fixture("base.json")) >> cold;
+  for (auto& r : cold["results"])
+    r["cold"] = true;
+  const fs::path path =
+      fs::temp_directory_path() / fmt::format("rsb-compare-cold-{}.json", (long)::getpid());
+  std::ofstream(path) << cold.dump(2);
+  const CommandResult r = RunCommand(fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY,
+                                                 Fixture("base.json"), path.string()));
+  fs::remove(path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["cases"][0]["change"], "same");
+  EXPECT_EQ(j["cases"][0]["note"], "BASE warm, NEW cold");
+}
+
+TEST(Compare, HelpNeedsNoFiles) {
+  const CommandResult r = RunCommand(fmt::format("'{}' compare --help", RSB_BINARY));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: reduce-scan-bench compare"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--across-devices"), std::string::npos) << r.out;
 }
 
 }  // namespace

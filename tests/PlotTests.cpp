@@ -115,5 +115,11 @@ TEST_F(Plot, WithoutMatplotlibNamesThePackage) {
   }
 }
 
+TEST_F(Plot, HelpNeedsNoFiles) {
+  const CommandResult r = Run("--help");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: reduce-scan-bench plot"), std::string::npos) << r.out;
+}
+
 }  // namespace
 }  // namespace rsb::test

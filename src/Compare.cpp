@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -62,8 +63,12 @@ std::string Percent(double fraction) {
   return fmt::format("{:g}%", 100 * fraction);
 }
 
+// Four significant digits, never in exponent form (an H100 case takes 0.00004683 ms).
 std::string Ms(double v) {
-  return fmt::format("{:.4g}", v);
+  if (!(v > 0) || !std::isfinite(v))
+    return fmt::format("{:g}", v);
+  const int digits = std::max(0, 3 - static_cast<int>(std::floor(std::log10(v))));
+  return fmt::format("{:.{}f}", v, digits);
 }
 
 std::string Ci(const StoredResult& r) {
@@ -215,7 +220,7 @@ void WriteTable(std::ostream& out, const ResultFile& base, const ResultFile& fre
   out << fmt::format("NEW:  {}: {}\n", fresh.path, DeviceList(fresh.Devices()));
   out << kRatioMeaning << ";\n" << Rule(s) << "\n\n";
   const char* row =
-      "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>7} {:>10} {:<22} {:>10} {:<22} {:>8} {:<7} {}";
+      "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>7} {:>10} {:<24} {:>10} {:<24} {:>8} {:<7} {}";
   auto line = [&](std::string text) {
     text.erase(text.find_last_not_of(' ') + 1);
     out << text << "\n";

@@ -42,7 +42,7 @@ json Case(const json& report, const std::string& task, const std::string& varian
   return nullptr;
 }
 
-TEST(Compare, SameFileIsSameEverywhere) {
+TEST(CompareCommand, SameFileIsSameEverywhere) {
   const json j = CompareJson("base.json", "base.json");
   ASSERT_EQ(j["cases"].size(), 6u);
   for (const auto& c : j["cases"]) {
@@ -52,7 +52,7 @@ TEST(Compare, SameFileIsSameEverywhere) {
   EXPECT_EQ(Compare("base.json", "base.json").status, 0);
 }
 
-TEST(Compare, SignificantOnlyWhereConfidenceIntervalsDoNotOverlap) {
+TEST(CompareCommand, SignificantOnlyWhereConfidenceIntervalsDoNotOverlap) {
   const json j = CompareJson("base.json", "new-faster.json");
   // 20% less time, intervals apart: faster, throughput ratio 1.25.
   const json faster = Case(j, "reduction", "single-pass", 65536);
@@ -65,7 +65,7 @@ TEST(Compare, SignificantOnlyWhereConfidenceIntervalsDoNotOverlap) {
   EXPECT_FALSE(same["regression"].get<bool>());
 }
 
-TEST(Compare, SignificantRegressionBeyondThresholdExitsOne) {
+TEST(CompareCommand, SignificantRegressionBeyondThresholdExitsOne) {
   const CommandResult r = Compare("base.json", "new-slower.json");
   EXPECT_EQ(r.status, 1) << r.err;
   EXPECT_NE(r.out.find("REGRESSION beyond 5%"), std::string::npos) << r.out;
@@ -77,7 +77,7 @@ TEST(Compare, SignificantRegressionBeyondThresholdExitsOne) {
   EXPECT_EQ(j["summary"]["regressions"], 1);
 }
 
-TEST(Compare, SignificantSlowdownWithinThresholdExitsZero) {
+TEST(CompareCommand, SignificantSlowdownWithinThresholdExitsZero) {
   // The scan's 4.5% is significant but within 5%; the reduction's 30% is within 50%.
   const json j = CompareJson("base.json", "new-slower.json");
   const json within = Case(j, "scan", "single-pass", 65536);
@@ -91,13 +91,13 @@ TEST(Compare, SignificantSlowdownWithinThresholdExitsZero) {
   EXPECT_EQ(strict["summary"]["regressions"], 2);
 }
 
-TEST(Compare, FasterExitsZero) {
+TEST(CompareCommand, FasterExitsZero) {
   const CommandResult r = Compare("base.json", "new-faster.json");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("1 faster"), std::string::npos) << r.out;
 }
 
-TEST(Compare, MissingConfidenceIntervalIsNeverSignificant) {
+TEST(CompareCommand, MissingConfidenceIntervalIsNeverSignificant) {
   // no-ci.json holds new-slower's times without intervals: the 30% shows as a ratio, unjudged.
   const CommandResult r = Compare("base.json", "no-ci.json");
   EXPECT_EQ(r.status, 0) << r.out << r.err;
@@ -114,7 +114,7 @@ TEST(Compare, MissingConfidenceIntervalIsNeverSignificant) {
   EXPECT_EQ(neither["cases"][0]["note"], "no CI in BASE or NEW");
 }
 
-TEST(Compare, CasesInOneFileOnlyAreListed) {
+TEST(CompareCommand, CasesInOneFileOnlyAreListed) {
   const json j = CompareJson("base.json", "new-faster.json");
   EXPECT_EQ(j["cases"].size(), 5u);
   ASSERT_EQ(j["only_in_base"].size(), 1u);
@@ -129,7 +129,7 @@ TEST(Compare, CasesInOneFileOnlyAreListed) {
   EXPECT_NE(table.out.find("only in NEW (1):"), std::string::npos) << table.out;
 }
 
-TEST(Compare, DevicesMatchOnlyWithAcrossDevices) {
+TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
   const json apart = CompareJson("base.json", "other-device.json");
   EXPECT_EQ(apart["cases"].size(), 0u);
   EXPECT_EQ(apart["only_in_base"].size(), 6u);
@@ -147,7 +147,7 @@ TEST(Compare, DevicesMatchOnlyWithAcrossDevices) {
   EXPECT_EQ(Compare("other-device.json", "base.json", "--across-devices").status, 1);
 }
 
-TEST(Compare, AcrossDevicesNeedsOneDevicePerFile) {
+TEST(CompareCommand, AcrossDevicesNeedsOneDevicePerFile) {
   const CommandResult r = Compare("two-devices.json", "base.json", "--across-devices");
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("BASE"), std::string::npos) << r.err;
@@ -157,7 +157,7 @@ TEST(Compare, AcrossDevicesNeedsOneDevicePerFile) {
   EXPECT_TRUE(r.out.empty()) << r.out;
 }
 
-TEST(Compare, BadInputExitsTwoWithOneLineNamingTheFile) {
+TEST(CompareCommand, BadInputExitsTwoWithOneLineNamingTheFile) {
   struct Bad {
     std::string base, fresh, options, expect;
   };
@@ -185,7 +185,7 @@ TEST(Compare, BadInputExitsTwoWithOneLineNamingTheFile) {
   EXPECT_NE(one.err.find("NEW"), std::string::npos) << one.err;
 }
 
-TEST(Compare, CsvAndMarkdownHoldEveryCase) {
+TEST(CompareCommand, CsvAndMarkdownHoldEveryCase) {
   const CommandResult csv = Compare("base.json", "new-faster.json", "--format csv");
   EXPECT_EQ(csv.status, 0) << csv.err;
   // A header, 5 matched cases, one only in BASE and one only in NEW.
@@ -199,7 +199,7 @@ TEST(Compare, CsvAndMarkdownHoldEveryCase) {
   EXPECT_NE(md.out.find("**slower**"), std::string::npos) << md.out;
 }
 
-TEST(Compare, SaysWhereOneSideRanCold) {
+TEST(CompareCommand, SaysWhereOneSideRanCold) {
   json cold;
   std::ifstream(Fixture("base.json")) >> cold;
   for (auto& r : cold["results"])
@@ -216,7 +216,7 @@ TEST(Compare, SaysWhereOneSideRanCold) {
   EXPECT_EQ(j["cases"][0]["note"], "BASE warm, NEW cold");
 }
 
-TEST(Compare, HelpNeedsNoFiles) {
+TEST(CompareCommand, HelpNeedsNoFiles) {
   const CommandResult r = RunCommand(fmt::format("'{}' compare --help", RSB_BINARY));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("Usage: reduce-scan-bench compare"), std::string::npos) << r.out;

@@ -27,7 +27,7 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
-class Plot : public testing::Test {
+class PlotCommand : public testing::Test {
  protected:
   void SetUp() override {
     dir_ = fs::temp_directory_path() /
@@ -50,7 +50,7 @@ class Plot : public testing::Test {
   fs::path dir_;
 };
 
-TEST_F(Plot, WritesPngAndSvgOverlayingDevices) {
+TEST_F(PlotCommand, WritesPngAndSvgOverlayingDevices) {
   const fs::path png = dir_ / "devices.png", svg = dir_ / "devices.svg";
   const std::string files = fmt::format("'{}' '{}' '{}'", Fixture("base.json"),
                                         Fixture("other-device.json"), Fixture("no-ci.json"));
@@ -70,7 +70,7 @@ TEST_F(Plot, WritesPngAndSvgOverlayingDevices) {
   EXPECT_NE(svgText.find("NVIDIA H100 80GB HBM3"), std::string::npos);
 }
 
-TEST_F(Plot, MissingFileExitsTwo) {
+TEST_F(PlotCommand, MissingFileExitsTwo) {
   const CommandResult r =
       Run(fmt::format("'{}' -o '{}'", Fixture("missing.json"), (dir_ / "x.png").string()));
   EXPECT_EQ(r.status, 2);
@@ -78,7 +78,7 @@ TEST_F(Plot, MissingFileExitsTwo) {
   EXPECT_FALSE(fs::exists(dir_ / "x.png"));
 }
 
-TEST_F(Plot, BadInputExitsTwo) {
+TEST_F(PlotCommand, BadInputExitsTwo) {
   const std::string base = Fixture("base.json");
   struct Bad {
     std::string args, expect;
@@ -99,7 +99,7 @@ TEST_F(Plot, BadInputExitsTwo) {
   }
 }
 
-TEST_F(Plot, WithoutMatplotlibNamesThePackage) {
+TEST_F(PlotCommand, WithoutMatplotlibNamesThePackage) {
   // RSB_PYTHON names the only interpreter tried: one that is not there, and one without
   // matplotlib (a script that fails every import).
   const fs::path fake = dir_ / "python-without-matplotlib";
@@ -115,7 +115,7 @@ TEST_F(Plot, WithoutMatplotlibNamesThePackage) {
   }
 }
 
-TEST_F(Plot, HelpNeedsNoFiles) {
+TEST_F(PlotCommand, HelpNeedsNoFiles) {
   const CommandResult r = Run("--help");
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("Usage: reduce-scan-bench plot"), std::string::npos) << r.out;

@@ -5,8 +5,10 @@
 #include "CLUtil.h"
 #include "CheckMatrix.h"
 #include "Cli.h"
+#include "Compare.h"
 #include "Errors.h"
 #include "Grade.h"
+#include "Plot.h"
 #include "Report.h"
 #include "Runner.h"
 #include "Tasks.h"
@@ -337,6 +339,10 @@ int main(int argc, char** argv) {
   SaveEnvironment();
   if (argc > 1 && std::string(argv[1]) == "grade")
     return Grade(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "compare")
+    return Compare(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "plot")
+    return Plot(argc - 1, argv + 1);
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

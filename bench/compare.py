@@ -56,7 +56,8 @@ def main():
 
     dev = ours["device"]
     print(f"device: {dev['name']} ({dev['platform']}, driver {dev['driver_version']}), "
-          f"copy bandwidth {dev.get('copy_gbytes_s', 0):.0f} GB/s")
+          f"ceilings read/write/copy {dev.get('ceilings', {}).get('read_gbytes_s', 0):.0f}/"
+          f"{dev.get('ceilings', {}).get('write_gbytes_s', 0):.0f}/{dev.get('copy_gbytes_s', 0):.0f} GB/s")
     print(f"{'task':<10} {'variant':<14} {'type':<6} {'n':>10} {'status':<7} {'ours Gelem/s':>12} "
           f"{'util':>5} {'reference':<32} {'ref Gelem/s':>11} {'ratio':>6}")
     failed = False
@@ -65,7 +66,7 @@ def main():
         failed |= r["status"] == "failed"
         ratio = f"{r['gelem_s'] / ref['gelem_s']:.2f}x" if ref and r["gelem_s"] else "-"
         print(f"{r['task']:<10} {r['variant']:<14} {r['type']:<6} {r['n']:>10} {r['status']:<7} "
-              f"{r['gelem_s']:>12.1f} {100 * r.get('bandwidth_util', 0):>4.0f}% "
+              f"{r['gelem_s']:>12.1f} {100 * r.get('utilisation', r.get('bandwidth_util', 0)):>4.0f}% "
               f"{ref['algorithm'] if ref else '-':<32} "
               f"{ref['gelem_s'] if ref else 0:>11.1f} {ratio:>6}")
     return 1 if failed else 0

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness default conv
+# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings default conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 set -uo pipefail
@@ -72,6 +72,25 @@ for stage in "$@"; do
           done
         done
       done | tee "$out/isolation.txt";;
+    ceilings)  # issue 10: every variant's utilisation over its own ceiling, and the intervals
+      "$bin" $nv --format json --type uint,float --size 2^20,2^24,2^26,2^28 -o "$out/h100-all.json"
+      echo "exit $?"
+      python3 - "$out/h100-all.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); c = d["device"]["ceilings"]
+print(f"ceilings GB/s: read {c['read_gbytes_s']:.0f} write {c['write_gbytes_s']:.0f} copy {c['copy_gbytes_s']:.0f} ({c['buffer_bytes'] >> 20} MiB)")
+rs = [r for r in d["results"] if r["utilisation"] > 0]
+top = max(rs, key=lambda r: r["utilisation"])
+print(f"highest utilisation: {100 * top['utilisation']:.1f}% {top['task']}/{top['variant']} {top['type']} n={top['n']} (fits in cache: {top['fits_in_cache']})")
+over = [r for r in rs if r["utilisation"] > 1.05]
+print(f"above 105%: {len(over)} of {len(rs)}: " + ", ".join(f"{r['task']}/{r['variant']} {r['type']} n={r['n']} {100 * r['utilisation']:.0f}%{' (cache)' if r['fits_in_cache'] else ''}" for r in over))
+for r in rs:
+    if r["variant"] == "single-pass":
+        print(f"  {r['task']:<9} single-pass {r['type']:<5} n={r['n']:>9}: {r['gelem_s']:7.1f} Gelem/s, {100 * r['utilisation']:5.1f}% of {r['ceiling']}, +-{100 * max(r['time_ms']['median'] - r['time_ms']['ci_low'], r['time_ms']['ci_high'] - r['time_ms']['median']) / r['time_ms']['median']:.1f}% ({r['iterations']} runs)")
+missed = [r for r in rs if not r["ci_met"]]
+print(f"interval target missed: {len(missed)} of {len(rs)}")
+PY
+      ;;
     robustness)  # issue 9 on the GPU: an out-of-bounds write, then the tests that judge kernels
       k=/tmp/oob-kernels; rm -rf $k; cp -r kernels $k
       python3 - "$k/Scan.cl" <<'PY'

@@ -57,7 +57,13 @@ nlohmann::json DeviceJson(const RunInfo& info) {
           {"fp64", d.fp64},
           // 32: the single-pass scan used its warp-shuffle code path (0: not reported)
           {"nv_warp_size", d.nvWarpSize},
-          {"copy_gbytes_s", info.copyGBs}};
+          {"global_mem_cache_bytes", d.globalMemCacheBytes},
+          {"copy_gbytes_s", info.ceilings.copyGBs},
+          {"ceilings",
+           {{"read_gbytes_s", info.ceilings.readGBs},
+            {"write_gbytes_s", info.ceilings.writeGBs},
+            {"copy_gbytes_s", info.ceilings.copyGBs},
+            {"buffer_bytes", info.ceilings.bufferBytes}}}};
 }
 
 }  // namespace
@@ -90,6 +96,10 @@ nlohmann::json ResultToJson(const Result& r) {
       {"gbytes_s", r.gbytesS},
       {"bytes_moved", r.cost.BytesMoved()},
       {"bandwidth_util", r.bandwidthUtil},
+      {"ceiling", r.ceiling},
+      {"ceiling_gbytes_s", r.ceilingGBs},
+      {"utilisation", r.utilisation},
+      {"fits_in_cache", r.fitsInCache},
       {"cost",
        {{"launches", r.cost.launches},
         {"steps", r.cost.steps},
@@ -140,6 +150,10 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.gelemS = j.at("gelem_s").get<double>();
   r.gbytesS = j.at("gbytes_s").get<double>();
   r.bandwidthUtil = j.at("bandwidth_util").get<double>();
+  r.ceiling = j.at("ceiling").get<std::string>();
+  r.ceilingGBs = j.at("ceiling_gbytes_s").get<double>();
+  r.utilisation = j.at("utilisation").get<double>();
+  r.fitsInCache = j.at("fits_in_cache").get<bool>();
   const auto& c = j.at("cost");
   r.cost.launches = c.at("launches").get<size_t>();
   r.cost.steps = c.at("steps").get<size_t>();
@@ -186,7 +200,9 @@ std::vector<std::string> Cells(const Result& r, bool params) {
           ci ? fmt::format("{:.1f}%", 100 * halfWidth) : "-",
           timed ? fmt::format("{:.2f}", r.gelemS) : "-",
           timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
-          timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
+          timed && r.utilisation > 0
+              ? fmt::format("{:.0f}%{}", 100 * r.utilisation, r.fitsInCache ? "c" : "")
+              : "-",
           r.cost.launches ? fmt::format("{}", r.cost.launches) : "-",
           params ? ParamsText(r) : ""};
 }
@@ -204,6 +220,14 @@ std::string DeviceLine(const RunInfo& info) {
                      d.driverVersion, d.openclCVersion, d.computeUnits);
 }
 
+std::string CeilingsLine(const RunInfo& info) {
+  const Ceilings& c = info.ceilings;
+  return fmt::format(
+      "ceilings (GB/s, bytes read + written, {} MiB streams): read {:.1f}, write {:.1f}, copy "
+      "{:.1f}",
+      c.bufferBytes >> 20, c.readGBs, c.writeGBs, c.copyGBs);
+}
+
 // What the table's marks mean, and every case that did not pass, with its message.
 void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
                 const std::string& bullet) {
@@ -211,6 +235,20 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result
   for (const auto& r : results)
     missed = missed || (r.status == Status::Passed && r.iterations > 0 && !r.ciMet);
   bool header = false;
+  bool cached = false;
+  for (const auto& r : results)
+    cached = cached || (r.utilisation > 0 && r.fitsInCache);
+  if (info.ceilings.Known()) {
+    out << fmt::format(
+        "\n{}util: GB/s over the ceiling of the variant's own traffic (reads only: read; as many "
+        "writes as reads: copy; a mix: both in turn){}\n",
+        bullet,
+        cached ? fmt::format("; c: its input fits in the {} MiB last-level cache, so it may pass "
+                             "the memory ceilings",
+                             info.device.globalMemCacheBytes >> 20)
+               : "");
+    header = true;
+  }
   if (missed) {
     out << fmt::format(
         "\n{}{} the median's 95% interval is wider than +-{:.1f}%: timing stopped at the time "
@@ -232,8 +270,8 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result
 
 void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   out << DeviceLine(info) << "\n";
-  if (info.copyGBs > 0)
-    out << fmt::format("copy bandwidth (read + write): {:.1f} GB/s\n", info.copyGBs);
+  if (info.ceilings.Known())
+    out << CeilingsLine(info) << "\n";
   if (info.cold)
     out << "cold: the last-level cache flushed before every timed run\n";
   out << "\n";
@@ -268,8 +306,8 @@ void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Res
     return e;
   };
   out << escape(DeviceLine(info));
-  if (info.copyGBs > 0)
-    out << fmt::format("; copy bandwidth (read + write) {:.1f} GB/s", info.copyGBs);
+  if (info.ceilings.Known())
+    out << "; " << CeilingsLine(info);
   out << (info.cold ? "; cold cache" : "") << "\n\n";
   auto row = [&](const std::vector<std::string>& cells) {
     out << "|";
@@ -311,7 +349,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   const std::string runFields = fmt::format(
       "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}", quote(d.platform),
       quote(d.vendor), d.type, quote(d.deviceVersion), quote(d.openclCVersion), d.computeUnits,
-      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.copyGBs, quote(b.version),
+      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.ceilings.copyGBs, quote(b.version),
       quote(b.gitRevision), quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags),
       quote(info.date), quote(info.host), quote(info.command), quote(files));
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
@@ -321,12 +359,14 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "time_ms_ci_low,time_ms_ci_high,ci_met,ci_target,cold,"
          "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
          "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
-         "git_revision,build,date,host,command,kernel_files,width,height,params\n";
+         "git_revision,build,date,host,command,kernel_files,"
+         "ceiling,ceiling_gbytes_s,utilisation,fits_in_cache,read_gbytes_s,write_gbytes_s,"
+         "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params\n";
   for (const auto& r : results) {
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{},"
-        "{:.6f},{:.6f},{},{},{},{},{},{},{}\n",
+        "{:.6f},{:.6f},{},{},{},{},{},{:.3f},{:.4f},{},{:.3f},{:.3f},{},{},{},{},{}\n",
         quote(d.name), quote(d.driverVersion), r.task, r.variant, ToString(r.type),
         ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
         ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
@@ -334,7 +374,9 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
         r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
         r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
         r.lookbackFallback ? 1 : 0, quote(TuningText(r)), r.timeMs.ciLow, r.timeMs.ciHigh,
-        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, runFields, r.height ? r.n / r.height : r.n,
+        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, runFields, r.ceiling, r.ceilingGBs,
+        r.utilisation, r.fitsInCache ? 1 : 0, info.ceilings.readGBs, info.ceilings.writeGBs,
+        info.ceilings.bufferBytes, d.globalMemCacheBytes, r.height ? r.n / r.height : r.n,
         r.height ? r.height : 1, quote(r.params.empty() ? "" : ParamsText(r)));
   }
 }

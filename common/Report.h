@@ -20,7 +20,7 @@ struct RunInfo {
   std::map<std::string, std::string> kernelHashes;
   bool cold = false;
   double ciTarget = 0;
-  double copyGBs = 0;   // measured copy bandwidth, 0 if not measured
+  Ceilings ceilings;    // the memory ceilings measured for this run (not for --check)
   std::string command;  // the command line, for the record
   std::string date;     // ISO 8601, UTC
   std::string kernelDir;

@@ -123,27 +123,73 @@ double SpanMs(const cl::Event& first, const cl::Event& last) {
 }
 }  // namespace
 
-double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings) {
-  // 64 MiB per buffer or what the device allows: large enough to leave every cache.
-  size_t bytes = std::min<size_t>(size_t(64) << 20, ctx.info.maxAllocBytes / 2);
+Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
+  Ceilings c;
+  size_t bytes = std::max<size_t>(4 * ctx.info.globalMemCacheBytes, size_t(256) << 20);
+  bytes = std::min<size_t>(bytes, ctx.info.maxAllocBytes / 2);
   bytes -= bytes % 16;
+  c.bufferBytes = bytes;
   const cl_uint n4 = static_cast<cl_uint>(bytes / 16);
-  cl::Buffer in(ctx.context, CL_MEM_READ_ONLY, bytes), out(ctx.context, CL_MEM_WRITE_ONLY, bytes);
-  ctx.queue.enqueueFillBuffer(in, cl_uint(0x9E3779B9u), 0, bytes);
-  cl::Kernel copy(ctx.programs.Get("Bandwidth.cl", ""), "Copy4");
-  copy.setArg(0, in);
-  copy.setArg(1, out);
-  copy.setArg(2, n4);
-  const size_t local = std::min<size_t>(256, ctx.info.maxWorkGroupSize);
-  const auto samples = TimeRepeatedly(settings, [&] {
-    cl::Event e;
-    ctx.queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(RoundUp(n4, local)),
-                                   cl::NDRange(local), nullptr, &e);
-    e.wait();
-    return SpanMs(e, e);
-  });
-  const double ms = Summarise(samples).median;
-  return ms > 0 ? 2.0 * double(bytes) / (ms * 1e6) : 0.0;
+  // Random input (compressible data would flatter some GPUs), made once per run.
+  std::vector<uint32_t> host(bytes / 4);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (auto& w : host) {  // xorshift64*
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    w = static_cast<uint32_t>((x * 2685821657736338717ull) >> 32);
+  }
+  cl::Buffer in(ctx.context, CL_MEM_READ_WRITE, bytes), out(ctx.context, CL_MEM_READ_WRITE, bytes);
+  ctx.queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
+  host = {};
+  const bool cpu = !ctx.info.isGpu;
+  cl::Program& program = ctx.programs.Get("Bandwidth.cl", cpu ? "-DCPU_SHAPE=1" : "");
+  // GPU: 8 work-groups of 256 per compute unit; CPU: 4 work-items (each a run) per core.
+  const size_t local = cpu ? 1 : std::min<size_t>(256, ctx.info.maxWorkGroupSize);
+  const size_t global = (cpu ? 4 : 8 * local) * std::max<size_t>(1, ctx.info.computeUnits);
+  cl::Buffer sink(ctx.context, CL_MEM_WRITE_ONLY, global * sizeof(cl_uint));
+  auto time = [&](cl::Kernel k, double bytesMoved) {
+    const auto samples = TimeRepeatedly(settings, [&] {
+      cl::Event e;
+      ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local),
+                                     nullptr, &e);
+      e.wait();
+      return SpanMs(e, e);
+    });
+    const double ms = Summarise(samples).median;
+    return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
+  };
+  cl::Kernel read(program, "Read4"), write(program, "Write4"), copy(program, "Copy4");
+  read.setArg(0, in), read.setArg(1, sink), read.setArg(2, n4);
+  write.setArg(0, out), write.setArg(1, n4);
+  copy.setArg(0, in), copy.setArg(1, out), copy.setArg(2, n4);
+  c.readGBs = time(read, double(bytes));
+  c.writeGBs = time(write, double(bytes));
+  c.copyGBs = time(copy, 2.0 * double(bytes));
+  return c;
+}
+
+Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten) {
+  if (!c.Known() || bytesRead + bytesWritten == 0)
+    return {};
+  const double both = double(std::min(bytesRead, bytesWritten));
+  const double readOnly = double(bytesRead) - both, writeOnly = double(bytesWritten) - both;
+  // Seconds per GB at each ceiling, summed over the parts (GB/s = bytes / ns).
+  const double t = 2 * both / c.copyGBs + readOnly / c.readGBs + writeOnly / c.writeGBs;
+  const std::string name = both == 0 ? (readOnly > 0 ? "read" : "write")
+                           : readOnly > 0  ? "copy+read"
+                           : writeOnly > 0 ? "copy+write"
+                                           : "copy";
+  return {double(bytesRead + bytesWritten) / t, name};
+}
+
+void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
+  r.fitsInCache = device.globalMemCacheBytes > 0 && r.cost.bytesRead <= device.globalMemCacheBytes;
+  if (r.gbytesS <= 0 || !c.Known())
+    return;
+  const Ceiling ceiling = CeilingFor(c, r.cost.bytesRead, r.cost.bytesWritten);
+  r.ceiling = ceiling.name;
+  r.ceilingGBs = ceiling.gbytesS;
+  r.utilisation = ceiling.gbytesS > 0 ? r.gbytesS / ceiling.gbytesS : 0;
+  r.bandwidthUtil = r.gbytesS / c.copyGBs;
 }
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
@@ -262,8 +308,7 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   if (r.timeMs.median > 0) {
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
-    if (copyGBs_ > 0)
-      r.bandwidthUtil = r.gbytesS / copyGBs_;
+    SetUtilisation(r, ceilings_, ctx_.info);
   }
 }
 

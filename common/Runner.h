@@ -59,7 +59,11 @@ struct Result {
   bool cold = false;      // timed with the last-level cache flushed before every run
   double gelemS = 0;            // n / median time
   double gbytesS = 0;           // cost.BytesMoved() / median time
-  double bandwidthUtil = 0;     // gbytesS / the device's measured copy bandwidth (0: unknown)
+  double bandwidthUtil = 0;     // gbytesS / the device's copy ceiling (0: unknown)
+  std::string ceiling;          // the stream mix of its traffic (CeilingFor), "" if unknown
+  double ceilingGBs = 0;        // that mix's ceiling
+  double utilisation = 0;       // gbytesS / ceilingGBs (0: unknown)
+  bool fitsInCache = false;     // its bytes read fit in the device's last-level cache
   CostModel cost;               // the variant's launch plan, summed
   size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
   size_t validatedRuns = 0;     // runs whose every output element was checked
@@ -104,9 +108,28 @@ bool CiWithin(const TimeStats& stats, double target);
 std::vector<double> TimeRepeatedly(const RunSettings& settings,
                                    const std::function<double()>& once);
 
-// GB/s (bytes read + written) of a wide copy kernel (kernels/Bandwidth.cl) over buffers well
-// past the last-level cache, timed like a variant.
-double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings);
+// The device's memory ceilings in GB/s (bytes read plus written): read-only, write-only and copy
+// streams (kernels/Bandwidth.cl, shaped for the device type) over a random buffer at least four
+// times the last-level cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) and 256 MiB, timed like a
+// variant (median; the interval target as for variants).
+struct Ceilings {
+  double readGBs = 0, writeGBs = 0, copyGBs = 0;
+  size_t bufferBytes = 0;
+  bool Known() const { return readGBs > 0 && writeGBs > 0 && copyGBs > 0; }
+};
+Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings);
+
+// The ceiling of a run that reads R and writes W bytes: min(R, W) of each moved as a copy, the
+// rest as a read-only (R > W) or write-only stream, one after the other; its name says which
+// ("read", "write", "copy", "copy+read", "copy+write"). 0 and "" when unknown or no traffic.
+struct Ceiling {
+  double gbytesS = 0;
+  std::string name;
+};
+Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten);
+
+// Fills r's ceiling, utilisation and bandwidthUtil from its GB/s and traffic (a timed result).
+void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device);
 
 // A new, empty result for one case (what it is, nothing measured yet).
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
@@ -118,7 +141,7 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
 class Runner {
  public:
   Runner(TaskContext& ctx, RunSettings settings);
-  void SetCopyBandwidth(double gbytesS) { copyGBs_ = gbytesS; }
+  void SetCeilings(const Ceilings& c) { ceilings_ = c; }
   // The bytes --cold writes before each timed run: twice the device's last-level cache
   // (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), at least 128 MiB (a driver may report a per-unit cache).
   static size_t FlushBytes(const DeviceInfo& device);
@@ -149,7 +172,7 @@ class Runner {
 
   TaskContext& ctx_;
   RunSettings settings_;
-  double copyGBs_ = 0;
+  Ceilings ceilings_;
   const std::atomic<bool>* stop_ = nullptr;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
   bool endJobAfterError_ = false, endedEarly_ = false;

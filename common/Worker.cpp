@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstring>
 #include <optional>
+#include <sstream>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -232,7 +233,7 @@ Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& 
 
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
-                                const std::atomic<bool>& stop, double& copyGBs) {
+                                const std::atomic<bool>& stop, Ceilings& ceilings) {
   size_t total = 0, index = 0;
   for (const auto& j : jobs)
     total += j.variants.size();
@@ -253,8 +254,9 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
       bool begun = false, timedOut = false, restart = false;
       auto deadline = deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
-        if (line->rfind("bandwidth ", 0) == 0) {
-          copyGBs = std::stod(line->substr(10));
+        if (line->rfind("ceilings ", 0) == 0) {
+          std::istringstream in(line->substr(9));
+          in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes;
           wantBandwidth = false;
         } else if (*line == "begin") {
           begun = true;
@@ -264,8 +266,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
           deadline = deadlineFrom(Clock::now());
         } else if (line->rfind("result ", 0) == 0) {
           results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
-          if (copyGBs > 0 && results.back().gbytesS > 0)
-            results.back().bandwidthUtil = results.back().gbytesS / copyGBs;
+          SetUtilisation(results.back(), ceilings, device);
           p.result = &results.back();
           if (progress)
             progress(p);

@@ -4,7 +4,9 @@
 // that case's `timeout` or `error`, and a new worker goes on with the job's remaining variants.
 //
 // Protocol, one line per message on a pipe (not stdout: a kernel's printf goes there):
-//   bandwidth <GB/s>     the copy bandwidth, when the worker was asked to measure it
+//   ceilings <read> <write> <copy> <bytes>
+//                        the memory ceilings (GB/s) and their buffer size, when the worker
+//                        was asked to measure them
 //   begin                a case starts (its clock starts here)
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
@@ -29,7 +31,7 @@ struct IsolationSettings {
 // when asked for (0 if the worker that measured it failed). Stops between cases once *stop.
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
-                                const std::atomic<bool>& stop, double& copyGBs);
+                                const std::atomic<bool>& stop, Ceilings& ceilings);
 
 // Call first thing in main, before any OpenCL call: the environment as the program started.
 // The OpenCL ICD loader (ocl-icd) cuts OCL_ICD_FILENAMES in place when it reads it, so a child

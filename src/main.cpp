@@ -5,8 +5,10 @@
 #include "CLUtil.h"
 #include "CheckMatrix.h"
 #include "Cli.h"
+#include "Compare.h"
 #include "Errors.h"
 #include "Grade.h"
+#include "Plot.h"
 #include "Report.h"
 #include "Runner.h"
 #include "Tasks.h"
@@ -315,8 +317,11 @@ int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
-  if (o.worker.bandwidth)
-    WorkerSend(o.worker.fd, fmt::format("bandwidth {}", MeasureCopyBandwidth(ctx, o.run)));
+  if (o.worker.bandwidth) {
+    const Ceilings c = MeasureCeilings(ctx, o.run);
+    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {}", c.readGBs, c.writeGBs, c.copyGBs,
+                                        c.bufferBytes));
+  }
   size_t index = 0;
   runner.RunJob(
       jobs[o.worker.job], o.worker.skip,
@@ -404,13 +409,13 @@ int Run(int argc, char** argv) {
   if (o.isolate) {
     const IsolationSettings settings{std::vector<std::string>(argv, argv + argc), o.timeoutS,
                                      o.run.timed};
-    RunIsolated(settings, jobs, info.device, progress, gInterrupted, info.copyGBs);
+    RunIsolated(settings, jobs, info.device, progress, gInterrupted, info.ceilings);
   } else {
     TaskContext ctx(device, kernelDir);
     Runner runner(ctx, o.run);
     runner.SetStopFlag(&gInterrupted);
     if (o.run.timed)
-      runner.SetCopyBandwidth(info.copyGBs = MeasureCopyBandwidth(ctx, o.run));
+      runner.SetCeilings(info.ceilings = MeasureCeilings(ctx, o.run));
     runner.Run(jobs, progress);
   }
   output.Write(info, done, /*final=*/true);
@@ -428,6 +433,10 @@ int main(int argc, char** argv) {
   SaveEnvironment();
   if (argc > 1 && std::string(argv[1]) == "grade")
     return Grade(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "compare")
+    return Compare(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "plot")
+    return Plot(argc - 1, argv + 1);
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

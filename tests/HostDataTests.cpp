@@ -138,5 +138,24 @@ TEST(Stats, MedianConfidenceIntervalRanks) {
   EXPECT_TRUE(CiWithin(s, 0.5));
 }
 
+// A variant's ceiling is that of its own traffic: reads only, the read stream; as many writes as
+// reads, the copy stream; a mix, the copy for the common part and the rest alone, in turn.
+TEST(Stats, CeilingOfATrafficMix) {
+  Ceilings c;
+  c.readGBs = 3000, c.writeGBs = 2000, c.copyGBs = 2500;
+  EXPECT_EQ(CeilingFor(c, 1000, 0).name, "read");
+  EXPECT_DOUBLE_EQ(CeilingFor(c, 1000, 0).gbytesS, 3000);
+  EXPECT_EQ(CeilingFor(c, 0, 1000).name, "write");
+  EXPECT_DOUBLE_EQ(CeilingFor(c, 0, 1000).gbytesS, 2000);
+  EXPECT_EQ(CeilingFor(c, 1000, 1000).name, "copy");
+  EXPECT_DOUBLE_EQ(CeilingFor(c, 1000, 1000).gbytesS, 2500);
+  // 2000 read, 1000 written: 1000 + 1000 bytes as a copy, then 1000 read-only.
+  EXPECT_EQ(CeilingFor(c, 2000, 1000).name, "copy+read");
+  EXPECT_NEAR(CeilingFor(c, 2000, 1000).gbytesS, 3000 / (2000 / 2500.0 + 1000 / 3000.0), 1e-9);
+  EXPECT_EQ(CeilingFor(c, 1000, 3000).name, "copy+write");
+  EXPECT_NEAR(CeilingFor(c, 1000, 3000).gbytesS, 4000 / (2000 / 2500.0 + 2000 / 2000.0), 1e-9);
+  EXPECT_EQ(CeilingFor(Ceilings{}, 1000, 0).gbytesS, 0);  // not measured
+}
+
 }  // namespace
 }  // namespace rsb

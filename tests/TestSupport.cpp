@@ -78,17 +78,22 @@ const bool kEnvironmentSaved = (SaveEnvironment(), true);
 
 CommandResult RunBench(const std::string& args) {
   RestoreStartupEnvironment();
-  static int counter = 0;
-  const fs::path dir = fs::temp_directory_path() /
-                       fmt::format("rsb-cli-{}-{}", static_cast<long>(::getpid()), counter++);
-  fs::create_directories(dir);
   std::string selectors;
   if (!Env("RSB_TEST_PLATFORM").empty())
     selectors += " --platform '" + Env("RSB_TEST_PLATFORM") + "'";
   if (!Env("RSB_TEST_DEVICE").empty())
     selectors += " --device '" + Env("RSB_TEST_DEVICE") + "'";
-  const std::string cmd = fmt::format("'{}' {}{} >'{}' 2>'{}' </dev/null", RSB_BINARY, args,
-                                      selectors, (dir / "out").string(), (dir / "err").string());
+  return RunCommand(fmt::format("'{}' {}{}", RSB_BINARY, args, selectors));
+}
+
+CommandResult RunCommand(const std::string& command) {
+  RestoreStartupEnvironment();
+  static int counter = 0;
+  const fs::path dir = fs::temp_directory_path() /
+                       fmt::format("rsb-cmd-{}-{}", static_cast<long>(::getpid()), counter++);
+  fs::create_directories(dir);
+  const std::string cmd = fmt::format("{} >'{}' 2>'{}' </dev/null", command,
+                                      (dir / "out").string(), (dir / "err").string());
   const int raw = std::system(cmd.c_str());
   CommandResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

@@ -44,6 +44,8 @@ struct CommandResult {
 // Runs reduce-scan-bench with args (shell words) and the test device's platform/device
 // selectors from the environment, capturing stdout, stderr and the exit status.
 CommandResult RunBench(const std::string& args);
+// Runs a shell command line (no device selectors added), capturing as RunBench does.
+CommandResult RunCommand(const std::string& command);
 
 // Copies the source kernels folder to a fresh temporary folder and returns its path.
 std::string CopyKernels(const std::string& name);

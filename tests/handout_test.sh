@@ -139,7 +139,7 @@ rc=$?
 if [ $rc -ne 0 ]; then
   say "grading the hand-out -> exit $rc: $(tail -5 "$tmp/grade.out")"
 else
-  total=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["total"])' \
+  total=$(python3 -c 'import json, sys; print("{:g}".format(json.load(open(sys.argv[1]))["total"]))' \
     "$tmp/graded/handout.json" 2>&1)
   [ "$total" = 0 ] || say "the hand-out graded $total points (wanted 0)"
 fi

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Draws reduce-scan-bench result files (--format json) as one figure, a row per task:
+  left:  throughput (Gelem/s) against n per variant, log-log;
+  right: utilisation per variant against its ceiling (100%), against n.
+Several files overlay, one line style and marker per file (labelled by device).
+
+  scripts/plot.py -o FILE.png|.svg RESULTS.json [MORE.json ...] [--title TEXT]
+
+Normally run through `reduce-scan-bench plot`, which checks the files first. A result counts
+when its status is passed and its median time is above 0. Utilisation is the result's
+`utilisation` where recorded (against the ceiling of its own traffic), else `bandwidth_util`
+(against the device's copy bandwidth).
+"""
+import argparse
+import io
+import json
+import os
+import sys
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.ticker import FuncFormatter  # noqa: E402
+
+# Variants in teaching order: the colours follow it, so a variant keeps its colour across
+# panels and figures.
+VARIANT_ORDER = ["interleaved", "sequential", "decomposition", "unrolled", "atomic", "naive",
+                 "kogge-stone", "work-efficient", "conflict-free", "single-pass"]
+STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v"), ((0, (1, 1)), "x")]
+
+
+def load(path):
+    with open(path) as f:
+        data = json.load(f)
+    device = data.get("device", {})
+    results = [r for r in data.get("results", [])
+               if r.get("status") == "passed" and r.get("time_ms", {}).get("median", 0) > 0]
+    return device, results
+
+
+def device_labels(files):
+    """A label per file: the device name, with the driver or the file name where two files
+    would otherwise read the same."""
+    names = [d.get("name", "?") for _, d, _ in files]
+    labels = []
+    for path, d, _ in files:
+        label = d.get("name", "?")
+        if names.count(label) > 1:
+            drivers = [f[1].get("driver_version", "") for f in files if f[1].get("name") == label]
+            if len(set(drivers)) == len(drivers):
+                label += f", driver {d.get('driver_version', '')}"
+            else:
+                label += f" ({os.path.basename(path)})"
+        labels.append(label)
+    return labels
+
+
+def series_key(r, varying):
+    """What a line stands for within a task: the variant, plus type, op, scan kind and local
+    size where those vary among the plotted results."""
+    parts = [r["variant"]]
+    for field in ("type", "op", "scan_kind", "local_size"):
+        if field in varying:
+            value = r.get(field, "-")
+            parts.append(f"L={value}" if field == "local_size" else str(value))
+    return " ".join(parts)
+
+
+def utilisation(r):
+    u = r.get("utilisation")
+    if u is None:
+        u = r.get("bandwidth_util")
+    return u if u and u > 0 else None
+
+
+def variant_rank(key):
+    v = key.split(" ")[0]
+    return (VARIANT_ORDER.index(v) if v in VARIANT_ORDER else len(VARIANT_ORDER), key)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("-o", "--output", required=True)
+    ap.add_argument("--title", default="")
+    args = ap.parse_args()
+
+    files = []
+    for path in args.files:
+        device, results = load(path)
+        files.append((path, device, results))
+    labels = device_labels(files)
+    tasks = []
+    for _, _, results in files:
+        for r in results:
+            if r["task"] not in tasks:
+                tasks.append(r["task"])
+    if not tasks:
+        sys.exit("plot.py: no timed results (passed, median > 0) in " + ", ".join(args.files))
+    ceiling_known = any("utilisation" in r for _, _, res in files for r in res)
+
+    fig, axes = plt.subplots(len(tasks), 2, figsize=(12, 4.2 * len(tasks)), squeeze=False)
+    for row, task in enumerate(tasks):
+        in_task = [r for _, _, res in files for r in res if r["task"] == task]
+        # A field is in the label where one file holds one variant with several values of it.
+        values = {}
+        for fi, (_, _, res) in enumerate(files):
+            for r in res:
+                if r["task"] == task:
+                    for f in ("type", "op", "scan_kind", "local_size"):
+                        values.setdefault((fi, r["variant"], f), set()).add(str(r.get(f, "-")))
+        varying = {k[2] for k, v in values.items() if len(v) > 1}
+        keys = sorted({series_key(r, varying) for r in in_task}, key=variant_rank)
+        cmap = plt.cm.tab10 if len(keys) <= 10 else plt.cm.tab20
+        colour = {k: cmap(i % cmap.N) for i, k in enumerate(keys)}
+        ax_t, ax_u = axes[row]
+        for fi, (path, device, results) in enumerate(files):
+            style, marker = STYLES[fi % len(STYLES)]
+            for key in keys:
+                points = sorted((r["n"], r["gelem_s"], utilisation(r)) for r in results
+                                if r["task"] == task and series_key(r, varying) == key)
+                if not points:
+                    continue
+                ns = [p[0] for p in points]
+                ax_t.plot(ns, [p[1] for p in points], linestyle=style, marker=marker,
+                          color=colour[key], markersize=4, linewidth=1.3)
+                util = [(p[0], 100 * p[2]) for p in points if p[2] is not None]
+                if util:
+                    ax_u.plot([u[0] for u in util], [u[1] for u in util], linestyle=style,
+                              marker=marker, color=colour[key], markersize=4, linewidth=1.3)
+        ax_t.set_xscale("log", base=2)
+        ax_t.set_yscale("log")
+        ax_t.set_xlabel("n (elements)")
+        ax_t.set_ylabel("Gelem/s (median)")
+        ax_t.set_title(f"{task}: throughput")
+        ax_t.grid(True, which="both", alpha=0.3)
+        ax_t.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        ax_t.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+        ax_u.axhline(100, color="black", linewidth=1, linestyle="--")
+        ax_u.set_xscale("log", base=2)
+        ax_u.set_ylim(bottom=0)
+        ax_u.set_xlabel("n (elements)")
+        ax_u.set_ylabel("% of ceiling" if ceiling_known else "% of copy bandwidth")
+        ax_u.set_title(f"{task}: utilisation (100% = "
+                       + ("its ceiling)" if ceiling_known else "the device's copy bandwidth)"))
+        ax_u.grid(True, alpha=0.3)
+        variant_legend = [Line2D([], [], color=colour[k], linewidth=2, label=k) for k in keys]
+        ax_t.legend(handles=variant_legend, fontsize=8, loc="best")
+        if len(files) > 1:
+            device_legend = [Line2D([], [], color="grey", linestyle=STYLES[i % len(STYLES)][0],
+                                    marker=STYLES[i % len(STYLES)][1], label=labels[i])
+                             for i in range(len(files))]
+            ax_u.legend(handles=device_legend, fontsize=8, loc="best")
+    title = args.title or (labels[0] if len(files) == 1 else "")
+    if title:
+        fig.suptitle(title)
+    fig.tight_layout()
+    fmt = os.path.splitext(args.output)[1].lower().lstrip(".")
+    if fmt == "svg":
+        fig.savefig(args.output, format="svg", metadata={"Date": None})
+    else:
+        save_png(fig, args.output)
+    return 0
+
+
+def save_png(fig, path):
+    """A PNG of 256 colours where Pillow (a matplotlib dependency) can make one: a third of the
+    size, for figures kept in a repository."""
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=80)
+    try:
+        from PIL import Image
+        Image.open(io.BytesIO(buf.getvalue())).convert("RGB").quantize(colors=256).save(
+            path, format="PNG", optimize=True)
+    except ImportError:
+        with open(path, "wb") as f:
+            f.write(buf.getvalue())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

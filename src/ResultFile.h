@@ -1,0 +1,58 @@
+// Reading result files (the suite's `--format json` output) back, for `compare` and `plot`:
+// checks that a file is one, and gives each result with the device it ran on. Tolerant of the
+// fields later versions add (a result's `time_ms.ci_low`/`ci_high`, `ci_met`, `utilisation`),
+// strict about the ones every version has.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// Which device a result ran on: name, driver version and platform (any may be empty).
+struct DeviceId {
+  std::string name, driverVersion, platform;
+  std::string Key() const;    // for matching
+  std::string Label() const;  // "NVIDIA H100 80GB HBM3, driver 580.159.04 (NVIDIA CUDA)"
+  bool operator==(const DeviceId& o) const { return Key() == o.Key(); }
+};
+
+// One result of a file, with what compare and plot read from it.
+struct StoredResult {
+  std::string task, variant, type, op, scanKind;  // scanKind empty for a reduction
+  size_t n = 0, localSize = 0;
+  // What else defines the case, where recorded: an image's shape and the task's parameters,
+  // " 4096x4096 mask-width=5" (empty for a plain count without parameters).
+  std::string extra;
+  std::string status;
+  DeviceId device;
+  double medianMs = 0;
+  std::optional<double> ciLowMs, ciHighMs;  // the 95% interval of the median, where recorded
+  std::optional<bool> ciMet;
+  std::optional<bool> cold;  // measured cold (caches flushed), where recorded
+  bool ciBad = false;        // an interval was recorded but does not hold the median: not used
+  // Timed: passed, with a median above zero.
+  bool Timed() const { return status == "passed" && medianMs > 0; }
+  bool HasCi() const { return ciLowMs && ciHighMs; }
+  // "reduction/sequential uint sum n=4096 L=64", as the runner labels cases.
+  std::string Label() const;
+};
+
+struct ResultFile {
+  std::string path;
+  std::string role;  // "BASE", "NEW", "RESULTS": how errors name the file
+  DeviceId device;   // the file's device
+  std::vector<StoredResult> results;
+  // The devices its results ran on, each once, in order of appearance.
+  std::vector<DeviceId> Devices() const;
+};
+
+// Reads a result file. Throws UsageError (exit 2), one line naming the file and what is wrong:
+// missing or unreadable, not JSON, not a reduce-scan-bench result file, another schema version,
+// a result without a field every version writes.
+ResultFile LoadResultFile(const std::string& path, const std::string& role);
+
+}  // namespace rsb

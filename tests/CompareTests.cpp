@@ -1,0 +1,227 @@
+// `reduce-scan-bench compare`: the fixtures in tests/fixtures (a real pocl run, hand-edited;
+// tests/fixtures/README.md says what each one changes) compared through the executable.
+#include "TestSupport.h"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <unistd.h>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace rsb::test {
+namespace {
+
+std::string Fixture(const std::string& name) {
+  return std::string(RSB_SOURCE_DIR) + "/tests/fixtures/" + name;
+}
+
+CommandResult Compare(const std::string& base, const std::string& fresh,
+                      const std::string& options = "") {
+  return RunCommand(
+      fmt::format("'{}' compare '{}' '{}' {}", RSB_BINARY, Fixture(base), Fixture(fresh), options));
+}
+
+// The JSON report of a comparison that ran (exit 0 or 1).
+json CompareJson(const std::string& base, const std::string& fresh,
+                 const std::string& options = "") {
+  const CommandResult r = Compare(base, fresh, "--format json " + options);
+  EXPECT_TRUE(r.status == 0 || r.status == 1) << r.status << ": " << r.err;
+  return json::parse(r.out);
+}
+
+// The case of `task`/`variant` at n in a JSON report (null if none).
+json Case(const json& report, const std::string& task, const std::string& variant, size_t n) {
+  for (const auto& c : report["cases"])
+    if (c["task"] == task && c["variant"] == variant && c["n"] == n)
+      return c;
+  return nullptr;
+}
+
+TEST(CompareCommand, SameFileIsSameEverywhere) {
+  const json j = CompareJson("base.json", "base.json");
+  ASSERT_EQ(j["cases"].size(), 6u);
+  for (const auto& c : j["cases"]) {
+    EXPECT_EQ(c["change"], "same") << c.dump();
+    EXPECT_DOUBLE_EQ(c["throughput_ratio"].get<double>(), 1.0);
+  }
+  EXPECT_EQ(Compare("base.json", "base.json").status, 0);
+}
+
+TEST(CompareCommand, SignificantOnlyWhereConfidenceIntervalsDoNotOverlap) {
+  const json j = CompareJson("base.json", "new-faster.json");
+  // 20% less time, intervals apart: faster, throughput ratio 1.25.
+  const json faster = Case(j, "reduction", "single-pass", 65536);
+  EXPECT_EQ(faster["change"], "faster");
+  EXPECT_NEAR(faster["throughput_ratio"].get<double>(), 1.25, 1e-9);
+  // 3% more time, intervals of +-2% overlapping: the same, though the ratio is below 1.
+  const json same = Case(j, "reduction", "sequential", 4096);
+  EXPECT_EQ(same["change"], "same");
+  EXPECT_NEAR(same["throughput_ratio"].get<double>(), 1 / 1.03, 1e-9);
+  EXPECT_FALSE(same["regression"].get<bool>());
+}
+
+TEST(CompareCommand, SignificantRegressionBeyondThresholdExitsOne) {
+  const CommandResult r = Compare("base.json", "new-slower.json");
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.out.find("REGRESSION beyond 5%"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("ratio = throughput NEW/BASE"), std::string::npos) << r.out;
+  const json j = CompareJson("base.json", "new-slower.json");
+  const json regression = Case(j, "reduction", "sequential", 65536);  // 30% more time
+  EXPECT_EQ(regression["change"], "slower");
+  EXPECT_TRUE(regression["regression"].get<bool>());
+  EXPECT_EQ(j["summary"]["regressions"], 1);
+}
+
+TEST(CompareCommand, SignificantSlowdownWithinThresholdExitsZero) {
+  // The scan's 4.5% is significant but within 5%; the reduction's 30% is within 50%.
+  const json j = CompareJson("base.json", "new-slower.json");
+  const json within = Case(j, "scan", "single-pass", 65536);
+  EXPECT_EQ(within["change"], "slower");
+  EXPECT_FALSE(within["regression"].get<bool>());
+  EXPECT_EQ(Compare("base.json", "new-slower.json", "--threshold 50%").status, 0);
+  EXPECT_EQ(Compare("base.json", "new-slower.json", "--threshold 0.5").status, 0);
+  EXPECT_EQ(Compare("base.json", "new-slower.json", "--threshold 0.29").status, 1);
+  // With no threshold, the 4.5% is a regression too.
+  const json strict = CompareJson("base.json", "new-slower.json", "--threshold 0%");
+  EXPECT_EQ(strict["summary"]["regressions"], 2);
+}
+
+TEST(CompareCommand, FasterExitsZero) {
+  const CommandResult r = Compare("base.json", "new-faster.json");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("1 faster"), std::string::npos) << r.out;
+}
+
+TEST(CompareCommand, MissingConfidenceIntervalIsNeverSignificant) {
+  // no-ci.json holds new-slower's times without intervals: the 30% shows as a ratio, unjudged.
+  const CommandResult r = Compare("base.json", "no-ci.json");
+  EXPECT_EQ(r.status, 0) << r.out << r.err;
+  const json j = CompareJson("base.json", "no-ci.json");
+  for (const auto& c : j["cases"]) {
+    EXPECT_EQ(c["change"], "unknown") << c.dump();
+    EXPECT_EQ(c["note"], "no CI in NEW") << c.dump();
+  }
+  EXPECT_NEAR(Case(j, "reduction", "sequential", 65536)["throughput_ratio"].get<double>(), 1 / 1.3,
+              1e-9);
+  const json reversed = CompareJson("no-ci.json", "base.json");
+  EXPECT_EQ(reversed["cases"][0]["note"], "no CI in BASE");
+  const json neither = CompareJson("no-ci.json", "no-ci.json");
+  EXPECT_EQ(neither["cases"][0]["note"], "no CI in BASE or NEW");
+}
+
+TEST(CompareCommand, CasesInOneFileOnlyAreListed) {
+  const json j = CompareJson("base.json", "new-faster.json");
+  EXPECT_EQ(j["cases"].size(), 5u);
+  ASSERT_EQ(j["only_in_base"].size(), 1u);
+  EXPECT_EQ(j["only_in_base"][0]["task"], "scan");
+  EXPECT_EQ(j["only_in_base"][0]["n"], 4096);
+  ASSERT_EQ(j["only_in_new"].size(), 1u);
+  EXPECT_EQ(j["only_in_new"][0]["n"], 1 << 20);
+  const CommandResult table = Compare("base.json", "new-faster.json");
+  EXPECT_NE(table.out.find("only in BASE (1):\n  scan/single-pass uint sum inclusive n=4096 L=1"),
+            std::string::npos)
+      << table.out;
+  EXPECT_NE(table.out.find("only in NEW (1):"), std::string::npos) << table.out;
+}
+
+TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
+  const json apart = CompareJson("base.json", "other-device.json");
+  EXPECT_EQ(apart["cases"].size(), 0u);
+  EXPECT_EQ(apart["only_in_base"].size(), 6u);
+  EXPECT_EQ(apart["only_in_new"].size(), 6u);
+  ASSERT_EQ(apart["notes"].size(), 1u);
+  EXPECT_NE(apart["notes"][0].get<std::string>().find("--across-devices"), std::string::npos);
+
+  const json across = CompareJson("base.json", "other-device.json", "--across-devices");
+  ASSERT_EQ(across["cases"].size(), 6u);
+  for (const auto& c : across["cases"]) {
+    EXPECT_EQ(c["change"], "faster");
+    EXPECT_NEAR(c["throughput_ratio"].get<double>(), 20, 1e-6);
+  }
+  // My GPU against yours, the other way round: twenty times slower is a regression.
+  EXPECT_EQ(Compare("other-device.json", "base.json", "--across-devices").status, 1);
+}
+
+TEST(CompareCommand, AcrossDevicesNeedsOneDevicePerFile) {
+  const CommandResult r = Compare("two-devices.json", "base.json", "--across-devices");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("BASE"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2 devices"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("NVIDIA H100 80GB HBM3"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("pthread"), std::string::npos) << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+}
+
+TEST(CompareCommand, BadInputExitsTwoWithOneLineNamingTheFile) {
+  struct Bad {
+    std::string base, fresh, options, expect;
+  };
+  const std::vector<Bad> cases = {
+      {"missing.json", "base.json", "", "missing.json': no such file"},
+      {"base.json", "not-results.json", "", "NEW '"},
+      {"base.json", "not-results.json", "", "not a reduce-scan-bench result file"},
+      {"schema-2.json", "base.json", "", "schema 'reduce-scan-bench/2' not supported"},
+      {"README.md", "base.json", "", "not JSON"},
+      {"base.json", "base.json", "--threshold 5", "--threshold"},
+      {"base.json", "base.json", "--threshold -1%", "--threshold"},
+      {"base.json", "base.json", "--threshold five", "--threshold"},
+      {"base.json", "base.json", "--format xml", "--format"},
+  };
+  for (const auto& c : cases) {
+    const CommandResult r = Compare(c.base, c.fresh, c.options);
+    EXPECT_EQ(r.status, 2) << c.base << " " << c.fresh << " " << c.options;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  const CommandResult one =
+      RunCommand(fmt::format("'{}' compare '{}'", RSB_BINARY, Fixture("base.json")));
+  EXPECT_EQ(one.status, 2) << one.err;
+  EXPECT_NE(one.err.find("NEW"), std::string::npos) << one.err;
+}
+
+TEST(CompareCommand, CsvAndMarkdownHoldEveryCase) {
+  const CommandResult csv = Compare("base.json", "new-faster.json", "--format csv");
+  EXPECT_EQ(csv.status, 0) << csv.err;
+  // A header, 5 matched cases, one only in BASE and one only in NEW.
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 8) << csv.out;
+  EXPECT_EQ(csv.out.rfind("in,task,variant,", 0), 0u) << csv.out;
+  EXPECT_NE(csv.out.find("\nbase,scan,single-pass,"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find("\nnew,scan,single-pass,"), std::string::npos) << csv.out;
+  const CommandResult md = Compare("base.json", "new-slower.json", "--format markdown");
+  EXPECT_EQ(md.status, 1) << md.err;
+  EXPECT_NE(md.out.find("| task | variant |"), std::string::npos) << md.out;
+  EXPECT_NE(md.out.find("**slower**"), std::string::npos) << md.out;
+}
+
+TEST(CompareCommand, SaysWhereOneSideRanCold) {
+  json cold;
+  std::ifstream(Fixture("base.json")) >> cold;
+  for (auto& r : cold["results"])
+    r["cold"] = true;
+  const fs::path path =
+      fs::temp_directory_path() / fmt::format("rsb-compare-cold-{}.json", (long)::getpid());
+  std::ofstream(path) << cold.dump(2);
+  const CommandResult r = RunCommand(fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY,
+                                                 Fixture("base.json"), path.string()));
+  fs::remove(path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["cases"][0]["change"], "same");
+  EXPECT_EQ(j["cases"][0]["note"], "BASE warm, NEW cold");
+}
+
+TEST(CompareCommand, HelpNeedsNoFiles) {
+  const CommandResult r = RunCommand(fmt::format("'{}' compare --help", RSB_BINARY));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("Usage: reduce-scan-bench compare"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("--across-devices"), std::string::npos) << r.out;
+}
+
+}  // namespace
+}  // namespace rsb::test

@@ -50,9 +50,8 @@ std::optional<double> ParseThreshold(std::string v) {
 }
 
 std::string CaseKey(const StoredResult& r, const CompareSettings& s) {
-  std::string key =
-      fmt::format("{}|{}|{}|{}|{}|{}|{}", r.task, r.variant, r.type, r.op, r.scanKind, r.n,
-                  r.extra);
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", r.task, r.variant, r.type, r.op, r.scanKind,
+                                r.n, r.extra);
   if (!s.ignoreLocalSize)
     key += fmt::format("|{}", r.localSize);
   if (!s.acrossDevices)
@@ -78,6 +77,14 @@ std::string Ci(const StoredResult& r) {
 
 std::string Median(const StoredResult& r) {
   return r.Timed() ? Ms(r.medianMs) : r.status;
+}
+
+// The note, after what else defines the case where it has more than n (an image's shape, a
+// task's parameters: "4096x4096 mask-width=5").
+std::string NoteWithExtra(const CaseComparison& c) {
+  if (c.base.extra.empty())
+    return c.note;
+  return c.base.extra.substr(1) + (c.note.empty() ? "" : "; " + c.note);
 }
 
 std::string Local(const CaseComparison& c) {
@@ -232,7 +239,7 @@ void WriteTable(std::ostream& out, const ResultFile& base, const ResultFile& fre
     line(fmt::format(row, m.base.task, m.base.variant, m.base.type, m.base.op,
                      m.base.scanKind.empty() ? "-" : m.base.scanKind, m.base.n, Local(m),
                      Median(m.base), Ci(m.base), Median(m.fresh), Ci(m.fresh), Ratio(m),
-                     ToString(m.change), m.note));
+                     ToString(m.change), NoteWithExtra(m)));
   if (c.matched.empty())
     out << "(no case in both files)\n";
   auto list = [&](const char* title, const std::vector<StoredResult>& v) {
@@ -264,7 +271,7 @@ void WriteMarkdown(std::ostream& out, const ResultFile& base, const ResultFile& 
                        m.base.task, m.base.variant, m.base.type, m.base.op,
                        m.base.scanKind.empty() ? "-" : m.base.scanKind, m.base.n, Local(m),
                        Median(m.base), Ci(m.base), Median(m.fresh), Ci(m.fresh), Ratio(m),
-                       m.regression ? "**slower**" : ToString(m.change), m.note);
+                       m.regression ? "**slower**" : ToString(m.change), NoteWithExtra(m));
   auto list = [&](const char* title, const std::vector<StoredResult>& v) {
     if (v.empty())
       return;
@@ -337,6 +344,8 @@ json CaseJson(const StoredResult& r) {
             {"device", r.device.Label()}};
   if (!r.scanKind.empty())
     o["scan_kind"] = r.scanKind;
+  if (!r.extra.empty())
+    o["case"] = r.extra.substr(1);  // "4096x4096 mask-width=5"
   return o;
 }
 

@@ -48,7 +48,7 @@ cl::Buffer& PlannedTask::Buffer(size_t id) {
 void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
                           const std::vector<LaunchStep>& steps, RunEvents* events) {
   for (const LaunchStep& s : steps) {
-    cl::Event* event = events ? events->Next() : nullptr;
+    cl::Event* event = events ? events->Next(s.Name(), s.cost) : nullptr;
     if (s.kernel.empty()) {
       const cl::Buffer& b = Buffer(s.fillBuffer);
       const cl_int err =

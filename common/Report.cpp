@@ -39,6 +39,34 @@ nlohmann::json DeviceJson(const RunInfo& info) {
           {"copy_gbytes_s", info.copyGBs}};
 }
 
+nlohmann::json BreakdownJson(const Breakdown& b) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& k : b.kernels)
+    a.push_back({{"kernel", k.kernel},
+                 {"launches", k.launches},
+                 {"time_ms", k.timeMs},
+                 {"time_ms_median", k.timeMsMedian},
+                 {"share", k.share},
+                 {"bytes_moved", k.bytes},
+                 {"gbytes_s", k.gbytesS},
+                 {"bandwidth_util", k.bandwidthUtil}});
+  return a;
+}
+
+Breakdown BreakdownFromJson(const nlohmann::json& j) {
+  Breakdown b;
+  if (!j.contains("breakdown"))
+    return b;
+  for (const auto& k : j.at("breakdown"))
+    b.kernels.push_back({k.at("kernel").get<std::string>(), k.at("launches").get<size_t>(),
+                         k.at("time_ms").get<double>(), k.at("time_ms_median").get<double>(),
+                         k.at("share").get<double>(), k.at("bytes_moved").get<uint64_t>(),
+                         k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>()});
+  b.gapsMs = j.value("gaps_ms", 0.0);
+  b.gapsMsMedian = j.value("gaps_ms_median", 0.0);
+  return b;
+}
+
 }  // namespace
 
 nlohmann::json ResultToJson(const Result& r) {
@@ -74,6 +102,10 @@ nlohmann::json ResultToJson(const Result& r) {
       {"portable", r.portable},
       {"lookback_fallback", r.lookbackFallback},
       {"tuning", r.tuning},
+      // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
+      {"breakdown", BreakdownJson(r.breakdown)},
+      {"gaps_ms", r.breakdown.gapsMs},
+      {"gaps_ms_median", r.breakdown.gapsMsMedian},
   };
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
@@ -114,10 +146,32 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.portable = j.at("portable").get<bool>();
   r.lookbackFallback = j.at("lookback_fallback").get<bool>();
   r.tuning = j.at("tuning").get<std::map<std::string, size_t>>();
+  r.breakdown = BreakdownFromJson(j);
   return r;
 }
 
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+namespace {
+
+// The indented lines under a case in the table: each kernel (time in the median run, share of
+// the median span, GB/s and utilisation from its own traffic, launches), then the gaps, aligned
+// with the case's columns.
+void WriteBreakdownLines(std::ostream& out, const Result& r) {
+  const Breakdown& b = r.breakdown;
+  for (const auto& k : b.kernels)
+    out << fmt::format("  {:<71} {:>11.4f} {:>8.1f}% {:>8.1f} {:>5} {:>8}\n", k.kernel, k.timeMs,
+                       100 * k.share, k.gbytesS,
+                       k.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * k.bandwidthUtil) : "-",
+                       k.launches);
+  const double span = r.timeMs.median;
+  out << fmt::format("  {:<71} {:>11.4f} {:>8.1f}% {:>8} {:>5} {:>8}\n",
+                     "gaps (queue idle between commands)", b.gapsMs,
+                     span > 0 ? 100 * b.gapsMs / span : 0.0, "-", "-", "");
+}
+
+}  // namespace
+
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
+                bool breakdown) {
   const DeviceInfo& d = info.device;
   out << fmt::format("device: {} ({}), driver {}, {}, {} CUs\n", d.name, d.platform,
                      d.driverVersion, d.openclCVersion, d.computeUnits);
@@ -129,6 +183,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
       "{:>5} {:>8}\n",
       "task", "variant", "type", "op", "kind", "n", "local", "status", "median ms", "Gelem/s",
       "GB/s", "util", "launches");
+  bool anyBreakdown = false;
   for (const auto& r : results) {
     const bool timed = r.status == Status::Passed && r.iterations > 0;
     out << fmt::format(
@@ -139,7 +194,15 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
         timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
         timed && r.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * r.bandwidthUtil) : "-",
         r.cost.launches ? fmt::format("{}", r.cost.launches) : "-");
+    if (breakdown && timed && !r.breakdown.Empty()) {
+      WriteBreakdownLines(out, r);
+      anyBreakdown = true;
+    }
   }
+  if (anyBreakdown)
+    out << "\nindented: each kernel's time in the median run, its share of the median span (in "
+           "the Gelem/s column), GB/s and utilisation from its own traffic, and launches; kernel "
+           "times plus gaps are the median span\n";
   bool header = false;
   for (const auto& r : results) {
     if (r.status == Status::Passed)
@@ -151,6 +214,10 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
   }
 }
 
+// One table for CSV tools: a row per case (the `kernel` column empty), followed by a row per
+// kernel of its breakdown that repeats the case's keys (device to status, code path to tuning)
+// and fills the kernel_* columns, the case's measurements left empty. Select case rows with an
+// empty `kernel`, kernel rows with a non-empty one.
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   auto quote = [](const std::string& s) {
     std::string q = "\"";
@@ -161,18 +228,29 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
-         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning\n";
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,gaps_ms,"
+         "kernel,kernel_launches,kernel_time_ms,kernel_time_ms_median,kernel_share,"
+         "kernel_bytes_moved,kernel_gbytes_s,kernel_bandwidth_util\n";
   for (const auto& r : results) {
+    const std::string keys = fmt::format(
+        "{},{},{},{},{},{},{},{},{},{}", quote(info.device.name), quote(info.device.driverVersion),
+        r.task, r.variant, ToString(r.type), ToString(r.op),
+        r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize, ToString(r.status));
+    const std::string shape = fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0,
+                                          r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
+    const bool broken = !r.breakdown.Empty();
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{}\n",
-        quote(info.device.name), quote(info.device.driverVersion), r.task, r.variant,
-        ToString(r.type), ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
-        ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
-        r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(),
-        r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
-        r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
-        r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
+        "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,\n",
+        keys, quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
+        r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
+        r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
+        r.launchesEnqueued, r.validatedRuns, shape,
+        broken ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "");
+    for (const auto& k : r.breakdown.kernels)
+      out << fmt::format("{},,,,,,,,,,,,,,,,,,,{},,{},{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f}\n",
+                         keys, shape, quote(k.kernel), k.launches, k.timeMs, k.timeMsMedian,
+                         k.share, k.bytes, k.gbytesS, k.bandwidthUtil);
   }
 }
 

@@ -106,12 +106,19 @@ double MeasureCopyBandwidth(TaskContext& ctx, const RunSettings& settings) {
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
 
-double Runner::RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
+RunBreakdown Runner::RunOnce(IComputeTask& task, const std::string& variant,
+                             const ProblemSpec& spec) {
   task.PrepareRun(ctx_, variant, spec, /*poison=*/false);
-  RunEvents events;
+  RunEvents events(settings_.breakdown);
   task.ComputeGPU(ctx_, variant, spec, events);
   ctx_.queue.finish();
-  return events.Count() ? SpanMs(events.First(), events.Last()) : 0.0;
+  return BreakDownRun(events);  // the events are released on return
+}
+
+void SetUtilisation(Result& r, double copyGBs) {
+  r.bandwidthUtil = Utilisation(r.gbytesS, copyGBs);
+  for (auto& k : r.breakdown.kernels)
+    k.bandwidthUtil = Utilisation(k.gbytesS, copyGBs);
 }
 
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
@@ -159,7 +166,7 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
   for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
     UseInput(task, spec, spec.seed + run);
     task.PrepareRun(ctx_, variant, spec, /*poison=*/true);
-    RunEvents events;
+    RunEvents events(/*everyCommand=*/false);
     task.ComputeGPU(ctx_, variant, spec, events);
     ctx_.queue.finish();
     r.launchesEnqueued = events.Count();
@@ -178,7 +185,12 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
 // wrong under repetition fails instead of being timed.
 void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                          Result& r) {
-  const auto samples = TimeRepeatedly(settings_, [&] { return RunOnceMs(task, variant, spec); });
+  std::vector<RunBreakdown> runs;  // warm-up runs first
+  const auto samples = TimeRepeatedly(settings_, [&] {
+    runs.push_back(RunOnce(task, variant, spec));
+    return runs.back().SpanMs();
+  });
+  runs.erase(runs.begin(), runs.end() - std::ptrdiff_t(samples.size()));
   const Validation v = task.ValidateResults(ctx_, variant, spec);
   if (!v.passed) {
     r.status = Status::Failed;
@@ -192,9 +204,9 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   if (r.timeMs.median > 0) {
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
-    if (copyGBs_ > 0)
-      r.bandwidthUtil = r.gbytesS / copyGBs_;
   }
+  r.breakdown = SummariseBreakdown(runs);
+  SetUtilisation(r, copyGBs_);
 }
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {

@@ -264,8 +264,8 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
           deadline = deadlineFrom(Clock::now());
         } else if (line->rfind("result ", 0) == 0) {
           results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
-          if (copyGBs > 0 && results.back().gbytesS > 0)
-            results.back().bandwidthUtil = results.back().gbytesS / copyGBs;
+          if (copyGBs > 0)
+            SetUtilisation(results.back(), copyGBs);
           p.result = &results.back();
           if (progress)
             progress(p);

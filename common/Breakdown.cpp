@@ -94,8 +94,45 @@ RunBreakdown BreakDownRun(const RunEvents& events) {
   return BreakDownRun(commands);
 }
 
+std::vector<KernelRun> SumCommands(const RunEvents& events) {
+  std::vector<KernelRun> sums;
+  for (const auto& c : events.Commands()) {
+    const cl_ulong start = c.event.getProfilingInfo<CL_PROFILING_COMMAND_START>();
+    const cl_ulong end = c.event.getProfilingInfo<CL_PROFILING_COMMAND_END>();
+    KernelRun& k = sums[IndexOf(sums, c.name.empty() ? UnnamedCommand(c.event) : c.name)];
+    ++k.launches;
+    k.bytes += c.cost.BytesMoved();
+    k.ns += end > start ? end - start : 0;
+  }
+  return sums;
+}
+
+std::vector<UntimedTime> Untimed(const std::vector<KernelRun>& commands, const std::string& phase) {
+  std::vector<UntimedTime> untimed;
+  for (const auto& c : commands)
+    untimed.push_back({c.name, phase, c.launches, 1e-6 * double(c.ns)});
+  return untimed;
+}
+
 Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
   Breakdown b;
+  // The resets before each run: per name, the median over the runs of the per-run sum.
+  std::vector<KernelRun> resets;
+  for (const auto& run : runs)
+    for (const auto& k : run.untimed)
+      if (std::find_if(resets.begin(), resets.end(),
+                       [&](const KernelRun& r) { return r.name == k.name; }) == resets.end())
+        resets.push_back(k);
+  for (auto& reset : resets) {
+    std::vector<double> samples;
+    for (const auto& run : runs) {
+      const auto it = std::find_if(run.untimed.begin(), run.untimed.end(),
+                                   [&](const KernelRun& r) { return r.name == reset.name; });
+      samples.push_back(it == run.untimed.end() ? 0 : double(it->ns));
+    }
+    reset.ns = uint64_t(Median(samples));
+  }
+  b.untimed = Untimed(resets, "prepare");
   std::vector<std::string> names;  // in order of first launch, over every run
   for (const auto& run : runs)
     for (const auto& k : run.kernels)

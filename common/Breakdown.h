@@ -38,16 +38,20 @@ struct KernelRun {
   uint64_t ns = 0;
 };
 
-// One run reduced: kernels in order of first launch; sum of their ns + gapsNs == spanNs.
+// One run reduced: kernels in order of first launch; sum of their ns + gapsNs == spanNs. Untimed:
+// the commands enqueued before the run (resets), each name's launches and END - START summed.
 struct RunBreakdown {
   uint64_t spanNs = 0, gapsNs = 0;
   std::vector<KernelRun> kernels;
+  std::vector<KernelRun> untimed;
   double SpanMs() const { return 1e-6 * double(spanNs); }
 };
 
 RunBreakdown BreakDownRun(const std::vector<CommandTiming>& commands);
 // Reads every command's profiling times (the run has finished) and reduces them.
 RunBreakdown BreakDownRun(const RunEvents& events);
+// Commands outside a timed span (resets, poison fills): per name, launches and END - START.
+std::vector<KernelRun> SumCommands(const RunEvents& events);
 
 // One kernel of a result's breakdown.
 struct KernelTime {
@@ -61,10 +65,21 @@ struct KernelTime {
   double bandwidthUtil = 0;  // gbytesS against the ceiling (Utilisation), 0: unknown
 };
 
+// Commands outside the timed span: phase "prepare" (the resets before every timed run, median
+// over the timed runs of the per-run sum) or "validation" (the poison fills before the first
+// validated run).
+struct UntimedTime {
+  std::string command, phase;
+  size_t launches = 0;
+  double timeMs = 0;
+};
+std::vector<UntimedTime> Untimed(const std::vector<KernelRun>& commands, const std::string& phase);
+
 struct Breakdown {
   std::vector<KernelTime> kernels;  // in launch order
-  double gapsMs = 0;                // queue idle time inside the median run's span
-  double gapsMsMedian = 0;          // median over the timed runs
+  std::vector<UntimedTime> untimed;
+  double gapsMs = 0;        // queue idle time inside the median run's span
+  double gapsMsMedian = 0;  // median over the timed runs
   bool Empty() const { return kernels.empty(); }
 };
 

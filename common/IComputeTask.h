@@ -81,7 +81,10 @@ class RunEvents {
       commands_.push_back({std::move(name), cost, cl::Event()});
       return &commands_.back().event;  // a deque: earlier pointers stay valid
     }
-    return count_ == 1 ? &first_ : &last_;
+    if (count_ == 1)
+      return &first_;
+    last_ = cl::Event();  // released: a fill writes the raw handle over it
+    return &last_;
   }
   size_t Count() const { return count_; }
   const cl::Event& First() const { return everyCommand_ ? commands_.front().event : first_; }
@@ -124,9 +127,11 @@ class IComputeTask {
   virtual void ReleaseResources() = 0;
 
   // Untimed, before each run: restores what a run consumes; with poison, fills every output
-  // the variant writes with a poison pattern so that unwritten elements are caught.
+  // the variant writes with a poison pattern so that unwritten elements are caught. Its
+  // commands take their events from `untimed` (named, as in ComputeGPU), for the report of what
+  // lies outside the timed span.
   virtual void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                          bool poison) = 0;
+                          bool poison, RunEvents& untimed) = 0;
   // Enqueues one complete run of the variant. Does not wait for it.
   virtual void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                           RunEvents& events) = 0;

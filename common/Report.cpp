@@ -53,15 +53,33 @@ nlohmann::json BreakdownJson(const Breakdown& b) {
   return a;
 }
 
+nlohmann::json UntimedJson(const Breakdown& b) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& u : b.untimed)
+    a.push_back({{"command", u.command},
+                 {"phase", u.phase},
+                 {"launches", u.launches},
+                 {"time_ms", u.timeMs}});
+  return a;
+}
+
+std::string PhaseText(const std::string& phase) {
+  return phase == "prepare" ? "untimed, before each run" : "untimed, before the validated run";
+}
+
 Breakdown BreakdownFromJson(const nlohmann::json& j) {
   Breakdown b;
   if (!j.contains("breakdown"))
     return b;
+
   for (const auto& k : j.at("breakdown"))
     b.kernels.push_back({k.at("kernel").get<std::string>(), k.at("launches").get<size_t>(),
                          k.at("time_ms").get<double>(), k.at("time_ms_median").get<double>(),
                          k.at("share").get<double>(), k.at("bytes_moved").get<uint64_t>(),
                          k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>()});
+  for (const auto& u : j.value("untimed", nlohmann::json::array()))
+    b.untimed.push_back({u.at("command").get<std::string>(), u.at("phase").get<std::string>(),
+                         u.at("launches").get<size_t>(), u.at("time_ms").get<double>()});
   b.gapsMs = j.value("gaps_ms", 0.0);
   b.gapsMsMedian = j.value("gaps_ms_median", 0.0);
   return b;
@@ -106,6 +124,9 @@ nlohmann::json ResultToJson(const Result& r) {
       {"breakdown", BreakdownJson(r.breakdown)},
       {"gaps_ms", r.breakdown.gapsMs},
       {"gaps_ms_median", r.breakdown.gapsMsMedian},
+      // Outside the span: the resets before every timed run ("prepare", median per run) and what
+      // the first validated run enqueued before it (its resets and poison fills, "validation").
+      {"untimed", UntimedJson(r.breakdown)},
   };
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
@@ -166,6 +187,10 @@ void WriteBreakdownLines(std::ostream& out, const Result& r) {
   out << fmt::format("  {:<71} {:>11.4f} {:>8.1f}% {:>8} {:>5} {:>8}\n",
                      "gaps (queue idle between commands)", b.gapsMs,
                      span > 0 ? 100 * b.gapsMs / span : 0.0, "-", "-", "");
+  for (const auto& u : b.untimed)
+    out << fmt::format("  {:<71} {:>11.4f} {:>9} {:>8} {:>5} {:>8}\n",
+                       fmt::format("{} ({})", u.command, PhaseText(u.phase)), u.timeMs, "-", "-",
+                       "-", u.launches);
 }
 
 }  // namespace
@@ -215,9 +240,11 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
 }
 
 // One table for CSV tools: a row per case (the `kernel` column empty), followed by a row per
-// kernel of its breakdown that repeats the case's keys (device to status, code path to tuning)
-// and fills the kernel_* columns, the case's measurements left empty. Select case rows with an
-// empty `kernel`, kernel rows with a non-empty one.
+// kernel of its breakdown (kernel_phase `run`) and per command outside the span (`prepare`:
+// before every timed run; `validation`: before the validated run), each repeating the case's
+// keys (device to status, code path to tuning) and filling the kernel_* columns, the case's
+// measurements left empty. Case rows: an empty `kernel`; a case's kernel times: its rows of
+// phase `run`, whose kernel_time_ms plus the case's gaps_ms are its time_ms_median.
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   auto quote = [](const std::string& s) {
     std::string q = "\"";
@@ -229,7 +256,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
          "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,gaps_ms,"
-         "kernel,kernel_launches,kernel_time_ms,kernel_time_ms_median,kernel_share,"
+         "kernel,kernel_phase,kernel_launches,kernel_time_ms,kernel_time_ms_median,kernel_share,"
          "kernel_bytes_moved,kernel_gbytes_s,kernel_bandwidth_util\n";
   for (const auto& r : results) {
     const std::string keys = fmt::format(
@@ -241,16 +268,20 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
     const bool broken = !r.breakdown.Empty();
     out << fmt::format(
         "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,\n",
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,\n",
         keys, quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
         r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
         r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
         r.launchesEnqueued, r.validatedRuns, shape,
         broken ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "");
+    const std::string empty(18, ',');  // the case's measurements: message to validated_runs
     for (const auto& k : r.breakdown.kernels)
-      out << fmt::format("{},,,,,,,,,,,,,,,,,,,{},,{},{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f}\n",
-                         keys, shape, quote(k.kernel), k.launches, k.timeMs, k.timeMsMedian,
-                         k.share, k.bytes, k.gbytesS, k.bandwidthUtil);
+      out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f}\n", keys, empty,
+                         shape, quote(k.kernel), k.launches, k.timeMs, k.timeMsMedian, k.share,
+                         k.bytes, k.gbytesS, k.bandwidthUtil);
+    for (const auto& u : r.breakdown.untimed)
+      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,\n", keys, empty, shape, quote(u.command),
+                         u.phase, u.launches, u.timeMs);
   }
 }
 

@@ -108,11 +108,13 @@ Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(se
 
 RunBreakdown Runner::RunOnce(IComputeTask& task, const std::string& variant,
                              const ProblemSpec& spec) {
-  task.PrepareRun(ctx_, variant, spec, /*poison=*/false);
-  RunEvents events(settings_.breakdown);
+  RunEvents untimed(settings_.breakdown), events(settings_.breakdown);
+  task.PrepareRun(ctx_, variant, spec, /*poison=*/false, untimed);
   task.ComputeGPU(ctx_, variant, spec, events);
   ctx_.queue.finish();
-  return BreakDownRun(events);  // the events are released on return
+  RunBreakdown run = BreakDownRun(events);
+  run.untimed = SumCommands(untimed);
+  return run;  // the events are released here
 }
 
 void SetUtilisation(Result& r, double copyGBs) {
@@ -165,10 +167,12 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
                           Result& r) {
   for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
     UseInput(task, spec, spec.seed + run);
-    task.PrepareRun(ctx_, variant, spec, /*poison=*/true);
-    RunEvents events(/*everyCommand=*/false);
+    RunEvents untimed(settings_.breakdown), events(/*everyCommand=*/false);
+    task.PrepareRun(ctx_, variant, spec, /*poison=*/true, untimed);
     task.ComputeGPU(ctx_, variant, spec, events);
     ctx_.queue.finish();
+    if (run == 0 && settings_.timed)  // what a validated run costs beyond a timed one: poison
+      r.breakdown.untimed = Untimed(SumCommands(untimed), "validation");
     r.launchesEnqueued = events.Count();
     const Validation v = task.ValidateResults(ctx_, variant, spec);
     ++r.validatedRuns;
@@ -205,7 +209,9 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
   }
+  std::vector<UntimedTime> validation = std::move(r.breakdown.untimed);
   r.breakdown = SummariseBreakdown(runs);
+  r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
   SetUtilisation(r, copyGBs_);
 }
 

@@ -261,7 +261,7 @@ LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Varian
     plan.options += " -DCONTIGUOUS_CHUNKS=1";
   const size_t partials = plan.AddScratch(groups * sizeof(cl_ulong));
   const size_t counter = plan.AddScratch(sizeof(cl_uint));
-  plan.prepare.push_back(FillStep(counter, cl_uint(0), sizeof(cl_uint)));
+  plan.prepare.push_back(FillStep(counter, cl_uint(0), sizeof(cl_uint)).As("reset counter"));
   const uint64_t steps = CeilDiv(n, groups * L) + 2 * CeilLog2(L) + CeilDiv(groups, L) + 2;
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n),

@@ -245,8 +245,9 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   const size_t status = plan.AddScratch(tiles * sizeof(cl_ulong));
   const size_t ticket = plan.AddScratch(sizeof(cl_uint));
   if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
-    plan.prepare.push_back(FillStep(status, cl_ulong(0), tiles * sizeof(cl_ulong)));
-    plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)));
+    plan.prepare.push_back(
+        FillStep(status, cl_ulong(0), tiles * sizeof(cl_ulong)).As("reset status words"));
+    plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)).As("reset ticket"));
   }
   plan.steps.push_back(
       KernelStep(

@@ -54,7 +54,7 @@ TEST(Breakdown, OverlapsAreClippedSoTheIdentityStillHolds) {
 }
 
 RunBreakdown MakeRun(uint64_t a, uint64_t b, uint64_t gaps) {
-  return {a + b + gaps, gaps, {{"A", 1, 100, a}, {"B", 3, 300, b}}};
+  return {a + b + gaps, gaps, {{"A", 1, 100, a}, {"B", 3, 300, b}}, {}};
 }
 
 TEST(Breakdown, ReportsTheMedianRunSoItAddsUpToTheMedianSpan) {
@@ -152,6 +152,16 @@ TEST(Breakdown, JsonAddsUpToTheSpanForOneFewAndManyLaunches) {
   EXPECT_EQ(names(j["results"][0]),
             (std::vector<std::string>{"ReduceInterleaved", "ReduceInterleaved (later steps)"}));
   EXPECT_EQ(names(j["results"][3]), (std::vector<std::string>{"FillBuffer", "ReduceAtomic"}));
+  // Outside the span: the poison fills before the validated run, and the single-pass
+  // reduction's counter reset before every run.
+  for (const auto& res : j["results"]) {
+    bool poison = false;
+    for (const auto& u : res["untimed"])
+      poison |= u["phase"] == "validation" && u["command"] == "Poison output";
+    EXPECT_TRUE(poison) << res["untimed"].dump();
+  }
+  EXPECT_EQ(j["results"][4]["untimed"][0]["phase"], "prepare");
+  EXPECT_EQ(j["results"][4]["untimed"][0]["command"], "FillBuffer (reset counter)");
   EXPECT_EQ(names(j["results"][5]),
             (std::vector<std::string>{"ScanTileWorkEfficient", "ScanTileWorkEfficient (block sums)",
                                       "AddBlockOffsets (block sums)", "AddBlockOffsets"}));
@@ -228,6 +238,8 @@ TEST(Breakdown, CsvHasAKernelRowPerKernel) {
       variant = rows[i][col("variant")];
       median = std::stod(rows[i][col("time_ms_median")]);
       sum = std::stod(rows[i][col("gaps_ms")]);
+    } else if (rows[i][col("kernel_phase")] != "run") {
+      EXPECT_TRUE(rows[i][col("kernel_share")].empty());
     } else {
       ++kernels;
       EXPECT_EQ(rows[i][col("variant")], variant);

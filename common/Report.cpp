@@ -184,9 +184,9 @@ void WriteBreakdownLines(std::ostream& out, const Result& r) {
                        k.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * k.bandwidthUtil) : "-",
                        k.launches);
   const double span = r.timeMs.median;
-  out << fmt::format("  {:<71} {:>11.4f} {:>8.1f}% {:>8} {:>5} {:>8}\n",
+  out << fmt::format("  {:<71} {:>11.4f} {:>8.1f}% {:>8} {:>5}\n",
                      "gaps (queue idle between commands)", b.gapsMs,
-                     span > 0 ? 100 * b.gapsMs / span : 0.0, "-", "-", "");
+                     span > 0 ? 100 * b.gapsMs / span : 0.0, "-", "-");
   for (const auto& u : b.untimed)
     out << fmt::format("  {:<71} {:>11.4f} {:>9} {:>8} {:>5} {:>8}\n",
                        fmt::format("{} ({})", u.command, PhaseText(u.phase)), u.timeMs, "-", "-",
@@ -226,7 +226,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
   }
   if (anyBreakdown)
     out << "\nindented: each kernel's time in the median run, its share of the median span (in "
-           "the Gelem/s column), GB/s and utilisation from its own traffic, and launches; kernel "
+           "the Gelem/s column),\nGB/s and utilisation from its own traffic, and launches; kernel "
            "times plus gaps are the median span\n";
   bool header = false;
   for (const auto& r : results) {

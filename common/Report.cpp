@@ -265,7 +265,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
         r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize, ToString(r.status));
     const std::string shape = fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0,
                                           r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
-    const bool broken = !r.breakdown.Empty();
+    const bool hasBreakdown = !r.breakdown.Empty();
     out << fmt::format(
         "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,\n",
@@ -273,7 +273,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
         r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
         r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
         r.launchesEnqueued, r.validatedRuns, shape,
-        broken ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "");
+        hasBreakdown ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "");
     const std::string empty(18, ',');  // the case's measurements: message to validated_runs
     for (const auto& k : r.breakdown.kernels)
       out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f}\n", keys, empty,

@@ -8,7 +8,9 @@ only the first and last (--no-breakdown), each side given as one or more JSON re
 
 Per case: the median over each side's files of the case's median ms, the ratio every/span-only,
 and the spread of each side (max/min of its medians over its files): a ratio inside the spread
-is noise.
+is noise. With as many files on each side, given in the order they ran, file i of one side is
+paired with file i of the other (adjacent in time, so slow drift of a shared machine cancels):
+the median of the paired ratios and their range are printed too.
 """
 import argparse
 import json
@@ -16,7 +18,7 @@ import statistics
 
 
 def load(paths):
-    cases = {}
+    cases = {}  # key -> one median per file, in the files' order
     for path in paths:
         with open(path) as f:
             for r in json.load(f)["results"]:
@@ -32,14 +34,22 @@ def main():
     ap.add_argument("--span-only", nargs="+", required=True, help="runs with --no-breakdown")
     args = ap.parse_args()
     every, span = load(args.every), load(args.span_only)
-    print(f"{'task':<10} {'variant':<14} {'every ms':>10} {'span-only ms':>12} {'ratio':>6} "
-          f"{'spread every':>12} {'spread span-only':>16}")
+    paired = len(args.every) == len(args.span_only)
+    print(f"{'task':<10} {'variant':<14} {'n':>9} {'every ms':>10} {'span-only ms':>12} {'ratio':>6} "
+          f"{'spread every':>12} {'spread span-only':>16}"
+          + (f" {'paired ratio':>12} {'paired range':>14}" if paired else ""))
     for key in every:
         if key not in span:
             continue
         a, b = statistics.median(every[key]), statistics.median(span[key])
-        print(f"{key[0]:<10} {key[1]:<14} {a:>10.4f} {b:>12.4f} {a / b:>6.3f} "
-              f"{max(every[key]) / min(every[key]):>12.3f} {max(span[key]) / min(span[key]):>16.3f}")
+        line = (f"{key[0]:<10} {key[1]:<14} {key[3]:>9} {a:>10.4f} {b:>12.4f} {a / b:>6.3f} "
+                f"{max(every[key]) / min(every[key]):>12.3f} "
+                f"{max(span[key]) / min(span[key]):>16.3f}")
+        if paired and len(every[key]) == len(span[key]):
+            ratios = [x / y for x, y in zip(every[key], span[key])]
+            line += (f" {statistics.median(ratios):>12.3f} "
+                     f"{min(ratios):>6.3f}-{max(ratios):<7.3f}")
+        print(line)
 
 
 if __name__ == "__main__":

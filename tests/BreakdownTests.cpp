@@ -79,6 +79,23 @@ TEST(Breakdown, ReportsTheMedianRunSoItAddsUpToTheMedianSpan) {
   EXPECT_TRUE(SummariseBreakdown({}).Empty());
 }
 
+// A task that does not name its commands (one not built on PlannedTask) still gets a breakdown:
+// each command is named after its type.
+TEST(Breakdown, UnnamedCommandsAreNamedByTheirType) {
+  TaskContext& ctx = *Device().ctx;
+  cl::Buffer buffer(ctx.context, CL_MEM_READ_WRITE, 1 << 20);
+  RunEvents events;
+  for (int i = 0; i < 3; ++i)
+    ctx.queue.enqueueFillBuffer(buffer, cl_uint(i), 0, 1 << 20, nullptr, events.Next());
+  ctx.queue.finish();
+  const RunBreakdown run = BreakDownRun(events);
+  ASSERT_EQ(run.kernels.size(), 1u);
+  EXPECT_EQ(run.kernels[0].name, "unnamed fill");
+  EXPECT_EQ(run.kernels[0].launches, 3u);
+  EXPECT_EQ(KernelNs(run) + run.gapsNs, run.spanNs);
+  EXPECT_GT(run.spanNs, 0u);
+}
+
 // The names of a plan's steps in order of first launch, with their launches.
 std::vector<std::pair<std::string, size_t>> PlanNames(const LaunchPlan& plan) {
   std::vector<std::pair<std::string, size_t>> names;

@@ -78,10 +78,11 @@ for stage in "$@"; do
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
     breakdown)  # per-kernel breakdown (docs/BENCHMARKS.md): does keeping every event cost
       # anything (the default run, every event kept with --breakdown against --no-breakdown,
-      # alternated three times), then every variant at 2^24 kernel by kernel (the table)
-      for i in 1 2 3; do
-        "$bin" $nv --breakdown --format json -o "$out/breakdown-every-$i.json"
-        "$bin" $nv --no-breakdown --format json -o "$out/breakdown-spanonly-$i.json"
+      # four pairs), then every variant at 2^24 kernel by kernel (the table)
+      for i in 1 2 3 4; do  # the order inside a pair swapped every pair
+        every=("$bin" $nv --breakdown --format json -o "$out/breakdown-every-$i.json")
+        spanonly=("$bin" $nv --no-breakdown --format json -o "$out/breakdown-spanonly-$i.json")
+        if [ $((i % 2)) = 1 ]; then "${every[@]}"; "${spanonly[@]}"; else "${spanonly[@]}"; "${every[@]}"; fi
       done
       python3 bench/breakdown_ab.py --every "$out"/breakdown-every-*.json \
         --span-only "$out"/breakdown-spanonly-*.json | tee "$out/breakdown-ab.txt"

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings default conv
+# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings default breakdown conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
+# CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
 set -uo pipefail
 build=$1; shift
 out=${OUT:-gpu-out}; mkdir -p "$out"
@@ -25,7 +26,8 @@ for stage in "$@"; do
     sweep)  # single-pass scan tile shape (work-items x items each, --local-size and --tune)
       for c in "256 24" "256 28" "256 32" "128 32" "128 48" "256 40"; do set -- $c
         r=$("$bin" $nv --format csv --task scan --variant single-pass --size 2^24,2^26,2^28 \
-          --local-size $1 --tune scan-gpu-items=$2 --time-budget 0.2 | tail -3 | cut -d, -f10,18)
+          --local-size $1 --tune scan-gpu-items=$2 --time-budget 0.2 | awk -F, '$34 == ""' | tail -3 \
+          | cut -d, -f10,18)
         score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
         echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
       done | tee "$out/sweep.txt"
@@ -36,7 +38,7 @@ for stage in "$@"; do
     localsizes)  # the course variants at every local size, uint sum, 2^26
       for L in 64 128 256 512 1024; do
         "$bin" $nv --format csv --variant interleaved,sequential,decomposition,unrolled,atomic,kogge-stone,work-efficient,conflict-free \
-          --size 2^26 --local-size $L --time-budget 0.2 | tail -n +2
+          --size 2^26 --local-size $L --time-budget 0.2 | awk -F, 'NR > 1 && $34 == ""'
       done > "$out/localsizes.csv"; cut -d, -f3,4,9,10,18 "$out/localsizes.csv" | sort -t, -k1,2 | tr '\n' ' ';;
     bench)
       "$bin" $nv --format json --type uint,float --size 2^20,2^24,2^26,2^28 --time-budget 0.25 -o "$out/h100-all.json"
@@ -55,7 +57,7 @@ for stage in "$@"; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
             --size 2^28+3 --type uint,float --validate-runs 6
         done; } | grep -v "^device" > "$out/stress.csv"
-      awk -F, '{ runs += $NF; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress.csv";;
+      awk -F, '{ runs += $28; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress.csv";;
     trace)  # where a single-pass scan tile's time goes (docs/BENCHMARKS.md)
       { for n in 16777216 67108864; do
           "$build/scan-trace" --kernels kernels --n $n
@@ -113,6 +115,20 @@ PY
        grep -E "tests passed|tests failed|\(Failed\)|Timeout|Not Run" "$out/ctest-robust.log");;
     default)  # the README's sample: the default run on the GPU
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
+    breakdown)  # per-kernel breakdown (docs/BENCHMARKS.md): does keeping every event cost
+      # anything (the default run, every event kept with --breakdown against --no-breakdown,
+      # four pairs), then every variant at 2^24 kernel by kernel (the table)
+      for i in 1 2 3 4; do  # the order inside a pair swapped every pair
+        every=("$bin" $nv --breakdown --format json -o "$out/breakdown-every-$i.json")
+        spanonly=("$bin" $nv --no-breakdown --format json -o "$out/breakdown-spanonly-$i.json")
+        if [ $((i % 2)) = 1 ]; then "${every[@]}"; "${spanonly[@]}"; else "${spanonly[@]}"; "${every[@]}"; fi
+      done
+      python3 bench/breakdown_ab.py --every "$out"/breakdown-every-*.json \
+        --span-only "$out"/breakdown-spanonly-*.json | tee "$out/breakdown-ab.txt"
+      # the default run is every variant at 2^24: the first run's JSON as Markdown for the docs
+      python3 bench/report.py --breakdown "$out/breakdown-every-1.json" > "$out/h100-breakdown-2^24.md"
+      "$bin" $nv --breakdown | tee "$out/h100-breakdown-2^24.txt"
+      echo "exit $?";;
     conv)  # convolution at 2^26 (1-D) and 8192x8192 (2-D), masks 5 and 9, float; NPP's 2-D filter
       npp=$build/npp-reference
       if [ ! -x "$npp" ] && command -v nvcc > /dev/null; then  # no NPP on the build machine
@@ -143,7 +159,8 @@ for path in sys.argv[1:]:
         shape = r.get("shape", str(r["n"])); items = r["tuning"].get("convolution-items")
         print(f"  {r['variant']:<12} {shape:>10} mask {r['params']['mask-width']:>2} L {r['local_size']:>3} items {items} "
               f"{r['status']:<7} {r['time_ms']['median']:.4f} ms {r['gelem_s']:8.2f} Gelem/s "
-              f"{r['gbytes_s']:8.1f} GB/s {100 * r['bandwidth_util']:4.0f}% of copy")
+              f"{r['gbytes_s']:8.1f} GB/s {100 * r['bandwidth_util']:4.0f}% of copy "
+              f"{100 * r.get('utilisation', 0):4.0f}% of {r.get('ceiling', '?')}")
 PY
       ;;
     *) echo "unknown stage $stage";;

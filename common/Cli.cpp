@@ -112,7 +112,7 @@ struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
   std::string localSize = "auto", codePath = "auto", format = "table", ciTarget = "1%";
-  bool check = false, help = false, version = false;
+  bool check = false, help = false, version = false, noBreakdown = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
   CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
               *localSizeOpt = nullptr;
@@ -259,6 +259,15 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
 void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
   app.add_option("--format", raw.format, "Output: table, csv, json or markdown (default table)")
       ->check(OneOf({"table", "csv", "json", "markdown"}, false));
+  auto* breakdown = app.add_flag(
+      "--breakdown", o.breakdown,
+      "Table: under each case, its time per kernel (launches, time, share, GB/s, utilisation) "
+      "and the queue's idle gaps; CSV and JSON always carry it");
+  app.add_flag("--no-breakdown", raw.noBreakdown,
+               "Keep only the first and last command's profiling events of a run, as before the "
+               "breakdown existed (no breakdown in any output): checks what keeping every event "
+               "costs")
+      ->excludes(breakdown);
   app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
 }
@@ -339,6 +348,7 @@ void ResolveValues(const Raw& raw, Options& o) {
   o.tasksGiven =
       !raw.tasks.empty() && std::none_of(raw.tasks.begin(), raw.tasks.end(),
                                          [](const std::string& t) { return Lower(t) == "all"; });
+  o.run.breakdown = !raw.noBreakdown;
   o.sizesGiven = raw.sizesOpt->count() > 0;
   o.typesGiven = raw.typesOpt->count() > 0;
   o.opsGiven = raw.opsOpt->count() > 0;

@@ -36,6 +36,7 @@ struct Options {
   // Everything else a case takes (local size, seed, code path, tuning), the same for every case.
   ProblemSpec problem;
   OutputFormat format = OutputFormat::Table;
+  bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
   RunSettings run;
   // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
   bool isolate = false;

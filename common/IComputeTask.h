@@ -16,6 +16,7 @@
 #include "Types.h"
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <optional>
@@ -89,21 +90,45 @@ size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
 size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,
              const std::string& name);
 
-// Collects the events of one run. The task passes Next() to every command it enqueues; the run
-// is timed from the first command's start to the last command's end.
+// Collects the events of one run. The task passes Next() to every command it enqueues, naming
+// the command (its kernel, qualified by its role where one kernel plays two: "ScanWorkEfficient
+// (block sums)") and giving its share of the traffic model. The run is timed from the first
+// command's start to the last command's end; with everyCommand (the default) every command's
+// event is kept too, for the per-kernel breakdown (Breakdown.h), else only the first and the last.
+// A command without a name is named after its command type ("unnamed kernel").
+struct CommandEvent {
+  std::string name;
+  CostModel cost;
+  cl::Event event;
+};
+
 class RunEvents {
  public:
-  cl::Event* Next() {
+  explicit RunEvents(bool everyCommand = true) : everyCommand_(everyCommand) {}
+  cl::Event* Next(std::string name = {}, const CostModel& cost = {}) {
     ++count_;
-    return count_ == 1 ? &first_ : &last_;
+    if (everyCommand_) {
+      commands_.push_back({std::move(name), cost, cl::Event()});
+      return &commands_.back().event;  // a deque: earlier pointers stay valid
+    }
+    if (count_ == 1)
+      return &first_;
+    last_ = cl::Event();  // released: a fill writes the raw handle over it
+    return &last_;
   }
   size_t Count() const { return count_; }
-  const cl::Event& First() const { return first_; }
-  const cl::Event& Last() const { return count_ > 1 ? last_ : first_; }
+  const cl::Event& First() const { return everyCommand_ ? commands_.front().event : first_; }
+  const cl::Event& Last() const {
+    return everyCommand_ ? commands_.back().event : count_ > 1 ? last_ : first_;
+  }
+  // Every command in launch order (empty unless everyCommand).
+  const std::deque<CommandEvent>& Commands() const { return commands_; }
 
  private:
+  bool everyCommand_;
   size_t count_ = 0;
   cl::Event first_, last_;
+  std::deque<CommandEvent> commands_;
 };
 
 class IComputeTask {
@@ -148,9 +173,11 @@ class IComputeTask {
   virtual void ReleaseResources() = 0;
 
   // Untimed, before each run: restores what a run consumes; with poison, fills every output
-  // the variant writes with a poison pattern so that unwritten elements are caught.
+  // the variant writes with a poison pattern so that unwritten elements are caught. Its
+  // commands take their events from `untimed` (named, as in ComputeGPU), for the report of what
+  // lies outside the timed span.
   virtual void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                          bool poison) = 0;
+                          bool poison, RunEvents& untimed) = 0;
   // Enqueues one complete run of the variant. Does not wait for it.
   virtual void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                           RunEvents& events) = 0;

@@ -11,6 +11,16 @@ LaunchStep& LaunchStep::Costs(uint64_t read, uint64_t written, uint64_t opCount,
   return *this;
 }
 
+LaunchStep& LaunchStep::As(std::string stepRole) {
+  role = std::move(stepRole);
+  return *this;
+}
+
+std::string LaunchStep::Name() const {
+  const std::string base = kernel.empty() ? "FillBuffer" : kernel;
+  return role.empty() ? base : base + " (" + role + ")";
+}
+
 LaunchStep KernelStep(std::string kernel, std::vector<KernelArg> args, size_t workItems,
                       size_t localSize) {
   LaunchStep s;

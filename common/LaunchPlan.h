@@ -47,9 +47,18 @@ struct LaunchStep {
   size_t fillBuffer = 0, fillBytes = 0;
   std::vector<unsigned char> pattern;
   CostModel cost;  // this command's share; cost.launches is 1
+  // Where one kernel plays two roles in a run (the first pass over the input, then the smaller
+  // passes over partials or block sums), the later ones say so: the per-kernel breakdown groups
+  // commands by Name().
+  std::string role;
 
   // Sets the command's traffic and work; returns itself so that a plan reads as one line a step.
   LaunchStep& Costs(uint64_t bytesRead, uint64_t bytesWritten, uint64_t ops, uint64_t steps);
+  // Sets the role ("" leaves the kernel's name alone).
+  LaunchStep& As(std::string stepRole);
+  // "ReduceInterleaved", "ScanWorkEfficient (block sums)", "FillBuffer": the command's name in
+  // the per-kernel breakdown.
+  std::string Name() const;
 };
 
 // workItems rounded up to whole work-groups of localSize.

@@ -65,7 +65,7 @@ cl::Buffer& PlannedTask::Buffer(size_t id) {
 void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
                           const std::vector<LaunchStep>& steps, RunEvents* events) {
   for (const LaunchStep& s : steps) {
-    cl::Event* event = events ? events->Next() : nullptr;
+    cl::Event* event = events ? events->Next(s.Name(), s.cost) : nullptr;
     if (s.kernel.empty()) {
       const cl::Buffer& b = Buffer(s.fillBuffer);
       const cl_int err =
@@ -91,7 +91,7 @@ void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
 }
 
 void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                             bool poison) {
+                             bool poison, RunEvents& untimed) {
   const LaunchPlan plan = Plan(ctx.info, variant, spec);
   if (scratch_.size() < plan.scratchBytes.size())
     scratch_.resize(plan.scratchBytes.size());
@@ -104,11 +104,11 @@ void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const
   for (const LaunchStep& s : plan.steps)
     if (!s.kernel.empty())
       ctx.kernels.Get(ctx.programs, plan.file, plan.options, s.kernel, s.localSize);
-  Enqueue(ctx, plan, plan.prepare, nullptr);
+  Enqueue(ctx, plan, plan.prepare, &untimed);
   Prepared(plan, variant);
   if (poison) {
-    PoisonScratch(ctx, plan, variant);
-    Poison(ctx.queue, output_d_, spec.type, OutputElements(spec));
+    PoisonScratch(ctx, plan, variant, untimed);
+    Poison(ctx.queue, output_d_, spec.type, OutputElements(spec), &untimed);
   }
 }
 
@@ -122,7 +122,7 @@ std::vector<unsigned char> PlannedTask::ScratchPoison(const LaunchPlan& plan,
 }
 
 void PlannedTask::PoisonScratch(TaskContext& ctx, const LaunchPlan& plan,
-                                const std::string& variant) {
+                                const std::string& variant, RunEvents& untimed) {
   for (size_t i = 0; i < plan.scratchBytes.size(); ++i) {
     const std::vector<unsigned char> pattern = ScratchPoison(plan, variant, i);
     const size_t bytes =
@@ -130,9 +130,9 @@ void PlannedTask::PoisonScratch(TaskContext& ctx, const LaunchPlan& plan,
     // In chunks of 2^30 patterns: NVIDIA's driver never completes a fill of 2^31 or more.
     const size_t chunk = pattern.size() << 30;
     for (size_t offset = 0; !pattern.empty() && offset < bytes; offset += chunk) {
-      const cl_int err =
-          clEnqueueFillBuffer(ctx.queue(), scratch_[i].Get()(), pattern.data(), pattern.size(),
-                              offset, std::min(chunk, bytes - offset), 0, nullptr, nullptr);
+      const cl_int err = clEnqueueFillBuffer(
+          ctx.queue(), scratch_[i].Get()(), pattern.data(), pattern.size(), offset,
+          std::min(chunk, bytes - offset), 0, nullptr, &(*untimed.Next("Poison scratch"))());
       if (err != CL_SUCCESS)
         throw cl::Error(err, "clEnqueueFillBuffer (poisoning scratch)");
     }

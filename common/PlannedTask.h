@@ -24,7 +24,7 @@ class PlannedTask : public IComputeTask {
   void ComputeCPU() override;
   void ReleaseResources() override;
   void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                  bool poison) override;
+                  bool poison, RunEvents& untimed) override;
   void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                   RunEvents& events) override;
   Validation ValidateResults(TaskContext& ctx, const std::string& variant,
@@ -68,7 +68,8 @@ class PlannedTask : public IComputeTask {
                                                    const std::string& variant, size_t index) const;
 
  private:
-  void PoisonScratch(TaskContext& ctx, const LaunchPlan& plan, const std::string& variant);
+  void PoisonScratch(TaskContext& ctx, const LaunchPlan& plan, const std::string& variant,
+                     RunEvents& untimed);
   void Enqueue(TaskContext& ctx, const LaunchPlan& plan, const std::vector<LaunchStep>& steps,
                RunEvents* events);
   cl::Buffer& Buffer(size_t id);

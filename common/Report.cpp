@@ -66,6 +66,52 @@ nlohmann::json DeviceJson(const RunInfo& info) {
             {"buffer_bytes", info.ceilings.bufferBytes}}}};
 }
 
+nlohmann::json BreakdownJson(const Breakdown& b) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& k : b.kernels)
+    a.push_back({{"kernel", k.kernel},
+                 {"launches", k.launches},
+                 {"time_ms", k.timeMs},
+                 {"time_ms_median", k.timeMsMedian},
+                 {"share", k.share},
+                 {"bytes_moved", k.bytes},
+                 {"gbytes_s", k.gbytesS},
+                 {"bandwidth_util", k.bandwidthUtil}});
+  return a;
+}
+
+nlohmann::json UntimedJson(const Breakdown& b) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& u : b.untimed)
+    a.push_back({{"command", u.command},
+                 {"phase", u.phase},
+                 {"launches", u.launches},
+                 {"time_ms", u.timeMs}});
+  return a;
+}
+
+std::string PhaseText(const std::string& phase) {
+  return phase == "prepare" ? "untimed, before each run" : "untimed, before the validated run";
+}
+
+Breakdown BreakdownFromJson(const nlohmann::json& j) {
+  Breakdown b;
+  if (!j.contains("breakdown"))
+    return b;
+
+  for (const auto& k : j.at("breakdown"))
+    b.kernels.push_back({k.at("kernel").get<std::string>(), k.at("launches").get<size_t>(),
+                         k.at("time_ms").get<double>(), k.at("time_ms_median").get<double>(),
+                         k.at("share").get<double>(), k.at("bytes_moved").get<uint64_t>(),
+                         k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>()});
+  for (const auto& u : j.value("untimed", nlohmann::json::array()))
+    b.untimed.push_back({u.at("command").get<std::string>(), u.at("phase").get<std::string>(),
+                         u.at("launches").get<size_t>(), u.at("time_ms").get<double>()});
+  b.gapsMs = j.value("gaps_ms", 0.0);
+  b.gapsMsMedian = j.value("gaps_ms_median", 0.0);
+  return b;
+}
+
 }  // namespace
 
 nlohmann::json ResultToJson(const Result& r) {
@@ -113,6 +159,13 @@ nlohmann::json ResultToJson(const Result& r) {
       {"lookback_fallback", r.lookbackFallback},
       {"tuning", r.tuning},
       {"params", r.params},
+      // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
+      {"breakdown", BreakdownJson(r.breakdown)},
+      {"gaps_ms", r.breakdown.gapsMs},
+      {"gaps_ms_median", r.breakdown.gapsMsMedian},
+      // Outside the span: the resets before every timed run ("prepare", median per run) and what
+      // the first validated run enqueued before it (its resets and poison fills, "validation").
+      {"untimed", UntimedJson(r.breakdown)},
   };
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
@@ -168,6 +221,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.tuning = j.at("tuning").get<std::map<std::string, size_t>>();
   if (j.contains("params"))
     r.params = j.at("params").get<std::map<std::string, size_t>>();
+  r.breakdown = BreakdownFromJson(j);
   return r;
 }
 
@@ -266,9 +320,30 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result
   }
 }
 
+// The indented lines under a case in the table: each kernel (time in the median run, share of
+// the median span, GB/s and utilisation from its own traffic, launches), then the gaps, aligned
+// with the case's columns (the share under Gelem/s).
+void WriteBreakdownLines(std::ostream& out, const Result& r) {
+  const Breakdown& b = r.breakdown;
+  for (const auto& k : b.kernels)
+    out << fmt::format("  {:<70} {:>11.4f} {:>6} {:>8.1f}% {:>8.1f} {:>5} {:>8}\n", k.kernel,
+                       k.timeMs, "", 100 * k.share, k.gbytesS,
+                       k.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * k.bandwidthUtil) : "-",
+                       k.launches);
+  const double span = r.timeMs.median;
+  out << fmt::format("  {:<70} {:>11.4f} {:>6} {:>8.1f}% {:>8} {:>5}\n",
+                     "gaps (queue idle between commands)", b.gapsMs, "",
+                     span > 0 ? 100 * b.gapsMs / span : 0.0, "-", "-");
+  for (const auto& u : b.untimed)
+    out << fmt::format("  {:<70} {:>11.4f} {:>6} {:>9} {:>8} {:>5} {:>8}\n",
+                       fmt::format("{} ({})", u.command, PhaseText(u.phase)), u.timeMs, "", "-",
+                       "-", "-", u.launches);
+}
+
 }  // namespace
 
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
+                bool breakdown) {
   out << DeviceLine(info) << "\n";
   if (info.ceilings.Known())
     out << CeilingsLine(info) << "\n";
@@ -293,8 +368,18 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
     out << s << "\n";
   };
   line(Columns(params));
-  for (const auto& r : results)
+  bool anyBreakdown = false;
+  for (const auto& r : results) {
     line(Cells(r, params));
+    if (breakdown && r.status == Status::Passed && r.iterations > 0 && !r.breakdown.Empty()) {
+      WriteBreakdownLines(out, r);
+      anyBreakdown = true;
+    }
+  }
+  if (anyBreakdown)
+    out << "\nindented: each kernel's time in the median run, its share of the median span (in "
+           "the Gelem/s column),\nGB/s and utilisation from its own traffic (against the case's "
+           "ceiling), and launches; kernel\ntimes plus gaps are the median span\n";
   WriteNotes(out, info, results, "");
 }
 
@@ -332,6 +417,12 @@ void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Res
   WriteNotes(out, info, results, "- ");
 }
 
+// One table for CSV tools: a row per case (the `kernel` column empty), followed by a row per
+// kernel of its breakdown (kernel_phase `run`) and per command outside the span (`prepare`:
+// before every timed run; `validation`: before the validated run), each repeating the case's
+// keys (device to status, code path to tuning) and filling the kernel_* columns, the case's
+// measurements left empty. Case rows: an empty `kernel`; a case's kernel times: its rows of
+// phase `run`, whose kernel_time_ms plus the case's gaps_ms are its time_ms_median.
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   auto quote = [](const std::string& s) {
     std::string q = "\"";
@@ -344,40 +435,65 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   std::string files;
   for (const auto& [name, hash] : info.kernelHashes)
     files += fmt::format("{}{}={}", files.empty() ? "" : ";", name, hash);
-  // The first 32 columns as they have always been (scripts cut by position); then every other
-  // field of the JSON document, the run's repeated on each row.
+  // The first 32 columns as they have always been (scripts cut by position), then the breakdown
+  // (33-42: a case row has an empty `kernel`, column 34), then every other field of the JSON
+  // document: the case's (empty on kernel rows), then the run's, repeated on every row.
   const std::string runFields = fmt::format(
-      "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{}", quote(d.platform),
+      "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}", quote(d.platform),
       quote(d.vendor), d.type, quote(d.deviceVersion), quote(d.openclCVersion), d.computeUnits,
-      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.ceilings.copyGBs, quote(b.version),
-      quote(b.gitRevision), quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags),
-      quote(info.date), quote(info.host), quote(info.command), quote(files));
+      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.ceilings.copyGBs,
+      quote(b.version), quote(b.gitRevision),
+      quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), quote(info.date),
+      quote(info.host), quote(info.command), quote(files), info.ceilings.readGBs,
+      info.ceilings.writeGBs, info.ceilings.bufferBytes, d.globalMemCacheBytes);
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
-         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,"
+         "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,gaps_ms,"
+         "kernel,kernel_phase,kernel_launches,kernel_time_ms,kernel_time_ms_median,kernel_share,"
+         "kernel_bytes_moved,kernel_gbytes_s,kernel_bandwidth_util,"
          "time_ms_ci_low,time_ms_ci_high,ci_met,ci_target,cold,"
+         "ceiling,ceiling_gbytes_s,utilisation,fits_in_cache,"
          "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
          "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
-         "git_revision,build,date,host,command,kernel_files,"
-         "ceiling,ceiling_gbytes_s,utilisation,fits_in_cache,read_gbytes_s,write_gbytes_s,"
+         "git_revision,build,date,host,command,kernel_files,read_gbytes_s,write_gbytes_s,"
          "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params\n";
   for (const auto& r : results) {
+    const std::string keys = fmt::format(
+        "{},{},{},{},{},{},{},{},{},{}", quote(info.device.name), quote(info.device.driverVersion),
+        r.task, r.variant, ToString(r.type), ToString(r.op),
+        r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize, ToString(r.status));
+    const std::string shape = fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0,
+                                          r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
+    const bool hasBreakdown = !r.breakdown.Empty();
+    const std::string caseFields = fmt::format(
+        "{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{}", r.timeMs.ciLow, r.timeMs.ciHigh,
+        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling, r.ceilingGBs, r.utilisation,
+        r.fitsInCache ? 1 : 0);
+    const std::string noCaseFields(8, ',');
+    // What else defines the case (an image's shape, the task's parameters), on every row.
+    const std::string extent =
+        fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
+                    quote(r.params.empty() ? "" : ParamsText(r)));
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},{},{},"
-        "{:.6f},{:.6f},{},{},{},{},{},{:.3f},{:.4f},{},{:.3f},{:.3f},{},{},{},{},{}\n",
-        quote(d.name), quote(d.driverVersion), r.task, r.variant, ToString(r.type),
-        ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
-        ToString(r.status), quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min,
-        r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(),
-        r.cost.bytesRead, r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps,
-        r.cost.ops, r.launchesEnqueued, r.validatedRuns, r.codePath, r.portable ? 1 : 0,
-        r.lookbackFallback ? 1 : 0, quote(TuningText(r)), r.timeMs.ciLow, r.timeMs.ciHigh,
-        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, runFields, r.ceiling, r.ceilingGBs,
-        r.utilisation, r.fitsInCache ? 1 : 0, info.ceilings.readGBs, info.ceilings.writeGBs,
-        info.ceilings.bufferBytes, d.globalMemCacheBytes, r.height ? r.n / r.height : r.n,
-        r.height ? r.height : 1, quote(r.params.empty() ? "" : ParamsText(r)));
+        "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{}\n",
+        keys, quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
+        r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
+        r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
+        r.launchesEnqueued, r.validatedRuns, shape,
+        hasBreakdown ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "", caseFields, runFields,
+        extent);
+    const std::string empty(18, ',');  // the case's measurements: message to validated_runs
+    for (const auto& k : r.breakdown.kernels)
+      out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{}\n",
+                         keys, empty, shape, quote(k.kernel), k.launches, k.timeMs,
+                         k.timeMsMedian, k.share, k.bytes, k.gbytesS, k.bandwidthUtil,
+                         noCaseFields, runFields, extent);
+    for (const auto& u : r.breakdown.untimed)
+      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{}\n", keys, empty, shape,
+                         quote(u.command), u.phase, u.launches, u.timeMs, noCaseFields, runFields,
+                         extent);
   }
 }
 

@@ -31,7 +31,9 @@ struct RunInfo {
 nlohmann::json ResultToJson(const Result& r);
 Result ResultFromJson(const nlohmann::json& j);
 
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+// breakdown: each timed case's per-kernel breakdown in indented lines under it (--breakdown).
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
+                bool breakdown = false);
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 // The table as Markdown (a pipe table under a device line): for READMEs, issues, reports.

@@ -188,8 +188,11 @@ void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
   const Ceiling ceiling = CeilingFor(c, r.cost.bytesRead, r.cost.bytesWritten);
   r.ceiling = ceiling.name;
   r.ceilingGBs = ceiling.gbytesS;
-  r.utilisation = ceiling.gbytesS > 0 ? r.gbytesS / ceiling.gbytesS : 0;
-  r.bandwidthUtil = r.gbytesS / c.copyGBs;
+  r.utilisation = Utilisation(r.gbytesS, ceiling.gbytesS);
+  r.bandwidthUtil = Utilisation(r.gbytesS, c.copyGBs);
+  // A kernel's traffic is not split into reads and writes: against the case's own ceiling.
+  for (auto& k : r.breakdown.kernels)
+    k.bandwidthUtil = Utilisation(k.gbytesS, ceiling.gbytesS);
 }
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
@@ -198,8 +201,10 @@ size_t Runner::FlushBytes(const DeviceInfo& device) {
   return std::max<size_t>(2 * device.globalMemCacheBytes, size_t(128) << 20);
 }
 
-double Runner::RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
-  task.PrepareRun(ctx_, variant, spec, /*poison=*/false);
+RunBreakdown Runner::RunOnce(IComputeTask& task, const std::string& variant,
+                             const ProblemSpec& spec) {
+  RunEvents untimed(settings_.breakdown), events(settings_.breakdown);
+  task.PrepareRun(ctx_, variant, spec, /*poison=*/false, untimed);
   if (settings_.cold) {  // after the resets, so that only the run's own accesses are timed
     if (!flushBytes_) {
       flushBytes_ = FlushBytes(ctx_.info);
@@ -207,10 +212,11 @@ double Runner::RunOnceMs(IComputeTask& task, const std::string& variant, const P
     }
     ctx_.queue.enqueueFillBuffer(flush_, cl_uint(0x5A5A5A5A), 0, flushBytes_);
   }
-  RunEvents events;
   task.ComputeGPU(ctx_, variant, spec, events);
   ctx_.queue.finish();
-  return events.Count() ? SpanMs(events.First(), events.Last()) : 0.0;
+  RunBreakdown run = BreakDownRun(events);
+  run.untimed = SumCommands(untimed);
+  return run;  // the events are released here
 }
 
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
@@ -271,10 +277,12 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
                           Result& r) {
   for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
     UseInput(task, spec, spec.seed + run);
-    task.PrepareRun(ctx_, variant, spec, /*poison=*/true);
-    RunEvents events;
+    RunEvents untimed(settings_.breakdown), events(/*everyCommand=*/false);
+    task.PrepareRun(ctx_, variant, spec, /*poison=*/true, untimed);
     task.ComputeGPU(ctx_, variant, spec, events);
     ctx_.queue.finish();
+    if (run == 0 && settings_.timed)  // what a validated run costs beyond a timed one: poison
+      r.breakdown.untimed = Untimed(SumCommands(untimed), "validation");
     r.launchesEnqueued = events.Count();
     const Validation v = task.ValidateResults(ctx_, variant, spec);
     ++r.validatedRuns;
@@ -291,7 +299,12 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
 // wrong under repetition fails instead of being timed.
 void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                          Result& r) {
-  const auto samples = TimeRepeatedly(settings_, [&] { return RunOnceMs(task, variant, spec); });
+  std::vector<RunBreakdown> runs;  // warm-up runs first
+  const auto samples = TimeRepeatedly(settings_, [&] {
+    runs.push_back(RunOnce(task, variant, spec));
+    return runs.back().SpanMs();
+  });
+  runs.erase(runs.begin(), runs.end() - std::ptrdiff_t(samples.size()));
   const Validation v = task.ValidateResults(ctx_, variant, spec);
   if (!v.passed) {
     r.status = Status::Failed;
@@ -308,8 +321,11 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   if (r.timeMs.median > 0) {
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
-    SetUtilisation(r, ceilings_, ctx_.info);
   }
+  std::vector<UntimedTime> validation = std::move(r.breakdown.untimed);
+  r.breakdown = SummariseBreakdown(runs);
+  r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
+  SetUtilisation(r, ceilings_, ctx_.info);
 }
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {

@@ -2,6 +2,7 @@
 // for all tasks. It knows nothing about what a task computes.
 #pragma once
 
+#include "Breakdown.h"
 #include "IComputeTask.h"
 #include "TaskContext.h"
 
@@ -25,6 +26,8 @@ struct RunSettings {
   bool cold = false;  // --cold: the last-level cache flushed (untimed) before every timed run
   bool timed = true;           // false: validate only (--check), no warm-up or timing
   size_t validateRuns = 1;     // validated runs per case (--validate-runs): a stress test
+  bool breakdown = true;       // keep every command's event (per-kernel breakdown); false: only
+                               // the first and the last (--no-breakdown)
 };
 
 struct TimeStats {
@@ -67,6 +70,7 @@ struct Result {
   CostModel cost;               // the variant's launch plan, summed
   size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
   size_t validatedRuns = 0;     // runs whose every output element was checked
+  Breakdown breakdown;          // per kernel, from the timed runs (Breakdown.h)
 };
 
 // "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
@@ -163,7 +167,8 @@ class Runner {
                    Result& r);
   bool ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                     Result& r);
-  double RunOnceMs(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  // One untimed-prepared, timed run, reduced to its span and per-kernel sums.
+  RunBreakdown RunOnce(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
   // The task's input and reference for spec at this seed (a new input for every validated run).
   void UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
   // After an OpenCL error: the old context released, then a new context and queue (unless the

@@ -76,16 +76,20 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
   return buffer;
 }
 
-void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count) {
+void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count,
+            RunEvents* events) {
   const size_t size = SizeOf(type);
   // In chunks of 2^30 patterns: NVIDIA's driver never completes a fill of 2^31 or more.
   const size_t chunk = size_t(1) << 30;
   for (size_t first = 0; first < count; first += chunk) {
     const size_t offset = first * size, bytes = std::min(chunk, count - first) * size;
+    cl::Event* event = events ? events->Next("Poison output") : nullptr;
     if (size == 4)
-      queue.enqueueFillBuffer(buffer, cl_uint(0x01010101u * kPoisonByte), offset, bytes);
+      queue.enqueueFillBuffer(buffer, cl_uint(0x01010101u * kPoisonByte), offset, bytes, nullptr,
+                              event);
     else
-      queue.enqueueFillBuffer(buffer, cl_ulong(0x0101010101010101ull * kPoisonByte), offset, bytes);
+      queue.enqueueFillBuffer(buffer, cl_ulong(0x0101010101010101ull * kPoisonByte), offset, bytes,
+                              nullptr, event);
   }
 }
 

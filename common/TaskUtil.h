@@ -47,8 +47,10 @@ void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string
 cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
                        const cl::Context& context, cl::CommandQueue& queue, HostArray& input);
 
-// Fills count elements of type with the poison pattern (HostData.h).
-void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count);
+// Fills count elements of type with the poison pattern (HostData.h); each command takes its
+// event from `events` if given ("Poison output").
+void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count,
+            RunEvents* events = nullptr);
 
 // Blocking read of count elements of type.
 HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,

@@ -154,8 +154,9 @@ LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& s
       args.insert(args.end(), {cl_uint(n), cl_uint(stride), cl_uint(half)});
     else
       args.insert(args.end(), {cl_uint(m), cl_uint(half)});
-    plan.steps.push_back(
-        KernelStep(v.kernel, args, half, L).Costs(m * size, half * size, m - half, 1));
+    plan.steps.push_back(KernelStep(v.kernel, args, half, L)
+                             .Costs(m * size, half * size, m - half, 1)
+                             .As(m < n ? "later steps" : ""));
     if (last)
       break;
     src = dst;
@@ -193,7 +194,8 @@ LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& s
     const size_t dst = last ? size_t(kOutputBuffer) : work[level % 2];
     plan.steps.push_back(
         KernelStep(v.kernel, {BufferArg{src}, BufferArg{dst}, cl_uint(m)}, groups * L, L)
-            .Costs(m * size, groups * size, m - groups, 1 + CeilLog2(L)));
+            .Costs(m * size, groups * size, m - groups, 1 + CeilLog2(L))
+            .As(level ? "partials" : ""));
     if (last)
       break;
     src = dst;
@@ -259,7 +261,7 @@ LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Varian
     plan.options += " -DCONTIGUOUS_CHUNKS=1";
   const size_t partials = plan.AddScratch(groups * sizeof(cl_ulong));
   const size_t counter = plan.AddScratch(sizeof(cl_uint));
-  plan.prepare.push_back(FillStep(counter, cl_uint(0), sizeof(cl_uint)));
+  plan.prepare.push_back(FillStep(counter, cl_uint(0), sizeof(cl_uint)).As("reset counter"));
   const uint64_t steps = CeilDiv(n, groups * L) + 2 * CeilLog2(L) + CeilDiv(groups, L) + 2;
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n),

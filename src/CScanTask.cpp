@@ -178,7 +178,8 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
                    {BufferArg{l ? data(l) : size_t(kInputBuffer)}, BufferArg{data(l)},
                     BufferArg{sums[l]}, cl_uint(m), cl_uint(l == 0 && Inclusive(spec))},
                    tiles * L, L)
-            .Costs(m * size, (m + tiles) * size, ops, steps));
+            .Costs(m * size, (m + tiles) * size, ops, steps)
+            .As(l ? "block sums" : ""));
   }
   // Every element past the first tile gets its tile's offset, one offset read per tile.
   for (size_t l = levels.size() - 1; l-- > 0;) {
@@ -186,7 +187,8 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
     plan.steps.push_back(KernelStep(kAddBlockOffsets,
                                     {BufferArg{data(l)}, BufferArg{sums[l]}, cl_uint(m)},
                                     (tiles - 1) * L, L)
-                             .Costs((m - tile + tiles - 1) * size, (m - tile) * size, m - tile, 1));
+                             .Costs((m - tile + tiles - 1) * size, (m - tile) * size, m - tile, 1)
+                             .As(l ? "block sums" : ""));
   }
   // SOLUTION END
   //! // TODO (kogge-stone, work-efficient, conflict-free): up, level by level: scan the tiles of
@@ -243,8 +245,9 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   const size_t status = plan.AddScratch(tiles * sizeof(cl_ulong));
   const size_t ticket = plan.AddScratch(sizeof(cl_uint));
   if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
-    plan.prepare.push_back(FillStep(status, cl_ulong(0), tiles * sizeof(cl_ulong)));
-    plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)));
+    plan.prepare.push_back(
+        FillStep(status, cl_ulong(0), tiles * sizeof(cl_ulong)).As("reset status words"));
+    plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)).As("reset ticket"));
   }
   plan.steps.push_back(
       KernelStep(

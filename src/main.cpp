@@ -186,11 +186,11 @@ ProgressFn StderrProgress() {
   };
 }
 
-void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
+void WriteReport(std::ostream& out, OutputFormat format, bool breakdown, const RunInfo& info,
                  const std::vector<Result>& results) {
   switch (format) {
     case OutputFormat::Table:
-      WriteTable(out, info, results);
+      WriteTable(out, info, results, breakdown);
       break;
     case OutputFormat::Csv:
       WriteCsv(out, info, results);
@@ -212,7 +212,8 @@ void WriteReport(std::ostream& out, OutputFormat format, const RunInfo& info,
 // DeviceError (exit 3) naming the reason.
 class ReportOutput {
  public:
-  ReportOutput(std::string path, OutputFormat format) : path_(std::move(path)), format_(format) {
+  ReportOutput(std::string path, OutputFormat format, bool breakdown)
+      : path_(std::move(path)), format_(format), breakdown_(breakdown) {
     if (path_.empty())
       return;
     namespace fs = std::filesystem;
@@ -235,7 +236,7 @@ class ReportOutput {
       if (special_)
         file.open(path_);
       std::ostream& out = special_ ? file : std::cout;
-      WriteReport(out, format_, info, results);
+      WriteReport(out, format_, breakdown_, info, results);
       if (!out)
         throw DeviceError(fmt::format("writing the report to {} failed: {}",
                                       special_ ? "'" + path_ + "'" : "stdout",
@@ -244,7 +245,7 @@ class ReportOutput {
     }
     const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
     std::ofstream file(tmp, std::ios::trunc);
-    WriteReport(file, format_, info, results);
+    WriteReport(file, format_, breakdown_, info, results);
     file.close();
     std::error_code ec;
     if (!file || (std::filesystem::rename(tmp, path_, ec), ec)) {
@@ -257,6 +258,7 @@ class ReportOutput {
  private:
   std::string path_;
   OutputFormat format_;
+  bool breakdown_;
   bool special_ = false;
 };
 
@@ -377,7 +379,7 @@ int Run(int argc, char** argv) {
   const cl::Device device = SelectDevice(o.platform, o.device);
   // The output is checked only once everything on the command line has been, and first
   // written when a case ends.
-  ReportOutput output(o.output, o.format);
+  ReportOutput output(o.output, o.format, o.breakdown);
 
   RunInfo info;
   info.device = DescribeDevice(device);

@@ -125,7 +125,11 @@ double SpanMs(const cl::Event& first, const cl::Event& last) {
 
 Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
   Ceilings c;
-  size_t bytes = std::max<size_t>(4 * ctx.info.globalMemCacheBytes, size_t(256) << 20);
+  // A GPU streams 1 GiB (a 256 MiB read takes ~90 us on an H100, where a launch and the grid's
+  // tail are a few percent); a CPU 256 MiB (its host copy of the input is made per run).
+  size_t bytes = std::max<size_t>(4 * ctx.info.globalMemCacheBytes,
+                                  ctx.info.isGpu ? size_t(1) << 30 : size_t(256) << 20);
+  bytes = std::min<size_t>(bytes, ctx.info.globalMemBytes / 4);
   bytes = std::min<size_t>(bytes, ctx.info.maxAllocBytes / 2);
   bytes -= bytes % 16;
   c.bufferBytes = bytes;

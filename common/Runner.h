@@ -114,8 +114,8 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
 
 // The device's memory ceilings in GB/s (bytes read plus written): read-only, write-only and copy
 // streams (kernels/Bandwidth.cl, shaped for the device type) over a random buffer at least four
-// times the last-level cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) and 256 MiB, timed like a
-// variant (median; the interval target as for variants).
+// times the last-level cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) and 1 GiB on a GPU, 256 MiB on a
+// CPU, timed like a variant (median; the interval target as for variants).
 struct Ceilings {
   double readGBs = 0, writeGBs = 0, copyGBs = 0;
   size_t bufferBytes = 0;

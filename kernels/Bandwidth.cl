@@ -3,7 +3,8 @@
 // shaped as the fastest variants are, so that a ceiling is what the device can reach with that
 // traffic:
 //   GPU (default): 16-byte elements, grid-stride (each step of the grid reads one contiguous,
-//                  coalesced stretch), enough work-items to fill every compute unit;
+//                  coalesced stretch), UNROLL independent accesses in flight per work-item
+//                  (as the single-pass reduction has), enough work-items to fill every unit;
 //   CPU (-DCPU_SHAPE=1): each work-item streams one contiguous run of elements (pocl runs a
 //                  work-item's loop on one core; a grid-stride would interleave cores' lines).
 // Each kernel reads n4 and/or writes n4 uint4 elements once: bytes = 16 * n4 per direction.
@@ -29,21 +30,49 @@ inline void Run(uint n4, uint* begin, uint* end) {
   for (uint i = get_global_id(0); i < n4; i += get_global_size(0))
 #endif
 
+#define UNROLL 8
+// GPU: UNROLL grid strides at a time (their accesses independent, issued back to back), then
+// the rest one stride at a time. BODY(j) handles element j.
+#define GRID_STRIDE_UNROLLED(n4, BODY)                                        \
+  {                                                                           \
+    const uint gs = get_global_size(0);                                       \
+    uint i = get_global_id(0);                                                \
+    for (; (ulong)i + (UNROLL - 1) * (ulong)gs < n4; i += UNROLL * gs) {      \
+      _Pragma("unroll") for (uint u = 0; u < UNROLL; ++u) { BODY(i + u * gs); } \
+    }                                                                         \
+    for (; i < n4; i += gs) { BODY(i); }                                      \
+  }
+
 // Reads every element; writes one word per work-item only when the XOR of what it read is a
 // value the random input practically never gives (so the compiler must keep every load).
 __kernel void Read4(__global const uint4* in, __global uint* sink, uint n4) {
   uint4 acc = (uint4)(0);
+#if CPU_SHAPE
   FOR_EACH(i, n4) acc ^= in[i];
+#else
+#define READ(j) acc ^= in[j];
+  GRID_STRIDE_UNROLLED(n4, READ)
+#endif
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9E3779B9u)
     sink[get_global_id(0)] = acc.x;
 }
 
 // Writes every element with a value that changes per element (never a constant fill).
 __kernel void Write4(__global uint4* out, uint n4) {
-  FOR_EACH(i, n4) out[i] = (uint4)(i, i ^ 0x55555555u, i * 2654435761u, ~i);
+#define WRITE(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j) * 2654435761u, ~(j));
+#if CPU_SHAPE
+  FOR_EACH(i, n4) WRITE(i)
+#else
+  GRID_STRIDE_UNROLLED(n4, WRITE)
+#endif
 }
 
 // out[i] = in[i].
 __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
+#if CPU_SHAPE
   FOR_EACH(i, n4) out[i] = in[i];
+#else
+#define COPY(j) out[j] = in[j];
+  GRID_STRIDE_UNROLLED(n4, COPY)
+#endif
 }

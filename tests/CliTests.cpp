@@ -337,6 +337,38 @@ TEST(Cli, TimedResultsCarryTheMediansInterval) {
   EXPECT_GE(l["time_ms"]["ci_high"].get<double>(), l["time_ms"]["median"].get<double>());
 }
 
+// The memory-ceiling streams in both shapes (the GPU's unrolled grid-stride and the CPU's runs)
+// build on the test device and move every element: Copy4 copies, Write4 writes its pattern.
+TEST(Cli, CeilingStreamsInBothShapesMoveEveryElement) {
+  TaskContext& ctx = *Device().ctx;
+  for (const char* options : {"", "-DCPU_SHAPE=1"}) {
+    const cl_uint n4 = 100003;  // not a multiple of the grid
+    std::vector<cl_uint> in(4 * size_t(n4)), out(in.size(), 0);
+    for (size_t i = 0; i < in.size(); ++i)
+      in[i] = cl_uint(i * 2654435761u);
+    cl::Buffer a(ctx.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
+    cl::Buffer b(ctx.context, CL_MEM_READ_WRITE, in.size() * 4);
+    cl::Kernel copy(ctx.programs.Get("Bandwidth.cl", options), "Copy4");
+    copy.setArg(0, a), copy.setArg(1, b), copy.setArg(2, n4);
+    ctx.queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(512), cl::NDRange(64));
+    ctx.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
+    EXPECT_EQ(in, out) << "Copy4 " << options;
+    cl::Kernel write(ctx.programs.Get("Bandwidth.cl", options), "Write4");
+    write.setArg(0, b), write.setArg(1, n4);
+    ctx.queue.enqueueNDRangeKernel(write, cl::NullRange, cl::NDRange(512), cl::NDRange(64));
+    ctx.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
+    size_t wrong = 0;
+    for (cl_uint j = 0; j < n4; ++j)
+      wrong += out[4 * size_t(j)] != j || out[4 * size_t(j) + 3] != ~j;
+    EXPECT_EQ(wrong, 0u) << "Write4 " << options;
+    cl::Buffer sink(ctx.context, CL_MEM_READ_WRITE, 512 * 4);
+    cl::Kernel read(ctx.programs.Get("Bandwidth.cl", options), "Read4");
+    read.setArg(0, a), read.setArg(1, sink), read.setArg(2, n4);
+    ctx.queue.enqueueNDRangeKernel(read, cl::NullRange, cl::NDRange(512), cl::NDRange(64));
+    ctx.queue.finish();
+  }
+}
+
 TEST(Cli, TableNamesTheDeviceAndEveryVariant) {
   const CommandResult r = RunBench("-q --task reduction --size 4096 --iterations 3");
   ASSERT_EQ(r.status, 0) << r.err;

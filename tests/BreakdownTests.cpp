@@ -212,8 +212,8 @@ TEST(Breakdown, ManyLaunchesPerRunWork) {
 // header; the kernel rows' times plus the case's gaps are its median.
 TEST(Breakdown, CsvHasAKernelRowPerKernel) {
   const CommandResult r = RunBench(
-      "--format csv -q --variant interleaved,work-efficient --size 5000 --iterations 3 "
-      "--time-budget 0");
+      "--format csv -q --variant interleaved,work-efficient --size 5000 --local-size 16 "
+      "--iterations 3 --time-budget 0");  // L = 16: three levels of block sums on every device
   ASSERT_EQ(r.status, 0) << r.err;
   std::istringstream in(r.out);
   std::string line;
@@ -241,7 +241,7 @@ TEST(Breakdown, CsvHasAKernelRowPerKernel) {
   ASSERT_LT(col("kernel_bandwidth_util"), header.size());
   size_t cases = 0, kernels = 0;
   double median = 0, sum = 0;
-  std::string variant;
+  std::string variant, names;
   auto checkCase = [&] {
     if (cases) {
       EXPECT_NEAR(sum, median, 1e-5) << variant;  // fields printed to 1e-6 ms
@@ -259,6 +259,7 @@ TEST(Breakdown, CsvHasAKernelRowPerKernel) {
       EXPECT_TRUE(rows[i][col("kernel_share")].empty());
     } else {
       ++kernels;
+      names += rows[i][col("kernel")] + "; ";
       EXPECT_EQ(rows[i][col("variant")], variant);
       EXPECT_EQ(rows[i][col("n")], "5000");
       EXPECT_TRUE(rows[i][col("time_ms_median")].empty());
@@ -267,7 +268,7 @@ TEST(Breakdown, CsvHasAKernelRowPerKernel) {
   }
   checkCase();
   EXPECT_EQ(cases, 2u);
-  EXPECT_EQ(kernels, 2u + 4u);
+  EXPECT_EQ(kernels, 2u + 4u) << names;
 }
 
 // --breakdown prints the kernels under each case; --no-breakdown keeps only the span's events.

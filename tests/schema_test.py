@@ -8,7 +8,10 @@ import json, os, shutil, subprocess, sys, tempfile
 try:
     import jsonschema
 except ImportError:
-    sys.exit("FAIL: python3-jsonschema is missing (scripts/install-deps.sh installs it)")
+    # ctest shows this test as "Skipped" (SKIP_RETURN_CODE 77), never as passed: a machine
+    # without the package (the lent GPU reaches no registry) cannot judge the schema.
+    print("SKIPPED: python3-jsonschema is missing (scripts/install-deps.sh installs it)")
+    sys.exit(77)
 
 bench, src = sys.argv[1], sys.argv[2]
 schema = json.load(open(os.path.join(src, "docs", "result-schema.json")))

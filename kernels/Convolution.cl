@@ -171,7 +171,9 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 // 0), into local memory, then work-item (lx, ly) computes column lx, rows ly*K .. ly*K + K-1 of
 // the tile: for each mask column it reads K + W - 1 tile cells into registers and uses each for
 // up to W outputs, so local memory is read W (K + W - 1) / K times per output instead of W^2.
-// Consecutive work-items own consecutive columns: coalesced stores, no bank conflicts.
+// Consecutive work-items own consecutive columns: coalesced stores, no bank conflicts. The load
+// keeps 8 reads in flight per work-item (a batch in registers, then stored), so a work-item waits
+// one round trip to memory per 8 cells, not per cell.
 // Global reads per output: (OX + 2R)(OY + 2R) / (OX OY) input cells, the mask from the constant
 // cache. Steps: 2 (load, compute).
 #ifndef TILE_X
@@ -181,6 +183,7 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #define OY ((LOCAL_SIZE / TILE_X) * ITEMS)
 #define TW (OX + 2 * R)
 #define TH (OY + 2 * R)
+#define LOAD_BATCH 8
 
 __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __global T* out,
                                  uint width, uint height) {
@@ -188,9 +191,22 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   __local T tile[TW * TH];
   const uint groupsX = (width + OX - 1) / OX;
   const uint x0 = (get_group_id(0) % groupsX) * OX, y0 = (get_group_id(0) / groupsX) * OY;
-  for (uint t = get_local_id(0); t < TW * TH; t += LOCAL_SIZE) {
-    const uint row = y0 - R + t / TW, col = x0 - R + t % TW;
-    tile[t] = row < height && col < width ? in[row * width + col] : (T)0;
+  // LOAD_BATCH cells a work-item, loaded into registers before any is stored: that many reads
+  // in flight per work-item, one round trip to memory for the batch instead of one per cell.
+  for (uint base = 0; base < TW * TH; base += LOAD_BATCH * LOCAL_SIZE) {
+    T v[LOAD_BATCH];
+#pragma unroll
+    for (uint i = 0; i < LOAD_BATCH; ++i) {
+      const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
+      const uint row = y0 - R + t / TW, col = x0 - R + t % TW;
+      v[i] = t < TW * TH && row < height && col < width ? in[row * width + col] : (T)0;
+    }
+#pragma unroll
+    for (uint i = 0; i < LOAD_BATCH; ++i) {
+      const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
+      if (t < TW * TH)
+        tile[t] = v[i];
+    }
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile cells other work-items loaded
   const uint lx = get_local_id(0) % TILE_X, ly = get_local_id(0) / TILE_X;

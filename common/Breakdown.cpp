@@ -67,6 +67,7 @@ RunBreakdown BreakDownRun(const std::vector<CommandTiming>& commands) {
     KernelRun& k = run.kernels[IndexOf(run.kernels, c.name)];
     ++k.launches;
     k.bytes += c.bytes;
+    k.memoryBytes += c.memoryBytes;
     k.ns += e - s;
     run.gapsNs += s - cursor;
     cursor = e;
@@ -90,7 +91,8 @@ RunBreakdown BreakDownRun(const RunEvents& events) {
   for (const auto& c : events.Commands())
     commands.push_back({c.name.empty() ? UnnamedCommand(c.event) : c.name, c.cost.BytesMoved(),
                         c.event.getProfilingInfo<CL_PROFILING_COMMAND_START>(),
-                        c.event.getProfilingInfo<CL_PROFILING_COMMAND_END>()});
+                        c.event.getProfilingInfo<CL_PROFILING_COMMAND_END>(),
+                        c.cost.MemoryBytes()});
   return BreakDownRun(commands);
 }
 
@@ -102,6 +104,7 @@ std::vector<KernelRun> SumCommands(const RunEvents& events) {
     KernelRun& k = sums[IndexOf(sums, c.name.empty() ? UnnamedCommand(c.event) : c.name)];
     ++k.launches;
     k.bytes += c.cost.BytesMoved();
+    k.memoryBytes += c.cost.MemoryBytes();
     k.ns += end > start ? end - start : 0;
   }
   return sums;
@@ -171,6 +174,7 @@ Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
       shape = Find(runs[i], name);
     t.launches = shape->launches;
     t.bytes = shape->bytes;
+    t.memoryBytes = shape->memoryBytes;
     std::vector<double> samples;
     for (const auto& run : runs) {
       const KernelRun* kr = Find(run, name);

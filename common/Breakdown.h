@@ -28,6 +28,7 @@ struct CommandTiming {
   std::string name;
   uint64_t bytes = 0;
   uint64_t startNs = 0, endNs = 0;
+  uint64_t memoryBytes = 0;  // of bytes, those that must come from or go to memory (MemoryBytes)
 };
 
 // One kernel (commands of one name) in one run.
@@ -36,6 +37,7 @@ struct KernelRun {
   size_t launches = 0;
   uint64_t bytes = 0;  // the traffic model's bytes read + written by its launches
   uint64_t ns = 0;
+  uint64_t memoryBytes = 0;  // of bytes, the distinct reads and the writes (CostModel)
 };
 
 // One run reduced: kernels in order of first launch; sum of their ns + gapsNs == spanNs. Untimed:
@@ -62,7 +64,8 @@ struct KernelTime {
   double share = 0;          // timeMs / the median span
   uint64_t bytes = 0;        // bytes read + written, from the plan's steps
   double gbytesS = 0;        // bytes / timeMs
-  double bandwidthUtil = 0;  // gbytesS against the ceiling (Utilisation), 0: unknown
+  double bandwidthUtil = 0;  // memoryBytes / timeMs against the ceiling (Utilisation), 0: unknown
+  uint64_t memoryBytes = 0;  // of bytes, the distinct reads and the writes (CostModel); not stored
 };
 
 // Commands outside the timed span: phase "prepare" (the resets before every timed run, median

@@ -1,5 +1,7 @@
 #include "LaunchPlan.h"
 
+#include <algorithm>
+
 namespace rsb {
 
 LaunchStep& LaunchStep::Costs(uint64_t read, uint64_t written, uint64_t opCount,
@@ -8,6 +10,11 @@ LaunchStep& LaunchStep::Costs(uint64_t read, uint64_t written, uint64_t opCount,
   cost.bytesWritten = written;
   cost.ops = opCount;
   cost.steps = stepCount;
+  return *this;
+}
+
+LaunchStep& LaunchStep::Repeated(uint64_t bytes) {
+  cost.bytesReadRepeated = std::min(bytes, cost.bytesRead);
   return *this;
 }
 
@@ -39,6 +46,7 @@ CostModel CostOf(const LaunchPlan& plan) {
     c.ops += s.cost.ops;
     c.bytesRead += s.cost.bytesRead;
     c.bytesWritten += s.cost.bytesWritten;
+    c.bytesReadRepeated += s.cost.bytesReadRepeated;
   }
   return c;
 }

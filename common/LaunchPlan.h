@@ -35,9 +35,15 @@ struct CostModel {
   uint64_t launches = 0;      // device commands (kernels, fills) per run
   uint64_t steps = 0;         // parallel steps: dependent phases separated by a barrier or launch
   uint64_t ops = 0;           // applications of the operator (work W(n))
-  uint64_t bytesRead = 0;     // from global memory
+  uint64_t bytesRead = 0;     // from global memory: every read the kernels ask for
   uint64_t bytesWritten = 0;  // to global memory
+  // Of bytesRead, the reads of a byte that the same command has already read (neighbouring
+  // work-items reading overlapping input: convolution's taps, halos): the cache can serve them,
+  // DRAM need not. Utilisation of the memory ceilings counts MemoryBytes(), GB/s BytesMoved().
+  uint64_t bytesReadRepeated = 0;
   uint64_t BytesMoved() const { return bytesRead + bytesWritten; }
+  uint64_t DistinctBytesRead() const { return bytesRead - bytesReadRepeated; }
+  uint64_t MemoryBytes() const { return DistinctBytesRead() + bytesWritten; }
 };
 
 struct LaunchStep {
@@ -54,6 +60,8 @@ struct LaunchStep {
 
   // Sets the command's traffic and work; returns itself so that a plan reads as one line a step.
   LaunchStep& Costs(uint64_t bytesRead, uint64_t bytesWritten, uint64_t ops, uint64_t steps);
+  // Of the reads Costs() set, how many bytes repeat a byte this command already read.
+  LaunchStep& Repeated(uint64_t bytes);
   // Sets the role ("" leaves the kernel's name alone).
   LaunchStep& As(std::string stepRole);
   // "ReduceInterleaved", "ScanWorkEfficient (block sums)", "FillBuffer": the command's name in

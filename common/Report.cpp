@@ -76,7 +76,8 @@ nlohmann::json BreakdownJson(const Breakdown& b) {
                  {"share", k.share},
                  {"bytes_moved", k.bytes},
                  {"gbytes_s", k.gbytesS},
-                 {"bandwidth_util", k.bandwidthUtil}});
+                 {"bandwidth_util", k.bandwidthUtil},
+                 {"memory_bytes", k.memoryBytes}});
   return a;
 }
 
@@ -103,7 +104,8 @@ Breakdown BreakdownFromJson(const nlohmann::json& j) {
     b.kernels.push_back({k.at("kernel").get<std::string>(), k.at("launches").get<size_t>(),
                          k.at("time_ms").get<double>(), k.at("time_ms_median").get<double>(),
                          k.at("share").get<double>(), k.at("bytes_moved").get<uint64_t>(),
-                         k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>()});
+                         k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>(),
+                         k.value("memory_bytes", k.at("bytes_moved").get<uint64_t>())});
   for (const auto& u : j.value("untimed", nlohmann::json::array()))
     b.untimed.push_back({u.at("command").get<std::string>(), u.at("phase").get<std::string>(),
                          u.at("launches").get<size_t>(), u.at("time_ms").get<double>()});
@@ -151,7 +153,8 @@ nlohmann::json ResultToJson(const Result& r) {
         {"steps", r.cost.steps},
         {"ops", r.cost.ops},
         {"bytes_read", r.cost.bytesRead},
-        {"bytes_written", r.cost.bytesWritten}}},
+        {"bytes_written", r.cost.bytesWritten},
+        {"bytes_read_repeated", r.cost.bytesReadRepeated}}},
       {"launches_enqueued", r.launchesEnqueued},
       {"validated_runs", r.validatedRuns},
       {"code_path", r.codePath},
@@ -213,6 +216,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.cost.ops = c.at("ops").get<size_t>();
   r.cost.bytesRead = c.at("bytes_read").get<size_t>();
   r.cost.bytesWritten = c.at("bytes_written").get<size_t>();
+  r.cost.bytesReadRepeated = c.value("bytes_read_repeated", uint64_t(0));
   r.launchesEnqueued = j.at("launches_enqueued").get<size_t>();
   r.validatedRuns = j.at("validated_runs").get<size_t>();
   r.codePath = j.at("code_path").get<std::string>();
@@ -294,8 +298,10 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result
     cached = cached || (r.utilisation > 0 && r.fitsInCache);
   if (info.ceilings.Known()) {
     out << fmt::format(
-        "\n{}util: GB/s over the ceiling of the variant's own traffic (reads only: read; as many "
-        "writes as reads: copy; a mix: both in turn){}\n",
+        "\n{}util: the bytes that must cross the memory interface (every write, every distinct "
+        "read: not the reads that repeat one the cache can serve) per second, over the ceiling "
+        "of the variant's own traffic (reads only: read; as many writes as reads: copy; a mix: "
+        "both in turn){}\n",
         bullet,
         cached ? fmt::format("; c: its input fits in the {} MiB last-level cache, so it may pass "
                              "the memory ceilings",
@@ -457,7 +463,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
          "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
          "git_revision,build,date,host,command,kernel_files,read_gbytes_s,write_gbytes_s,"
-         "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params\n";
+         "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params,bytes_read_repeated,kernel_memory_bytes\n";
   for (const auto& r : results) {
     const std::string keys = fmt::format(
         "{},{},{},{},{},{},{},{},{},{}", quote(info.device.name), quote(info.device.driverVersion),
@@ -477,21 +483,21 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
                     quote(r.params.empty() ? "" : ParamsText(r)));
     out << fmt::format(
         "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{}\n",
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},\n",
         keys, quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
         r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
         r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
         r.launchesEnqueued, r.validatedRuns, shape,
         hasBreakdown ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "", caseFields, runFields,
-        extent);
+        extent, r.cost.bytesReadRepeated);
     const std::string empty(18, ',');  // the case's measurements: message to validated_runs
     for (const auto& k : r.breakdown.kernels)
-      out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{}\n",
+      out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{}\n",
                          keys, empty, shape, quote(k.kernel), k.launches, k.timeMs,
                          k.timeMsMedian, k.share, k.bytes, k.gbytesS, k.bandwidthUtil,
-                         noCaseFields, runFields, extent);
+                         noCaseFields, runFields, extent, k.memoryBytes);
     for (const auto& u : r.breakdown.untimed)
-      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{}\n", keys, empty, shape,
+      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,\n", keys, empty, shape,
                          quote(u.command), u.phase, u.launches, u.timeMs, noCaseFields, runFields,
                          extent);
   }

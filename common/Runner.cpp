@@ -186,17 +186,23 @@ Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten)
 }
 
 void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
-  r.fitsInCache = device.globalMemCacheBytes > 0 && r.cost.bytesRead <= device.globalMemCacheBytes;
+  r.fitsInCache = device.globalMemCacheBytes > 0 &&
+                  r.cost.DistinctBytesRead() <= device.globalMemCacheBytes;
   if (r.gbytesS <= 0 || !c.Known())
     return;
-  const Ceiling ceiling = CeilingFor(c, r.cost.bytesRead, r.cost.bytesWritten);
+  // Against the memory ceilings, the bytes that must cross the memory interface: the distinct
+  // reads (a read the cache can serve is not DRAM traffic) and the writes.
+  const Ceiling ceiling = CeilingFor(c, r.cost.DistinctBytesRead(), r.cost.bytesWritten);
+  const auto memoryGBs = [](uint64_t bytes, double ms) {
+    return ms > 0 ? double(bytes) / (ms * 1e6) : 0;
+  };
   r.ceiling = ceiling.name;
   r.ceilingGBs = ceiling.gbytesS;
-  r.utilisation = Utilisation(r.gbytesS, ceiling.gbytesS);
+  r.utilisation = Utilisation(memoryGBs(r.cost.MemoryBytes(), r.timeMs.median), ceiling.gbytesS);
   r.bandwidthUtil = Utilisation(r.gbytesS, c.copyGBs);
   // A kernel's traffic is not split into reads and writes: against the case's own ceiling.
   for (auto& k : r.breakdown.kernels)
-    k.bandwidthUtil = Utilisation(k.gbytesS, ceiling.gbytesS);
+    k.bandwidthUtil = Utilisation(memoryGBs(k.memoryBytes, k.timeMs), ceiling.gbytesS);
 }
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}

@@ -345,7 +345,8 @@ LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& 
                    {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput + 1},
                     BufferArg{kOutputBuffer}, cl_uint(spec.Width()), cl_uint(spec.Height())},
                    n, spec.localSize)
-            .Costs(2 * taps * size, n * size, n * w * w, 1));
+            .Costs(2 * taps * size, n * size, n * w * w, 1)
+            .Repeated((2 * taps - n - w * w) * size));  // distinct: each pixel, each mask cell
   } else {
     const uint64_t taps = InBoundsTaps(n, r);
     const uint64_t maskReads = v.shape == Shape::Basic1D ? n * w : 0;
@@ -353,7 +354,8 @@ LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& 
                                     {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput},
                                      BufferArg{kOutputBuffer}, cl_uint(n)},
                                     n, spec.localSize)
-                             .Costs((taps + maskReads) * size, n * size, n * w, 1));
+                             .Costs((taps + maskReads) * size, n * size, n * w, 1)
+                             .Repeated((taps + maskReads - n - (maskReads ? w : 0)) * size));
   }
   // SOLUTION END
   //! // TODO (basic-1d, constant-1d, basic-2d): one launch of v.kernel with one work-item per
@@ -377,7 +379,8 @@ LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& sp
                                   {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput},
                                    BufferArg{kOutputBuffer}, cl_uint(n)},
                                   CeilDiv(n, tile) * L, L)
-                           .Costs(reads * size, n * size, n * w, 2));
+                           .Costs(reads * size, n * size, n * w, 2)
+                           .Repeated((reads - n) * size));  // halos: the neighbours' elements
   // SOLUTION END
   //! // TODO (tiled-1d, cached-1d): one launch of v.kernel with ceil(n / tile) work-groups of L:
   //! // arguments input, mask (BufferArg{kFirstConstInput}), output, n.
@@ -400,7 +403,8 @@ LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& sp
                                   {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput + 1},
                                    BufferArg{kOutputBuffer}, cl_uint(width), cl_uint(height)},
                                   groups * L, L)
-                           .Costs(reads * size, n * size, n * w * w, 2));
+                           .Costs(reads * size, n * size, n * w * w, 2)
+                           .Repeated((reads - n) * size));  // halos: the neighbours' cells
   // SOLUTION END
   //! // TODO (tiled-2d): one launch of v.kernel with ceil(width / OX) * ceil(height / OY)
   //! // work-groups of L: arguments input, mask (BufferArg{kFirstConstInput + 1}), output, width,

@@ -103,16 +103,22 @@ TEST(Convolution, PlanTrafficMatchesHandCountedReads) {
   EXPECT_EQ(c.bytesRead, 4u * (taps + 500));  // and 5 mask elements per output
   EXPECT_EQ(c.bytesWritten, 4u * 100);
   EXPECT_EQ(c.ops, 500u);
+  // What must come from memory: each of the 100 elements and the 5 mask elements once.
+  EXPECT_EQ(c.DistinctBytesRead(), 4u * 105);
+  EXPECT_EQ(c.MemoryBytes(), 4u * 205);
   EXPECT_EQ(task.Cost(device, "constant-1d", spec).bytesRead, 4u * taps);
+  EXPECT_EQ(task.Cost(device, "constant-1d", spec).DistinctBytesRead(), 4u * 100);
   // tiled: 7 tiles each load 16 + 4, less the ghosts (2 left of the first, 2 right of the last,
   // and the last tile holds only 4 outputs: 100 = 6 * 16 + 4, it loads 2 + 4).
   c = task.Cost(device, "tiled-1d", spec);
   EXPECT_EQ(c.bytesRead, 4u * (18 + 5 * 20 + 6));
+  EXPECT_EQ(c.DistinctBytesRead(), 4u * 100);  // the halos are the neighbours' elements
   EXPECT_EQ(c.steps, 2u);
   // cached: 100 own elements; each interior tile edge costs 1 + 2 halo reads per side (the
   // outputs 1 and 2 away from it), 6 edges inside the input, counted from both sides.
   c = task.Cost(device, "cached-1d", spec);
   EXPECT_EQ(c.bytesRead, 4u * (100 + 6 * 2 * 3));
+  EXPECT_EQ(c.DistinctBytesRead(), 4u * 100);
   // 2-D, 10 x 10 image: 10 * 5 - 6 = 44 taps per row and per column, 44^2 in all, each with its
   // mask element; tiled-2d at L = 4: tiles of 4 x 4 (3 x 3 of them), each loading 8 x 8 less
   // what lies outside the image: per axis 6 + 8 + 4 = 18 (the last tile holds 2 columns).
@@ -120,8 +126,10 @@ TEST(Convolution, PlanTrafficMatchesHandCountedReads) {
   c = task.Cost(device, "basic-2d", spec);
   EXPECT_EQ(c.bytesRead, 4u * 2 * 44 * 44);
   EXPECT_EQ(c.ops, 100u * 25);
+  EXPECT_EQ(c.DistinctBytesRead(), 4u * (100 + 25));  // each pixel and each mask cell once
   c = task.Cost(device, "tiled-2d", spec);
   EXPECT_EQ(c.bytesRead, 4u * 18 * 18);
+  EXPECT_EQ(c.DistinctBytesRead(), 4u * 100);
   // The runner counts what the variant really enqueued.
   for (const auto& v : {"tiled-2d", "basic-2d"}) {
     const auto results = Validate(task, spec, {v});

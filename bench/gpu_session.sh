@@ -145,7 +145,7 @@ PY
       done
       for k in 1 2 8; do  # outputs (rows in 2-D) per work-item of the tiled variants (default 4)
         "$bin" $nv --task convolution --variant tiled-1d,cached-1d,tiled-2d --type float \
-          --size 2^26,8192x8192 --mask-width 5,9 --tune convolution-items=$k --time-budget 0.3 \
+          --size 2^26,8192x8192 --mask-width 5,9 --tune convolution-items=$k --tune convolution-rows=$k --time-budget 0.3 \
           --format json -o "$out/conv-items$k.json"
       done
       if [ -x "$npp" ]; then "$npp" --width 8192 --height 8192 --masks 5,9 | tee "$out/npp.txt"
@@ -156,7 +156,7 @@ for path in sys.argv[1:]:
     d = json.load(open(path)); copy = d["device"]["copy_gbytes_s"]
     print(f"{path.split('/')[-1]}: copy {copy:.0f} GB/s")
     for r in d["results"]:
-        shape = r.get("shape", str(r["n"])); items = r["tuning"].get("convolution-items")
+        shape = r.get("shape", str(r["n"])); items = r["tuning"].get("convolution-rows" if r["variant"] == "tiled-2d" else "convolution-items")
         print(f"  {r['variant']:<12} {shape:>10} mask {r['params']['mask-width']:>2} L {r['local_size']:>3} items {items} "
               f"{r['status']:<7} {r['time_ms']['median']:.4f} ms {r['gelem_s']:8.2f} Gelem/s "
               f"{r['gbytes_s']:8.1f} GB/s {100 * r['bandwidth_util']:4.0f}% of copy "

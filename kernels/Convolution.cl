@@ -12,7 +12,8 @@
 // comparison `k < n` finds the ghosts on both sides.
 //
 // Notation: n outputs, W = MASK_WIDTH, R = W / 2, L = LOCAL_SIZE work-items per work-group,
-// K = ITEMS outputs per work-item in the tiled kernels, TILE = L * K outputs per work-group
+// K = ITEMS outputs per work-item in the tiled kernels (the host's convolution-items knob; for
+// tiled-2d convolution-rows), TILE = L * K outputs per work-group
 // (1-D). Traffic is counted in global-memory reads per output; the host's cost model
 // (src/CConvolutionTask.cpp) adds them up exactly, ghosts excluded.
 #include "Common.clh"

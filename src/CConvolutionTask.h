@@ -70,8 +70,10 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
 
  private:
   size_t MaskWidth(const ProblemSpec& spec) const;
-  size_t Items(const ProblemSpec& spec) const;
-  std::string Options(const ProblemSpec& spec) const;
+  size_t Items(const ProblemSpec& spec) const;  // tiled-1d, cached-1d: outputs per work-item
+  size_t Rows(const ProblemSpec& spec) const;   // tiled-2d: rows per work-item
+  // Build options; twoD: ITEMS is the tiled-2d rows per work-item.
+  std::string Options(const ProblemSpec& spec, bool twoD) const;
   // One plan function per family of shapes.
   LaunchPlan PerOutputPlan(const Variant& v, const ProblemSpec& spec) const;
   LaunchPlan Tiled1DPlan(const Variant& v, const ProblemSpec& spec) const;

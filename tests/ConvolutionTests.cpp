@@ -82,6 +82,7 @@ TEST(Convolution, TiledVariantsAreRightForEveryItemCount) {
       ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, n, 8, n);
       spec.params["mask-width"] = 7;
       spec.tuning["convolution-items"] = items;
+      spec.tuning["convolution-rows"] = items;
       EXPECT_EQ(Failures(Validate(task, spec, {"tiled-1d", "cached-1d"})), "") << items;
       spec.height = n == 1000 ? 40 : n == 4099 ? 1 : 7;
       if (spec.height == 1)
@@ -123,6 +124,7 @@ TEST(Convolution, PlanTrafficMatchesHandCountedReads) {
   // mask element; tiled-2d at L = 4: tiles of 4 x 4 (3 x 3 of them), each loading 8 x 8 less
   // what lies outside the image: per axis 6 + 8 + 4 = 18 (the last tile holds 2 columns).
   spec.height = 10;
+  spec.tuning["convolution-rows"] = 4;  // tiled-2d: 4 rows per work-item, OY = 4 / 4 * 4
   c = task.Cost(device, "basic-2d", spec);
   EXPECT_EQ(c.bytesRead, 4u * 2 * 44 * 44);
   EXPECT_EQ(c.ops, 100u * 25);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings default breakdown conv
+# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings sizes default breakdown conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -113,6 +113,10 @@ PY
       (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -R "Grade|Robust|BrokenKernel|CheckMatrix|Cli" \
         -j4 --timeout 400 --output-on-failure > "$out/ctest-robust.log" 2>&1
        grep -E "tests passed|tests failed|\(Failed\)|Timeout|Not Run" "$out/ctest-robust.log");;
+    sizes)  # every reduction and scan variant against n (uint): the README's plot (issue 10)
+      "$bin" $nv --task reduction,scan --type uint --size 2^12,2^16,2^20,2^22,2^24,2^26,2^28 \
+        --time-budget 0.25 --format json -o "$out/h100-sizes.json"; echo "exit $?"
+      "$bin" plot "$out/h100-sizes.json" -o "$out/h100-sizes.png" || echo "plot: exit $?";;
     default)  # the README's sample: the default run on the GPU
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
     breakdown)  # per-kernel breakdown (docs/BENCHMARKS.md): does keeping every event cost

@@ -40,8 +40,9 @@ std::string TuningText(const Result& r) {
   return s;
 }
 
-nlohmann::json DeviceJson(const RunInfo& info) {
-  const DeviceInfo& d = info.device;
+nlohmann::json DeviceJson(const DeviceRun& run) {
+  const DeviceInfo& d = run.info;
+  const Ceilings& c = run.ceilings;
   return {{"platform", d.platform},
           {"name", d.name},
           {"vendor", d.vendor},
@@ -58,12 +59,29 @@ nlohmann::json DeviceJson(const RunInfo& info) {
           // 32: the single-pass scan used its warp-shuffle code path (0: not reported)
           {"nv_warp_size", d.nvWarpSize},
           {"global_mem_cache_bytes", d.globalMemCacheBytes},
-          {"copy_gbytes_s", info.ceilings.copyGBs},
+          {"copy_gbytes_s", c.copyGBs},
           {"ceilings",
-           {{"read_gbytes_s", info.ceilings.readGBs},
-            {"write_gbytes_s", info.ceilings.writeGBs},
-            {"copy_gbytes_s", info.ceilings.copyGBs},
-            {"buffer_bytes", info.ceilings.bufferBytes}}}};
+           {{"read_gbytes_s", c.readGBs},
+            {"write_gbytes_s", c.writeGBs},
+            {"copy_gbytes_s", c.copyGBs},
+            {"buffer_bytes", c.bufferBytes}}}};
+}
+
+// The device a result ran on (the first, should its index be out of range).
+const DeviceRun& DeviceOf(const RunInfo& info, const Result& r) {
+  static const DeviceRun none;
+  if (info.devices.empty())
+    return none;
+  return info.devices[r.device < info.devices.size() ? r.device : 0];
+}
+
+// The results that ran on device d, in order.
+std::vector<Result> ResultsOn(const RunInfo& info, const std::vector<Result>& results, size_t d) {
+  std::vector<Result> out;
+  for (const auto& r : results)
+    if (&DeviceOf(info, r) == &info.devices[d])
+      out.push_back(r);
+  return out;
 }
 
 nlohmann::json BreakdownJson(const Breakdown& b) {
@@ -268,14 +286,15 @@ std::vector<std::string> Columns(bool params) {
   return c;
 }
 
-std::string DeviceLine(const RunInfo& info) {
-  const DeviceInfo& d = info.device;
-  return fmt::format("device: {} ({}), driver {}, {}, {} CUs", d.name, d.platform,
+// "device: NAME (PLATFORM), ...": "device 1: ..." where the run has several devices.
+std::string DeviceLine(const RunInfo& info, size_t index) {
+  const DeviceInfo& d = info.devices[index].info;
+  return fmt::format("device{}: {} ({}), driver {}, {}, {} CUs",
+                     info.devices.size() > 1 ? fmt::format(" {}", index) : "", d.name, d.platform,
                      d.driverVersion, d.openclCVersion, d.computeUnits);
 }
 
-std::string CeilingsLine(const RunInfo& info) {
-  const Ceilings& c = info.ceilings;
+std::string CeilingsLine(const Ceilings& c) {
   return fmt::format(
       "ceilings (GB/s, bytes read + written, {} MiB streams): read {:.1f}, write {:.1f}, copy "
       "{:.1f}",
@@ -283,8 +302,8 @@ std::string CeilingsLine(const RunInfo& info) {
 }
 
 // What the table's marks mean, and every case that did not pass, with its message.
-void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
-                const std::string& bullet) {
+void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
+                const std::vector<Result>& results, const std::string& bullet) {
   bool missed = false;
   for (const auto& r : results)
     missed = missed || (r.status == Status::Passed && r.iterations > 0 && !r.ciMet);
@@ -292,14 +311,14 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const std::vector<Result
   bool cached = false;
   for (const auto& r : results)
     cached = cached || (r.utilisation > 0 && r.fitsInCache);
-  if (info.ceilings.Known()) {
+  if (device.ceilings.Known()) {
     out << fmt::format(
         "\n{}util: GB/s over the ceiling of the variant's own traffic (reads only: read; as many "
         "writes as reads: copy; a mix: both in turn){}\n",
         bullet,
         cached ? fmt::format("; c: its input fits in the {} MiB last-level cache, so it may pass "
                              "the memory ceilings",
-                             info.device.globalMemCacheBytes >> 20)
+                             device.info.globalMemCacheBytes >> 20)
                : "");
     header = true;
   }
@@ -342,79 +361,89 @@ void WriteBreakdownLines(std::ostream& out, const Result& r) {
 
 }  // namespace
 
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& results,
+void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& all,
                 bool breakdown) {
-  out << DeviceLine(info) << "\n";
-  if (info.ceilings.Known())
-    out << CeilingsLine(info) << "\n";
-  if (info.cold)
-    out << "cold: the last-level cache flushed before every timed run\n";
-  out << "\n";
-  // Left-aligned text, right-aligned numbers; widths as before plus the interval.
-  // The task column as wide as the longest task name; the last one, params, only if any.
-  std::vector<int> width = {-10, -14, -6, -4, -9, 10, 5, -7, 11, 6, 9, 8, 5, 8, 0};
-  for (const auto& r : results)
-    width[0] = std::min(width[0], -int(r.task.size()));
-  const bool params = AnyParams(results);
-  auto line = [&](const std::vector<std::string>& cells) {
-    std::string s;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      const int w = width[i];
-      s += (i ? " " : "") + (w < 0 ? fmt::format("{:<{}}", cells[i], -w)
-                                   : fmt::format("{:>{}}", cells[i], w));
+  for (size_t d = 0; d < info.devices.size(); ++d) {
+    const std::vector<Result> results = ResultsOn(info, all, d);
+    if (d)
+      out << "\n";
+    out << DeviceLine(info, d) << "\n";
+    if (info.devices[d].ceilings.Known())
+      out << CeilingsLine(info.devices[d].ceilings) << "\n";
+    if (info.cold)
+      out << "cold: the last-level cache flushed before every timed run\n";
+    out << "\n";
+    // Left-aligned text, right-aligned numbers; widths as before plus the interval.
+    // The task column as wide as the longest task name; the last one, params, only if any.
+    std::vector<int> width = {-10, -14, -6, -4, -9, 10, 5, -7, 11, 6, 9, 8, 5, 8, 0};
+    for (const auto& r : results)
+      width[0] = std::min(width[0], -int(r.task.size()));
+    const bool params = AnyParams(results);
+    auto line = [&](const std::vector<std::string>& cells) {
+      std::string s;
+      for (size_t i = 0; i < cells.size(); ++i) {
+        const int w = width[i];
+        s += (i ? " " : "") +
+             (w < 0 ? fmt::format("{:<{}}", cells[i], -w) : fmt::format("{:>{}}", cells[i], w));
+      }
+      while (!s.empty() && s.back() == ' ')
+        s.pop_back();
+      out << s << "\n";
+    };
+    line(Columns(params));
+    bool anyBreakdown = false;
+    for (const auto& r : results) {
+      line(Cells(r, params));
+      if (breakdown && r.status == Status::Passed && r.iterations > 0 && !r.breakdown.Empty()) {
+        WriteBreakdownLines(out, r);
+        anyBreakdown = true;
+      }
     }
-    while (!s.empty() && s.back() == ' ')
-      s.pop_back();
-    out << s << "\n";
-  };
-  line(Columns(params));
-  bool anyBreakdown = false;
-  for (const auto& r : results) {
-    line(Cells(r, params));
-    if (breakdown && r.status == Status::Passed && r.iterations > 0 && !r.breakdown.Empty()) {
-      WriteBreakdownLines(out, r);
-      anyBreakdown = true;
-    }
+    if (anyBreakdown)
+      out << "\nindented: each kernel's time in the median run, its share of the median span (in "
+             "the Gelem/s column),\nGB/s and utilisation from its own traffic (against the case's "
+             "ceiling), and launches; kernel\ntimes plus gaps are the median span\n";
+    WriteNotes(out, info, info.devices[d], results, "");
   }
-  if (anyBreakdown)
-    out << "\nindented: each kernel's time in the median run, its share of the median span (in "
-           "the Gelem/s column),\nGB/s and utilisation from its own traffic (against the case's "
-           "ceiling), and launches; kernel\ntimes plus gaps are the median span\n";
-  WriteNotes(out, info, results, "");
 }
 
-void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& all) {
   auto escape = [](std::string s) {
     std::string e;
     for (char c : s)
       e += c == '|' || c == '*' ? std::string("\\") + c : std::string(1, c);
     return e;
   };
-  out << escape(DeviceLine(info));
-  if (info.ceilings.Known())
-    out << "; " << CeilingsLine(info);
-  out << (info.cold ? "; cold cache" : "") << "\n\n";
-  auto row = [&](const std::vector<std::string>& cells) {
+  for (size_t d = 0; d < info.devices.size(); ++d) {
+    const std::vector<Result> results = ResultsOn(info, all, d);
+    if (d)
+      out << "\n";
+    out << escape(DeviceLine(info, d));
+    if (info.devices[d].ceilings.Known())
+      out << "; " << CeilingsLine(info.devices[d].ceilings);
+    out << (info.cold ? "; cold cache" : "") << "\n\n";
+    auto row = [&](const std::vector<std::string>& cells) {
+      out << "|";
+      for (const auto& c : cells)
+        out << " " << escape(c) << " |";
+      out << "\n";
+    };
+    const bool params = AnyParams(results);
+    auto cells = [&](std::vector<std::string> c) {
+      if (!params)
+        c.pop_back();
+      return c;
+    };
+    const std::vector<std::string> columns = cells(Columns(params));
+    row(columns);
     out << "|";
-    for (const auto& c : cells)
-      out << " " << escape(c) << " |";
+    for (size_t i = 0; i < columns.size(); ++i)
+      out << (i < 5 || i == 7 || i == kColumns.size() ? "---|" : "--:|");
     out << "\n";
-  };
-  const bool params = AnyParams(results);
-  auto cells = [&](std::vector<std::string> c) {
-    if (!params)
-      c.pop_back();
-    return c;
-  };
-  const std::vector<std::string> columns = cells(Columns(params));
-  row(columns);
-  out << "|";
-  for (size_t i = 0; i < columns.size(); ++i)
-    out << (i < 5 || i == 7 || i == kColumns.size() ? "---|" : "--:|");
-  out << "\n";
-  for (const auto& r : results)
-    row(cells(Cells(r, params)));
-  WriteNotes(out, info, results, "- ");
+    for (const auto& r : results)
+      row(cells(Cells(r, params)));
+    WriteNotes(out, info, info.devices[d], results, "- ");
+  }
 }
 
 // One table for CSV tools: a row per case (the `kernel` column empty), followed by a row per
@@ -430,22 +459,25 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
       q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
-  const DeviceInfo& d = info.device;
   const BuildInfo& b = ThisBuild();
   std::string files;
   for (const auto& [name, hash] : info.kernelHashes)
     files += fmt::format("{}{}={}", files.empty() ? "" : ";", name, hash);
   // The first 32 columns as they have always been (scripts cut by position), then the breakdown
   // (33-42: a case row has an empty `kernel`, column 34), then every other field of the JSON
-  // document: the case's (empty on kernel rows), then the run's, repeated on every row.
-  const std::string runFields = fmt::format(
-      "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}", quote(d.platform),
-      quote(d.vendor), d.type, quote(d.deviceVersion), quote(d.openclCVersion), d.computeUnits,
-      d.globalMemBytes, d.localMemBytes, d.maxWorkGroupSize, info.ceilings.copyGBs,
-      quote(b.version), quote(b.gitRevision),
-      quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), quote(info.date),
-      quote(info.host), quote(info.command), quote(files), info.ceilings.readGBs,
-      info.ceilings.writeGBs, info.ceilings.bufferBytes, d.globalMemCacheBytes);
+  // document: the case's (empty on kernel rows), then the run's and its device's, repeated on
+  // every row (the device's own where the run has several).
+  auto runFieldsOf = [&](const DeviceRun& run) {
+    const DeviceInfo& d = run.info;
+    const Ceilings& c = run.ceilings;
+    return fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}",
+                       quote(d.platform), quote(d.vendor), d.type, quote(d.deviceVersion),
+                       quote(d.openclCVersion), d.computeUnits, d.globalMemBytes, d.localMemBytes,
+                       d.maxWorkGroupSize, c.copyGBs, quote(b.version), quote(b.gitRevision),
+                       quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), quote(info.date),
+                       quote(info.host), quote(info.command), quote(files), c.readGBs, c.writeGBs,
+                       c.bufferBytes, d.globalMemCacheBytes);
+  };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
          "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
@@ -459,8 +491,10 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "git_revision,build,date,host,command,kernel_files,read_gbytes_s,write_gbytes_s,"
          "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params\n";
   for (const auto& r : results) {
+    const DeviceRun& device = DeviceOf(info, r);
+    const std::string runFields = runFieldsOf(device);
     const std::string keys = fmt::format(
-        "{},{},{},{},{},{},{},{},{},{}", quote(info.device.name), quote(info.device.driverVersion),
+        "{},{},{},{},{},{},{},{},{},{}", quote(device.info.name), quote(device.info.driverVersion),
         r.task, r.variant, ToString(r.type), ToString(r.op),
         r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize, ToString(r.status));
     const std::string shape = fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0,
@@ -513,10 +547,26 @@ void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>
   j["kernel_files"] = info.kernelHashes;
   j["cold"] = info.cold;
   j["ci_target"] = info.ciTarget;
-  j["device"] = DeviceJson(info);
+  // The first device, as in a file of one device; with several, all of them in `devices` and each
+  // result's in its `device`.
+  j["device"] = DeviceJson(info.devices.empty() ? DeviceRun() : info.devices.front());
+  const bool several = info.devices.size() > 1;
+  if (several) {
+    j["devices"] = nlohmann::json::array();
+    for (const auto& d : info.devices)
+      j["devices"].push_back(DeviceJson(d));
+  }
   j["results"] = nlohmann::json::array();
-  for (const auto& r : results)
+  for (const auto& r : results) {
     j["results"].push_back(ResultToJson(r));
+    if (several) {
+      const DeviceInfo& d = DeviceOf(info, r).info;
+      j["results"].back()["device"] = {{"index", r.device},
+                                       {"name", d.name},
+                                       {"driver_version", d.driverVersion},
+                                       {"platform", d.platform}};
+    }
+  }
   // Paths and arguments may hold bytes that are not UTF-8: replaced (U+FFFD), never an exception.
   out << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
 }

@@ -227,10 +227,16 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                  "Runs validated per case, every element checked each time (default 1; more is a "
                  "stress test)")
       ->check(WholeNumber(1, 1000000));
-  app.add_flag("--check", raw.check,
-               "Validate every variant once, no timing (fast correctness check); without --size, "
-               "--type, --op and --scan-kind: the correctness matrix (every boundary size of "
-               "each variant, every type, operator and scan kind, two local sizes)");
+  auto* check = app.add_flag(
+      "--check", raw.check,
+      "Validate every variant once, no timing (fast correctness check); without --size, "
+      "--type, --op and --scan-kind: the correctness matrix (every boundary size of each "
+      "variant, every type, operator and scan kind, two local sizes)");
+  app.add_flag("--explain", o.explain,
+               "Run nothing: for every selected case, the course's measures from its launch plan "
+               "(launches, parallel steps S(n), work W(n), work-items p, cost p*S(n), whether it "
+               "is work-optimal and cost-optimal, bytes moved)")
+      ->excludes(check);
 }
 
 bool PositiveSeconds(const std::string& v) {

@@ -45,6 +45,9 @@ struct Options {
   OutputFormat format = OutputFormat::Table;
   bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
   RunSettings run;
+  // --explain: the course's measures of every selected case from its launch plan (launches, S(n),
+  // W(n), p, cost, the optimality verdicts, bytes), nothing run or timed (common/Explain.h).
+  bool explain = false;
   // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
   bool isolate = false;
   bool noIsolate = false;
@@ -66,7 +69,7 @@ struct Options {
                             // a usage error
   // --check without --size, --type, --op or --scan-kind.
   bool BareCheck() const {
-    return !run.timed && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
+    return !run.timed && !explain && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
   }
 };
 

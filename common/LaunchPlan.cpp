@@ -1,5 +1,7 @@
 #include "LaunchPlan.h"
 
+#include <algorithm>
+
 namespace rsb {
 
 LaunchStep& LaunchStep::Costs(uint64_t read, uint64_t written, uint64_t opCount,
@@ -39,6 +41,7 @@ CostModel CostOf(const LaunchPlan& plan) {
     c.ops += s.cost.ops;
     c.bytesRead += s.cost.bytesRead;
     c.bytesWritten += s.cost.bytesWritten;
+    c.workItems = std::max<uint64_t>(c.workItems, s.globalSize);
   }
   return c;
 }

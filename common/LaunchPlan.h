@@ -37,6 +37,9 @@ struct CostModel {
   uint64_t ops = 0;           // applications of the operator (work W(n))
   uint64_t bytesRead = 0;     // from global memory
   uint64_t bytesWritten = 0;  // to global memory
+  // p, the work-items launched: the largest global size of the run's launches (CostOf; fills
+  // launch none). The course's cost of a run is p * steps.
+  uint64_t workItems = 0;
   uint64_t BytesMoved() const { return bytesRead + bytesWritten; }
 };
 
@@ -87,7 +90,8 @@ struct LaunchPlan {
   }
 };
 
-// The run's cost: the sum of its steps (prepare steps are not part of a run).
+// The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the
+// largest global size among them.
 CostModel CostOf(const LaunchPlan& plan);
 
 }  // namespace rsb

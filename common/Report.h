@@ -2,6 +2,7 @@
 #pragma once
 
 #include "CLUtil.h"
+#include "Explain.h"
 #include "Runner.h"
 
 #include <nlohmann/json.hpp>
@@ -51,5 +52,17 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
 void WriteJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
 // The table as Markdown (a pipe table under a device line): for READMEs, issues, reports.
 void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& results);
+
+// --explain (Explain.h): the same four formats, a row (a result object, in JSON) per case and a
+// legend of the course's terms. JSON: {"schema": "reduce-scan-bench-explain/1", suite, date,
+// host, command, device (and devices), legend, scale, growth_limit, cases}; CSV: one row per
+// case, the device first as in the results' CSV.
+void WriteExplainTable(std::ostream& out, const RunInfo& info,
+                       const std::vector<Explanation>& cases);
+void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<Explanation>& cases);
+void WriteExplainJson(std::ostream& out, const RunInfo& info,
+                      const std::vector<Explanation>& cases);
+void WriteExplainMarkdown(std::ostream& out, const RunInfo& info,
+                          const std::vector<Explanation>& cases);
 
 }  // namespace rsb

@@ -7,6 +7,7 @@
 #include "Cli.h"
 #include "Compare.h"
 #include "Errors.h"
+#include "Explain.h"
 #include "Grade.h"
 #include "Plot.h"
 #include "Report.h"
@@ -26,6 +27,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -259,6 +261,11 @@ class ReportOutput {
   }
 
   void Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
+    Write([&](std::ostream& out) { WriteReport(out, format_, breakdown_, info, results); }, final);
+  }
+
+  // Any document, written by `write`.
+  void Write(const std::function<void(std::ostream&)>& write, bool final) {
     if (path_.empty() || special_) {
       if (!final)
         return;
@@ -266,7 +273,8 @@ class ReportOutput {
       if (special_)
         file.open(path_);
       std::ostream& out = special_ ? file : std::cout;
-      WriteReport(out, format_, breakdown_, info, results);
+      write(out);
+      out.flush();
       if (!out)
         throw DeviceError(fmt::format("writing the report to {} failed: {}",
                                       special_ ? "'" + path_ + "'" : "stdout",
@@ -275,7 +283,8 @@ class ReportOutput {
     }
     const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
     std::ofstream file(tmp, std::ios::trunc);
-    WriteReport(file, format_, breakdown_, info, results);
+    write(file);
+    file.flush();
     file.close();
     std::error_code ec;
     if (!file || (std::filesystem::rename(tmp, path_, ec), ec)) {
@@ -291,6 +300,39 @@ class ReportOutput {
   bool breakdown_;
   bool special_ = false;
 };
+
+// --explain: every selected case on every device, from its launch plan; nothing is run.
+int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
+                 const std::vector<cl::Device>& devices, RunInfo& info, ReportOutput& output) {
+  std::vector<Explanation> cases;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
+    for (const Job& job : DeviceJobs(o, tasks, problems, info.devices.back().info))
+      for (const auto& variant : job.variants) {
+        cases.push_back(Explain(*job.task, variant, job.spec, info.devices.back().info));
+        cases.back().c.device = d;
+      }
+  }
+  output.Write(
+      [&](std::ostream& out) {
+        switch (o.format) {
+          case OutputFormat::Table:
+            WriteExplainTable(out, info, cases);
+            break;
+          case OutputFormat::Csv:
+            WriteExplainCsv(out, info, cases);
+            break;
+          case OutputFormat::Json:
+            WriteExplainJson(out, info, cases);
+            break;
+          case OutputFormat::Markdown:
+            WriteExplainMarkdown(out, info, cases);
+            break;
+        }
+      },
+      /*final=*/true);
+  return kExitOk;
+}
 
 std::atomic<bool> gInterrupted{false};
 
@@ -413,7 +455,8 @@ int Run(int argc, char** argv) {
   if (!o.quiet)
     for (const auto& note : notes)
       std::cerr << "note: " << note << " (left out)\n";
-  CheckKernelFiles(kernelDir, problems, o.run.timed);
+  if (!o.explain)  // --explain loads no kernel
+    CheckKernelFiles(kernelDir, problems, o.run.timed);
   const std::vector<cl::Device> devices = SelectDevices(o.platform, o.devices);
   // The output is checked only once everything on the command line has been, and first
   // written when a case ends.
@@ -428,6 +471,8 @@ int Run(int argc, char** argv) {
   info.ciTarget = o.run.ciTarget;
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
+  if (o.explain)
+    return ExplainCases(o, tasks, problems, devices, info, output);
   CatchInterrupt();
   std::vector<Result> done;
   const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();

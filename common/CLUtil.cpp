@@ -144,6 +144,31 @@ std::string ListDevices() {
   return out;
 }
 
+namespace {
+
+// The devices a --device value may name, for its usage error: "0 'pthread-...' (Portable
+// Computing Language)", with the platform's index where there are several platforms.
+std::string DeviceChoices(const std::vector<cl::Platform>& platforms,
+                          const std::string& platformSel) {
+  std::vector<std::string> names;
+  for (size_t pi = 0; pi < platforms.size(); ++pi) {
+    const std::string platform = Trim(platforms[pi].getInfo<CL_PLATFORM_NAME>());
+    if (!Matches(platformSel, pi, platform))
+      continue;
+    const auto devices = Devices(platforms[pi]);
+    for (size_t di = 0; di < devices.size(); ++di)
+      names.push_back(fmt::format(
+          "{}{} '{}' ({})", platforms.size() > 1 ? fmt::format("platform {} device ", pi) : "", di,
+          Trim(devices[di].getInfo<CL_DEVICE_NAME>()), platform));
+  }
+  std::string s;
+  for (const auto& n : names)
+    s += (s.empty() ? "" : ", ") + n;
+  return s.empty() ? "none (the platform lists no device)" : s;
+}
+
+}  // namespace
+
 cl::Device SelectDevice(const std::string& platformSel, const std::string& deviceSel) {
   const auto platforms = Platforms();
   if (platforms.empty())
@@ -167,17 +192,42 @@ cl::Device SelectDevice(const std::string& platformSel, const std::string& devic
         "--list-devices",
         platformSel));
   if (candidates.empty())
-    throw UsageError(
-        fmt::format("--device '{}' matches no device{}; allowed: an index or a name substring from "
-                    "--list-devices",
-                    deviceSel.empty() ? std::string("(any)") : deviceSel,
-                    platformSel.empty() ? "" : " on platform '" + platformSel + "'"));
+    throw UsageError(fmt::format(
+        "--device '{}' matches no device{}; allowed: all, or an index or a name substring of {}",
+        deviceSel.empty() ? std::string("(any)") : deviceSel,
+        platformSel.empty() ? "" : " on platform '" + platformSel + "'",
+        DeviceChoices(platforms, platformSel)));
   if (deviceSel.empty()) {
     for (const auto& d : candidates)
       if (d.getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_GPU)
         return d;
   }
   return candidates.front();
+}
+
+std::vector<cl::Device> SelectDevices(const std::string& platformSel,
+                                      const std::vector<std::string>& deviceSels) {
+  std::vector<cl::Device> selected;
+  auto add = [&](const cl::Device& d) {
+    if (std::none_of(selected.begin(), selected.end(),
+                     [&](const cl::Device& s) { return s() == d(); }))
+      selected.push_back(d);
+  };
+  if (deviceSels.empty())
+    add(SelectDevice(platformSel, ""));
+  for (const std::string& sel : deviceSels) {
+    if (Lower(sel) != "all") {
+      add(SelectDevice(platformSel, sel));
+      continue;
+    }
+    SelectDevice(platformSel, "");  // no platform, or none that matches: its error
+    const auto platforms = Platforms();
+    for (size_t pi = 0; pi < platforms.size(); ++pi)
+      if (Matches(platformSel, pi, Trim(platforms[pi].getInfo<CL_PLATFORM_NAME>())))
+        for (const auto& d : Devices(platforms[pi]))
+          add(d);
+  }
+  return selected;
 }
 
 std::string FindKernelDir(const std::string& explicitDir, const std::string& argv0) {

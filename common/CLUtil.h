@@ -44,6 +44,11 @@ std::string ListDevices();
 // the name. Default: the first GPU of any platform, else the first device. Throws UsageError if
 // a selector matches nothing and DeviceError if there is no OpenCL device at all.
 cl::Device SelectDevice(const std::string& platformSel, const std::string& deviceSel);
+// Several devices (--device 0,1, --device all): each selector picks one device as SelectDevice
+// does, "all" every device of the platforms platformSel matches (all platforms if empty); each
+// device once, in the order named. No selector: SelectDevice's default, one device.
+std::vector<cl::Device> SelectDevices(const std::string& platformSel,
+                                      const std::vector<std::string>& deviceSels);
 
 // Where kernels/ is: an explicit folder, else next to the executable (build tree or install
 // prefix/share), else the source tree this binary was built from.

@@ -111,7 +111,8 @@ std::optional<double> ParseFraction(const std::string& v) {
 struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
-  std::string localSize = "auto", codePath = "auto", format = "table", ciTarget = "1%";
+  std::vector<std::string> localSizes;
+  std::string codePath = "auto", format = "table", ciTarget = "1%";
   bool check = false, help = false, version = false, noBreakdown = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
   CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
@@ -121,8 +122,10 @@ struct Raw {
 void AddDeviceOptions(CLI::App& app, Options& o) {
   app.add_flag("--list-devices", o.listDevices, "List OpenCL platforms and devices and exit");
   app.add_option("--platform", o.platform, "Platform: index or name substring");
-  app.add_option("--device", o.device,
-                 "Device: index or name substring (default: first GPU, else first device)");
+  app.add_option("--device", o.devices,
+                 "Device(s): an index or a name substring, a comma list of them, or all; the "
+                 "selection runs on each (default: first GPU, else first device)")
+      ->delimiter(',');
   app.add_option("--kernels", o.kernels, "Folder of the .cl files (default: the installed ones)");
 }
 
@@ -156,15 +159,16 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
 
 void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
   raw.localSizeOpt =
-      app.add_option("--local-size", raw.localSize,
-                     "Work-group size: a power of two, or auto (each variant's best)")
-          ->check(
-              Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum work-group "
-                      "size (see --list-devices)",
-                      [](const std::string& v) {
-                        const auto l = ParseUnsigned(v);
-                        return v == "auto" || (l && IsPowerOfTwo(*l) && *l <= (1u << 20));
-                      }));
+      app.add_option("--local-size", raw.localSizes,
+                     "Work-group size(s): powers of two or auto (each variant's best); a comma "
+                     "list is swept, e.g. 64,128,256,auto")
+          ->delimiter(',')
+          ->check(Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum "
+                          "work-group size (see --list-devices), or a comma list of them",
+                          [](const std::string& v) {
+                            const auto l = ParseUnsigned(v);
+                            return v == "auto" || (l && IsPowerOfTwo(*l) && *l <= (1u << 20));
+                          }));
   app.add_option("--seed", o.problem.seed, "Seed of the random input (default 1)")
       ->check(WholeNumber(0, 9999999999999999999ull));
   app.add_option("--code-path", raw.codePath,
@@ -223,10 +227,16 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                  "Runs validated per case, every element checked each time (default 1; more is a "
                  "stress test)")
       ->check(WholeNumber(1, 1000000));
-  app.add_flag("--check", raw.check,
-               "Validate every variant once, no timing (fast correctness check); without --size, "
-               "--type, --op and --scan-kind: the correctness matrix (every boundary size of "
-               "each variant, every type, operator and scan kind, two local sizes)");
+  auto* check = app.add_flag(
+      "--check", raw.check,
+      "Validate every variant once, no timing (fast correctness check); without --size, "
+      "--type, --op and --scan-kind: the correctness matrix (every boundary size of each "
+      "variant, every type, operator and scan kind, two local sizes)");
+  app.add_flag("--explain", o.explain,
+               "Run nothing: for every selected case, the course's measures from its launch plan "
+               "(launches, parallel steps S(n), work W(n), work-items p, cost p*S(n), whether it "
+               "is work-optimal and cost-optimal, bytes moved)")
+      ->excludes(check);
 }
 
 bool PositiveSeconds(const std::string& v) {
@@ -253,6 +263,7 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--worker-fd", o.worker.fd)->group("");
   app.add_option("--worker-job", o.worker.job)->group("");
   app.add_option("--worker-skip", o.worker.skip)->group("");
+  app.add_option("--worker-device", o.worker.device)->group("");
   app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
 }
 
@@ -319,7 +330,14 @@ void ResolveValues(const Raw& raw, Options& o) {
     o.ops = ToList(raw.ops, AllOps(), ParseOp);
   if (!raw.kinds.empty())
     o.scanKinds = ToList(raw.kinds, AllScanKinds(), ParseScanKind);
-  o.problem.localSize = raw.localSize == "auto" ? 0 : *ParseUnsigned(raw.localSize);
+  if (!raw.localSizes.empty()) {
+    o.localSizes.clear();
+    for (const auto& v : raw.localSizes) {
+      const size_t l = v == "auto" ? 0 : size_t(*ParseUnsigned(v));  // checked
+      if (std::find(o.localSizes.begin(), o.localSizes.end(), l) == o.localSizes.end())
+        o.localSizes.push_back(l);
+    }
+  }
   o.problem.codePath = raw.codePath == "gpu"   ? CodePath::Gpu
                        : raw.codePath == "cpu" ? CodePath::Cpu
                                                : CodePath::Auto;

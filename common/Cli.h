@@ -21,7 +21,10 @@ struct Options {
   bool listDevices = false;
   bool listVariants = false;
   bool quiet = false;
-  std::string platform, device, kernels, output;
+  std::string platform, kernels, output;
+  // --device: each an index or a name substring, or "all" (empty: the first GPU, else the first
+  // device); the selection runs on each device selected (CLUtil.h's SelectDevices).
+  std::vector<std::string> devices;
   std::vector<std::string> tasks;     // selected tasks, in the order known to the program
   std::vector<std::string> variants;  // empty: every variant of every selected task
   // The axes every selected task is swept over.
@@ -33,11 +36,18 @@ struct Options {
   // Values of the tasks' parameters (--mask-width 5,9), by name: swept like the sizes; a task's
   // parameter not given takes its default.
   std::map<std::string, std::vector<size_t>> params;
-  // Everything else a case takes (local size, seed, code path, tuning), the same for every case.
+  // --local-size: every case runs at each (0: auto, the variant's best for the device); a variant
+  // whose sizes resolve to the same one (auto = 256) runs at it once.
+  std::vector<size_t> localSizes = {0};
+  // Everything else a case takes (seed, code path, tuning), the same for every case; its local
+  // size is set per job from localSizes.
   ProblemSpec problem;
   OutputFormat format = OutputFormat::Table;
   bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
   RunSettings run;
+  // --explain: the course's measures of every selected case from its launch plan (launches, S(n),
+  // W(n), p, cost, the optimality verdicts, bytes), nothing run or timed (common/Explain.h).
+  bool explain = false;
   // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
   bool isolate = false;
   bool noIsolate = false;
@@ -47,18 +57,19 @@ struct Options {
   struct Worker {
     int fd = -1;
     size_t job = 0, skip = 0;
+    size_t device = 0;       // which of the selected devices (--device all: their order)
     bool bandwidth = false;  // measure the copy bandwidth first
   } worker;
   // Which of these were on the command line: a bare --check (none of --size, --type, --op,
   // --scan-kind) runs the correctness matrix (src/CheckMatrix.h); an explicit --local-size
-  // narrows it to that one local size.
+  // narrows it to those local sizes.
   bool sizesGiven = false, typesGiven = false, opsGiven = false, scanKindsGiven = false;
   bool localSizeGiven = false;
   bool tasksGiven = false;  // --task on the command line (not all): a task left with no case is
                             // a usage error
   // --check without --size, --type, --op or --scan-kind.
   bool BareCheck() const {
-    return !run.timed && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
+    return !run.timed && !explain && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
   }
 };
 

@@ -189,6 +189,13 @@ class IComputeTask {
   virtual CostModel Cost(const DeviceInfo& device, const std::string& variant,
                          const ProblemSpec& spec) const = 0;
 
+  // The work of the sequential algorithm on this problem, in the units of CostModel::ops: what a
+  // variant's work W(n) is compared with (--explain, common/Explain.h). Default: n - 1
+  // applications of the operator (a reduction, or a scan, by one processor).
+  virtual uint64_t SequentialWork(const std::string& /*variant*/, const ProblemSpec& spec) const {
+    return spec.n > 0 ? spec.n - 1 : 0;
+  }
+
   // The element counts at which the variant's launch plan changes shape for this problem on
   // this device (spec.localSize and spec.type set): the n that just fills a work-group, a tile,
   // a level of block sums, the whole grid... The check matrix (src/CheckMatrix.h) runs each one

@@ -47,6 +47,7 @@ CostModel CostOf(const LaunchPlan& plan) {
     c.bytesRead += s.cost.bytesRead;
     c.bytesWritten += s.cost.bytesWritten;
     c.bytesReadRepeated += s.cost.bytesReadRepeated;
+    c.workItems = std::max<uint64_t>(c.workItems, s.globalSize);
   }
   return c;
 }

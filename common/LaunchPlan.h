@@ -41,6 +41,9 @@ struct CostModel {
   // work-items reading overlapping input: convolution's taps, halos): the cache can serve them,
   // DRAM need not. Utilisation of the memory ceilings counts MemoryBytes(), GB/s BytesMoved().
   uint64_t bytesReadRepeated = 0;
+  // p, the work-items launched: the largest global size of the run's launches (CostOf; fills
+  // launch none). The course's cost of a run is p * steps.
+  uint64_t workItems = 0;
   uint64_t BytesMoved() const { return bytesRead + bytesWritten; }
   uint64_t DistinctBytesRead() const { return bytesRead - bytesReadRepeated; }
   uint64_t MemoryBytes() const { return DistinctBytesRead() + bytesWritten; }
@@ -95,7 +98,8 @@ struct LaunchPlan {
   }
 };
 
-// The run's cost: the sum of its steps (prepare steps are not part of a run).
+// The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the
+// largest global size among them.
 CostModel CostOf(const LaunchPlan& plan);
 
 }  // namespace rsb

@@ -48,6 +48,7 @@ struct Result {
   size_t n = 0;
   size_t height = 0;  // > 0: an image of n / height x height (--size WxH); 0: a plain count
   size_t localSize = 0;
+  size_t device = 0;  // which device of the run (RunInfo::devices; --device all or a list)
   std::string codePath;                  // "gpu" or "cpu": the kernel shape that ran
   bool portable = false;                 // --portable
   bool lookbackFallback = false;         // --lookback-fallback

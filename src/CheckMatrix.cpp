@@ -19,14 +19,20 @@ size_t EdgeCap(const DeviceInfo& device) {
   return device.isGpu ? size_t(1) << 22 : size_t(1) << 20;
 }
 
-// The variant's default local size on the device, and a small one.
+// The variant's default local size on the device, and a small one; with --local-size, its
+// sizes (auto resolved to the default), each once.
 std::vector<size_t> LocalSizes(const Options& o, const IComputeTask& task,
                                const std::string& variant, const DeviceInfo& device) {
-  if (o.localSizeGiven)
-    return {o.problem.localSize};
   ProblemSpec spec = o.problem;
   spec.localSize = 0;
   const size_t best = task.LocalSize(variant, spec, device);
+  if (o.localSizeGiven) {
+    std::vector<size_t> sizes;
+    for (size_t l : o.localSizes)
+      if (std::find(sizes.begin(), sizes.end(), l ? l : best) == sizes.end())
+        sizes.push_back(l ? l : best);
+    return sizes;
+  }
   const size_t small = best == 4 ? 8 : 4;
   return {best, small};
 }

@@ -3,11 +3,11 @@
 //
 // For every selected task and variant: every element type, every operator and (scan) both scan
 // kinds, at two local sizes (the variant's default for the device and a small one, 4, or 8
-// where the default is 4; only --local-size where it is given), the sizes 1, 2, 3, each of the
-// variant's boundary sizes (IComputeTask::BoundarySizes: a work-group, a tile, a level of block
-// sums, the grid...) and its neighbours -1 and +1, and a large odd size. A variant that cannot
-// run a (type, operator, local size) on the device, or double without fp64, gets one case at
-// n = 1 that reports the skip instead of one per size.
+// where the default is 4; only --local-size's sizes where it is given, auto as the default),
+// the sizes 1, 2, 3, each of the variant's boundary sizes (IComputeTask::BoundarySizes: a
+// work-group, a tile, a level of block sums, the grid...) and its neighbours -1 and +1, and a
+// large odd size. A variant that cannot run a (type, operator, local size) on the device, or
+// double without fp64, gets one case at n = 1 that reports the skip instead of one per size.
 #pragma once
 
 #include "CLUtil.h"

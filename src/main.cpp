@@ -7,6 +7,7 @@
 #include "Cli.h"
 #include "Compare.h"
 #include "Errors.h"
+#include "Explain.h"
 #include "Grade.h"
 #include "Plot.h"
 #include "Report.h"
@@ -26,7 +27,9 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <functional>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <unistd.h>
@@ -168,6 +171,35 @@ std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks,
   return jobs;
 }
 
+// The jobs of one device: each of MakeJobs' problems at every --local-size, in the order given
+// (auto resolved per variant on this device; a variant whose sizes resolve to one it already runs
+// at, auto = 256 beside 256, runs at it once), or a bare --check's matrix. A worker makes the
+// same list from the same command line and device.
+std::vector<Job> DeviceJobs(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
+                            const DeviceInfo& device) {
+  if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
+    return CheckMatrixJobs(o, tasks, device);
+  std::vector<Job> jobs;
+  for (const Job& problem : problems) {
+    std::map<std::string, std::vector<size_t>> ran;  // variant -> the local sizes it runs at
+    for (size_t local : o.localSizes) {
+      Job job = problem;
+      job.spec.localSize = local;
+      job.variants.clear();
+      for (const auto& v : problem.variants) {
+        const size_t resolved = problem.task->LocalSize(v, job.spec, device);
+        if (!Contains(ran[v], resolved)) {
+          ran[v].push_back(resolved);
+          job.variants.push_back(v);
+        }
+      }
+      if (!job.variants.empty())
+        jobs.push_back(job);
+    }
+  }
+  return jobs;
+}
+
 ProgressFn StderrProgress() {
   return [](const Progress& p) {
     const ProblemSpec& s = p.job->spec;
@@ -229,6 +261,11 @@ class ReportOutput {
   }
 
   void Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
+    Write([&](std::ostream& out) { WriteReport(out, format_, breakdown_, info, results); }, final);
+  }
+
+  // Any document, written by `write`.
+  void Write(const std::function<void(std::ostream&)>& write, bool final) {
     if (path_.empty() || special_) {
       if (!final)
         return;
@@ -236,7 +273,8 @@ class ReportOutput {
       if (special_)
         file.open(path_);
       std::ostream& out = special_ ? file : std::cout;
-      WriteReport(out, format_, breakdown_, info, results);
+      write(out);
+      out.flush();
       if (!out)
         throw DeviceError(fmt::format("writing the report to {} failed: {}",
                                       special_ ? "'" + path_ + "'" : "stdout",
@@ -245,7 +283,8 @@ class ReportOutput {
     }
     const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
     std::ofstream file(tmp, std::ios::trunc);
-    WriteReport(file, format_, breakdown_, info, results);
+    write(file);
+    file.flush();
     file.close();
     std::error_code ec;
     if (!file || (std::filesystem::rename(tmp, path_, ec), ec)) {
@@ -261,6 +300,39 @@ class ReportOutput {
   bool breakdown_;
   bool special_ = false;
 };
+
+// --explain: every selected case on every device, from its launch plan; nothing is run.
+int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
+                 const std::vector<cl::Device>& devices, RunInfo& info, ReportOutput& output) {
+  std::vector<Explanation> cases;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
+    for (const Job& job : DeviceJobs(o, tasks, problems, info.devices.back().info))
+      for (const auto& variant : job.variants) {
+        cases.push_back(Explain(*job.task, variant, job.spec, info.devices.back().info));
+        cases.back().c.device = d;
+      }
+  }
+  output.Write(
+      [&](std::ostream& out) {
+        switch (o.format) {
+          case OutputFormat::Table:
+            WriteExplainTable(out, info, cases);
+            break;
+          case OutputFormat::Csv:
+            WriteExplainCsv(out, info, cases);
+            break;
+          case OutputFormat::Json:
+            WriteExplainJson(out, info, cases);
+            break;
+          case OutputFormat::Markdown:
+            WriteExplainMarkdown(out, info, cases);
+            break;
+        }
+      },
+      /*final=*/true);
+  return kExitOk;
+}
 
 std::atomic<bool> gInterrupted{false};
 
@@ -308,13 +380,16 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
   return o.help || o.listDevices || o.listVariants;
 }
 
-// A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on and
-// reports each case on its pipe.
-int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
+// A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on, on the
+// run's device number --worker-device, and reports each case on its pipe.
+int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
               const std::string& kernelDir) {
-  TaskContext ctx(SelectDevice(o.platform, o.device), kernelDir);
-  if (o.BareCheck())  // the same jobs as the run that started this worker
-    jobs = CheckMatrixJobs(o, tasks, ctx.info);
+  const std::vector<cl::Device> devices = SelectDevices(o.platform, o.devices);
+  if (o.worker.device >= devices.size())
+    throw UsageError(
+        fmt::format("--worker-device {}: there are {} devices", o.worker.device, devices.size()));
+  TaskContext ctx(devices[o.worker.device], kernelDir);
+  const std::vector<Job> jobs = DeviceJobs(o, tasks, problems, ctx.info);
   if (o.worker.job >= jobs.size())
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
@@ -340,13 +415,18 @@ int RunWorker(const Options& o, const Tasks& tasks, std::vector<Job> jobs,
 }
 
 // Exit status from all cases (DESIGN.md): 3 if any errored or timed out, else 1 if any failed.
-int ExitStatus(const std::vector<Result>& results) {
+// Where the run has several devices, each failure names its device.
+int ExitStatus(const std::vector<Result>& results, const RunInfo& info) {
   int status = kExitOk;
   for (const auto& r : results) {
     if (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout) {
       std::string word = ToString(r.status);
       std::transform(word.begin(), word.end(), word.begin(), ::toupper);
-      std::cerr << fmt::format("{} {}: {}\n", word, CaseLabel(r), r.message);
+      const std::string on =
+          info.devices.size() > 1 && r.device < info.devices.size()
+              ? fmt::format(" on device {} ({})", r.device, info.devices[r.device].info.name)
+              : "";
+      std::cerr << fmt::format("{} {}{}: {}\n", word, CaseLabel(r), on, r.message);
     }
     if (r.status == Status::Error || r.status == Status::Timeout)
       status = kExitDevice;
@@ -367,24 +447,22 @@ int Run(int argc, char** argv) {
 
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   std::vector<std::string> notes;
-  std::vector<Job> jobs = MakeJobs(o, tasks, &notes);
+  const std::vector<Job> problems = MakeJobs(o, tasks, &notes);
   if (o.worker.fd >= 0)
-    return RunWorker(o, tasks, jobs, kernelDir);
-  for (const auto& job : jobs)
+    return RunWorker(o, tasks, problems, kernelDir);
+  for (const auto& job : problems)
     job.task->CheckProblem(job.spec, job.variants);
   if (!o.quiet)
     for (const auto& note : notes)
       std::cerr << "note: " << note << " (left out)\n";
-  CheckKernelFiles(kernelDir, jobs, o.run.timed);
-  const cl::Device device = SelectDevice(o.platform, o.device);
+  if (!o.explain)  // --explain loads no kernel
+    CheckKernelFiles(kernelDir, problems, o.run.timed);
+  const std::vector<cl::Device> devices = SelectDevices(o.platform, o.devices);
   // The output is checked only once everything on the command line has been, and first
   // written when a case ends.
   ReportOutput output(o.output, o.format, o.breakdown);
 
   RunInfo info;
-  info.device = DescribeDevice(device);
-  if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
-    jobs = CheckMatrixJobs(o, tasks, info.device);
   info.date = UtcNow();
   info.kernelDir = kernelDir;
   info.host = HostName();
@@ -393,35 +471,46 @@ int Run(int argc, char** argv) {
   info.ciTarget = o.run.ciTarget;
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
-  if (!o.quiet)
-    std::cerr << fmt::format("device: {} ({}), kernels from {}{}\n", info.device.name,
-                             info.device.platform, kernelDir,
-                             o.isolate ? ", cases in worker processes" : "");
+  if (o.explain)
+    return ExplainCases(o, tasks, problems, devices, info, output);
   CatchInterrupt();
   std::vector<Result> done;
   const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();
-  const ProgressFn progress = [&](const Progress& p) {
-    if (print)
-      print(p);
-    if (p.result) {
-      done.push_back(*p.result);
-      output.Write(info, done, /*final=*/false);
+  // The selection runs on each device in turn, its ceilings measured on it.
+  for (size_t d = 0; d < devices.size() && !gInterrupted; ++d) {
+    info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
+    DeviceRun& device = info.devices.back();
+    const std::vector<Job> jobs = DeviceJobs(o, tasks, problems, device.info);
+    if (!o.quiet)
+      std::cerr << fmt::format("device{}: {} ({}), kernels from {}{}\n",
+                               devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
+                               device.info.platform, kernelDir,
+                               o.isolate ? ", cases in worker processes" : "");
+    const ProgressFn progress = [&](const Progress& p) {
+      if (print)
+        print(p);
+      if (p.result) {
+        done.push_back(*p.result);
+        done.back().device = d;
+        output.Write(info, done, /*final=*/false);
+      }
+    };
+    if (o.isolate) {
+      std::vector<std::string> command(argv, argv + argc);
+      command.insert(command.end(), {"--worker-device", std::to_string(d)});
+      const IsolationSettings settings{command, o.timeoutS, o.run.timed};
+      RunIsolated(settings, jobs, device.info, progress, gInterrupted, device.ceilings);
+    } else {
+      TaskContext ctx(devices[d], kernelDir);
+      Runner runner(ctx, o.run);
+      runner.SetStopFlag(&gInterrupted);
+      if (o.run.timed)
+        runner.SetCeilings(device.ceilings = MeasureCeilings(ctx, o.run));
+      runner.Run(jobs, progress);
     }
-  };
-  if (o.isolate) {
-    const IsolationSettings settings{std::vector<std::string>(argv, argv + argc), o.timeoutS,
-                                     o.run.timed};
-    RunIsolated(settings, jobs, info.device, progress, gInterrupted, info.ceilings);
-  } else {
-    TaskContext ctx(device, kernelDir);
-    Runner runner(ctx, o.run);
-    runner.SetStopFlag(&gInterrupted);
-    if (o.run.timed)
-      runner.SetCeilings(info.ceilings = MeasureCeilings(ctx, o.run));
-    runner.Run(jobs, progress);
   }
   output.Write(info, done, /*final=*/true);
-  const int status = ExitStatus(done);
+  const int status = ExitStatus(done, info);
   if (gInterrupted) {
     std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
     return kExitInterrupted;

@@ -6,12 +6,36 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <optional>
+#include <set>
+#include <sstream>
+#include <tuple>
 
 namespace rsb::test {
 namespace {
+
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++count;
+  return count;
+}
+
+// The lines of text that hold every one of parts.
+size_t LinesWith(const std::string& text, const std::vector<std::string>& parts) {
+  std::istringstream in(text);
+  size_t count = 0;
+  for (std::string line; std::getline(in, line);)
+    count += std::all_of(parts.begin(), parts.end(),
+                         [&](const std::string& p) { return line.find(p) != std::string::npos; });
+  return count;
+}
 
 // Bad input: exit 2 and one line naming the option, the value and what is allowed.
 void ExpectUsageError(const std::string& args, const std::string& option,
@@ -175,6 +199,202 @@ TEST(Cli, LocalSizeBeyondTheDeviceIsSkippedNotFailed) {
   EXPECT_EQ(j["results"][0]["status"], "skipped");
   EXPECT_NE(j["results"][0]["message"].get<std::string>().find("local size 1048576"),
             std::string::npos);
+}
+
+// --local-size takes a list: every case runs at each size; auto is the variant's own best on
+// the device, and a variant whose sizes resolve to the same one (auto beside that size) runs at
+// it once. Every output keeps the sizes apart.
+TEST(Cli, LocalSizeListGivesOneResultPerCaseAndLocalSize) {
+  const std::string select = "--check -q --task reduction --variant sequential,decomposition ";
+  // What auto is on this device, per variant.
+  const CommandResult a = RunBench(select + "--size 1000 --format json");
+  ASSERT_EQ(a.status, 0) << a.err;
+  std::map<std::string, size_t> best;
+  const auto auto_ = nlohmann::json::parse(a.out);
+  for (const auto& r : auto_["results"])
+    best[r["variant"].get<std::string>()] = r["local_size"].get<size_t>();
+  ASSERT_EQ(best.size(), 2u);
+  // 8, 32, auto and 8 again, at two sizes: each variant at 8, 32 and its best, once each (its
+  // best is neither 8 nor 32 on pocl or a GPU, but the test does not rely on that).
+  const CommandResult r =
+      RunBench(select + "--size 1000,100 --local-size 8,32,auto,8 --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::multiset<std::tuple<std::string, size_t, size_t>> got;
+  const auto sweep_ = nlohmann::json::parse(r.out);
+  for (const auto& res : sweep_["results"]) {
+    EXPECT_EQ(res["status"], "passed") << res["message"];
+    got.insert({res["variant"].get<std::string>(), res["n"].get<size_t>(),
+                res["local_size"].get<size_t>()});
+  }
+  std::multiset<std::tuple<std::string, size_t, size_t>> want;
+  for (const auto& [variant, own] : best)
+    for (size_t n : {1000, 100})
+      for (size_t local : std::set<size_t>{8, 32, own})
+        want.insert({variant, n, local});
+  EXPECT_EQ(got, want);
+  // A size that is the variant's auto, beside auto: one result.
+  const size_t seq = best["sequential"];
+  const CommandResult once = RunBench(
+      "--check -q --task reduction --variant sequential --size 1000 --format json --local-size " +
+      std::to_string(seq) + ",auto");
+  ASSERT_EQ(once.status, 0) << once.err;
+  const auto j = nlohmann::json::parse(once.out);
+  ASSERT_EQ(j["results"].size(), 1u) << once.out;
+  EXPECT_EQ(j["results"][0]["local_size"], seq);
+  // CSV: a row per (case, local size); the table and Markdown: a row each, local column apart.
+  const std::string sweep = select + "--size 1000 --local-size 8,32 ";
+  const CommandResult csv = RunBench(sweep + "--format csv");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_EQ(std::count(csv.out.begin(), csv.out.end(), '\n'), 1 + 4) << csv.out;
+  for (const char* row : {",sequential,uint,sum,,1000,8,passed,", ",sequential,uint,sum,,1000,32,",
+                          ",decomposition,uint,sum,,1000,8,", ",decomposition,uint,sum,,1000,32,"})
+    EXPECT_NE(csv.out.find(row), std::string::npos) << row << "\n" << csv.out;
+  const CommandResult table = RunBench(sweep);
+  ASSERT_EQ(table.status, 0) << table.err;
+  for (const char* local : {"    8 passed", "   32 passed"})
+    EXPECT_EQ(LinesWith(table.out, {"reduction  sequential ", " 1000 ", local}), 1u) << table.out;
+  const CommandResult md = RunBench(sweep + "--format markdown");
+  for (const char* row : {"| reduction | sequential | uint | sum | - | 1000 | 8 |",
+                          "| reduction | sequential | uint | sum | - | 1000 | 32 |"})
+    EXPECT_EQ(CountOf(md.out, row), 1u) << md.out;
+}
+
+// A bad element of the list is named on its own (exit 2, one line), before anything runs.
+TEST(Cli, BadLocalSizeListElementIsAUsageError) {
+  ExpectUsageError("--local-size 64,100", "--local-size", "'100'");
+  ExpectUsageError("--local-size auto,128,big", "--local-size", "'big'");
+  ExpectUsageError("--local-size 64,0", "--local-size", "'0'");
+}
+
+// compare matches cases on their local size too: a sweep against itself matches each size with
+// itself, never one size with another.
+TEST(Cli, CompareKeepsLocalSizesApart) {
+  const std::string dir = std::filesystem::temp_directory_path() / "rsb-cli-sweep";
+  std::filesystem::create_directories(dir);
+  const std::string run =
+      "-q --task reduction --variant sequential --size 2^12 --iterations 6 --time-budget 0 "
+      "--local-size 16,64 --format json -o ";
+  ASSERT_EQ(RunBench(run + dir + "/a.json").status, 0);
+  ASSERT_EQ(RunBench(run + dir + "/b.json").status, 0);
+  const CommandResult c = RunCommand(
+      fmt::format("'{}' compare {}/a.json {}/b.json --format json", RSB_BINARY, dir, dir));
+  std::filesystem::remove_all(dir);
+  ASSERT_LE(c.status, 1) << c.err;
+  const auto j = nlohmann::json::parse(c.out);
+  ASSERT_EQ(j["cases"].size(), 2u) << c.out;
+  std::set<size_t> locals;
+  for (const auto& m : j["cases"]) {
+    EXPECT_EQ(m["base"]["local_size"], m["new"]["local_size"]);
+    locals.insert(m["base"]["local_size"].get<size_t>());
+  }
+  EXPECT_EQ(locals, (std::set<size_t>{16, 64}));
+  EXPECT_EQ(j["only_in_base"].size() + j["only_in_new"].size(), 0u);
+}
+
+// --device all where the platform has one device (pocl on the test machine): the same run as
+// without it, the same single-device JSON (no `devices`, results without `device`).
+TEST(Cli, DeviceAllOnOneDeviceIsThatDevicesRun) {
+  const std::string select =
+      "--check -q --task reduction --variant sequential,atomic --size 1000 --format json";
+  const CommandResult plain = RunBench(select);
+  const CommandResult all = RunBench(select + " --device all");
+  ASSERT_EQ(plain.status, 0) << plain.err;
+  ASSERT_EQ(all.status, 0) << all.err;
+  const auto p = nlohmann::json::parse(plain.out), a = nlohmann::json::parse(all.out);
+  if (a.contains("devices"))
+    GTEST_SKIP() << "the test platform has several devices";
+  EXPECT_EQ(a["device"]["name"], p["device"]["name"]);
+  ASSERT_EQ(a["results"].size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_FALSE(a["results"][i].contains("device"));
+    EXPECT_EQ(a["results"][i]["variant"], p["results"][i]["variant"]);
+    EXPECT_EQ(a["results"][i]["status"], "passed");
+  }
+  const CommandResult table = RunBench(
+      "--check -q --task reduction --variant atomic --size 100 "
+      "--device all");
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_EQ(table.out.rfind("device: ", 0), 0u) << table.out;
+}
+
+// Sets an environment variable for the children started in its scope.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) {
+    if (const char* old = std::getenv(name))
+      old_ = old;
+    setenv(name, value, 1);
+  }
+  ~ScopedEnv() {
+    if (old_)
+      setenv(name_.c_str(), old_->c_str(), 1);
+    else
+      unsetenv(name_.c_str());
+  }
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
+
+// --device all on two devices (pocl made to show two: a device of its pthread driver and one of
+// its basic driver): the selection runs on each, every result says which, each device gets its
+// own table and its own ceilings; isolated workers run on the right device; a list of indices
+// is the same as all.
+TEST(Cli, DeviceAllRunsTheSelectionOnEachDevice) {
+  ScopedEnv two("POCL_DEVICES", "pthread basic");
+  const CommandResult list = RunBench("--list-devices");
+  if (list.out.find("Portable Computing Language") == std::string::npos ||
+      CountOf(list.out, "  device ") < 2)
+    GTEST_SKIP() << "pocl is not the test platform or shows one device:\n" << list.out;
+  const std::string select = "-q --task reduction --variant sequential,atomic --size 1000 ";
+  for (const char* mode :
+       {"--device all --no-isolate", "--device all --isolate", "--device 0,1 --no-isolate"}) {
+    const CommandResult r = RunBench(select + "--check --format json " + mode);
+    ASSERT_EQ(r.status, 0) << mode << "\n" << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["devices"].size(), 2u) << mode;
+    EXPECT_EQ(j["device"], j["devices"][0]);
+    EXPECT_NE(j["devices"][0]["name"], j["devices"][1]["name"]);
+    ASSERT_EQ(j["results"].size(), 4u) << mode;
+    for (size_t i = 0; i < 4; ++i) {
+      const auto& res = j["results"][i];
+      EXPECT_EQ(res["status"], "passed") << mode << ": " << res["message"];
+      EXPECT_EQ(res["device"]["index"], i / 2) << mode;
+      EXPECT_EQ(res["device"]["name"], j["devices"][i / 2]["name"]) << mode;
+      EXPECT_EQ(res["variant"], i % 2 ? "atomic" : "sequential") << mode;
+    }
+  }
+  // Timed: each device's ceilings measured on it; a table, and a CSV row naming the device, per
+  // device and case.
+  const CommandResult timed =
+      RunBench(select + "--device all --iterations 3 --time-budget 0 --format json");
+  ASSERT_EQ(timed.status, 0) << timed.err;
+  const auto t = nlohmann::json::parse(timed.out);
+  for (const auto& d : t["devices"])
+    EXPECT_GT(d["ceilings"]["copy_gbytes_s"].get<double>(), 0.0) << d["name"];
+  const CommandResult table = RunBench(select + "--check --device all");
+  ASSERT_EQ(table.status, 0) << table.err;
+  const std::string names[2] = {t["devices"][0]["name"], t["devices"][1]["name"]};
+  const size_t first = table.out.find("device 0: " + names[0]);
+  const size_t second = table.out.find("device 1: " + names[1]);
+  ASSERT_NE(first, std::string::npos) << table.out;
+  ASSERT_NE(second, std::string::npos) << table.out;
+  EXPECT_EQ(CountOf(table.out.substr(first, second - first), "reduction  "), 2u) << table.out;
+  EXPECT_EQ(CountOf(table.out.substr(second), "reduction  "), 2u) << table.out;
+  const CommandResult csv = RunBench(select + "--check --device all --format csv");
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  for (const auto& name : names)
+    EXPECT_EQ(CountOf(csv.out, "\n\"" + name + "\","), 2u) << csv.out;
+}
+
+// A --device that matches nothing: exit 2, one line naming the devices there are.
+TEST(Cli, UnknownDeviceNamesTheAllowedDevices) {
+  const CommandResult json = RunBench("--check -q --size 10 --variant atomic --format json");
+  ASSERT_EQ(json.status, 0) << json.err;
+  const std::string name = nlohmann::json::parse(json.out)["device"]["name"];
+  ExpectUsageError("--device no-such-device-xyz", "--device", "'" + name + "'");
+  ExpectUsageError("--device all,no-such-device-xyz", "--device", "no-such-device-xyz");
 }
 
 TEST(Cli, MissingKernelFolderIsAUsageError) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Real output against docs/result-schema.json: a timed run (both tasks, passed cases with
-confidence intervals), a --check, a skipped case and a failed one, and a --cold run.
+confidence intervals), a --check, a skipped case and a failed one, a --cold run, a sweep of local
+sizes and a run on several devices (pocl made to show two: POCL_DEVICES="pthread basic").
    tests/schema_test.py BENCH SOURCE_DIR
 The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
 import json, os, shutil, subprocess, sys, tempfile
@@ -30,6 +31,8 @@ text = open(os.path.join(broken, "Reduction.cl")).read()
 assert step in text, "the interleaved step's line moved: update this test"
 open(os.path.join(broken, "Reduction.cl"), "w").write(text.replace(step, "dst[idx] = a;"))
 
+# pocl lists two devices with this (a CPU device of each of its drivers); other platforms ignore it.
+two_devices = dict(os.environ, POCL_DEVICES="pthread basic")
 runs = [
     (["--size", "2^12,1000", "--type", "uint,float", "--iterations", "20"], {0}),
     (["--check", "--size", "100", "--type", "all", "--op", "min"], {0}),
@@ -38,12 +41,16 @@ runs = [
     (["--check", "--size", "100000", "--task", "reduction", "--kernels", broken], {1}),
     # Task parameters and images: convolution's mask width, a 2-D shape.
     (["--check", "--task", "convolution", "--size", "300,20x11", "--mask-width", "3,5"], {0}),
+    # A sweep of local sizes, timed, on every device: several devices where pocl shows two.
+    (["--size", "2^10", "--task", "reduction", "--variant", "sequential,atomic", "--local-size",
+      "16,64,auto", "--iterations", "8", "--device", "all"], {0}),
 ]
 failures = 0
 statuses = set()
 for args, allowed in runs:
+    env = two_devices if "all" in args else None
     p = subprocess.run([bench, "-q", "--format", "json"] + selectors + args,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, env=env)
     if p.returncode not in allowed:
         print(f"FAIL: {' '.join(args)} -> exit {p.returncode}: {p.stderr[-500:]}")
         failures += 1
@@ -54,6 +61,12 @@ for args, allowed in runs:
         print(f"FAIL: {' '.join(args)}: {'/'.join(map(str, e.path))}: {e.message}")
     failures += bool(errors)
     statuses |= {r["status"] for r in doc["results"]}
+    if "all" in args and "devices" in doc:
+        devices = {r["device"]["index"] for r in doc["results"]}
+        if devices != set(range(len(doc["devices"]))) or doc["device"] != doc["devices"][0]:
+            print(f"FAIL: {' '.join(args)}: results ran on devices {devices} of "
+                  f"{len(doc['devices'])}, or `device` is not the first of `devices`")
+            failures += 1
     if "--cold" in args and not doc["cold"]:
         print("FAIL: --cold is not recorded")
         failures += 1

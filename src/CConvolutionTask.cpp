@@ -135,6 +135,12 @@ size_t CConvolutionTask::Items(const ProblemSpec& spec) const {
   return Tuned(kKnobs, spec, "convolution-items");
 }
 
+uint64_t CConvolutionTask::SequentialWork(const std::string& variant,
+                                          const ProblemSpec& spec) const {
+  const uint64_t w = MaskWidth(spec);
+  return uint64_t(spec.n) * (TakesShape(variant) ? w * w : w);
+}
+
 size_t CConvolutionTask::Rows(const ProblemSpec& spec) const {
   return Tuned(kKnobs, spec, "convolution-rows");
 }

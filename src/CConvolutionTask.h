@@ -45,6 +45,9 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
 
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
+  // --explain: W multiply-adds for each of the n outputs in 1-D, W^2 in 2-D, ghost taps
+  // included, as the plans count their work.
+  uint64_t SequentialWork(const std::string& variant, const ProblemSpec& spec) const override;
   std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
                                     const ProblemSpec& spec) const override;
   std::vector<Extent> BoundaryShapes(const DeviceInfo& device, const std::string& variant,

@@ -65,7 +65,7 @@ struct KernelTime {
   uint64_t bytes = 0;        // bytes read + written, from the plan's steps
   double gbytesS = 0;        // bytes / timeMs
   double bandwidthUtil = 0;  // memoryBytes / timeMs against the ceiling (Utilisation), 0: unknown
-  uint64_t memoryBytes = 0;  // of bytes, the distinct reads and the writes (CostModel); not stored
+  uint64_t memoryBytes = 0;  // of bytes, the distinct reads and the writes (JSON memory_bytes)
 };
 
 // Commands outside the timed span: phase "prepare" (the resets before every timed run, median

@@ -11,6 +11,36 @@ namespace rsb {
 
 namespace {
 
+// s in double quotes, its double quotes doubled (a CSV field).
+std::string CsvQuote(const std::string& s) {
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// s with Markdown's table and emphasis characters (| and *) escaped.
+std::string MarkdownEscape(const std::string& s) {
+  std::string e;
+  for (char c : s)
+    e += c == '|' || c == '*' ? std::string("\\") + c : std::string(1, c);
+  return e;
+}
+
+// One line of a text table: cell i left-aligned in -width[i] columns where width[i] < 0, else
+// right-aligned in width[i]; a space between cells, none at the end.
+std::string AlignedRow(const std::vector<int>& width, const std::vector<std::string>& cells) {
+  std::string s;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    const int w = width[i];
+    s += (i ? " " : "") +
+         (w < 0 ? fmt::format("{:<{}}", cells[i], -w) : fmt::format("{:>{}}", cells[i], w));
+  }
+  while (!s.empty() && s.back() == ' ')
+    s.pop_back();
+  return s + "\n";
+}
+
 std::string KindOrDash(const Result& r) {
   return r.scanKind ? ToString(*r.scanKind) : "-";
 }
@@ -250,10 +280,9 @@ Result ResultFromJson(const nlohmann::json& j) {
 namespace {
 
 // The columns of the table and the Markdown table, one row per result; untimed cells are "-".
-const std::vector<std::string> kColumns = {"task",    "variant",   "type",   "op",
-                                           "kind",    "n",         "local",  "status",
-                                           "median ms", "+-ci",    "Gelem/s", "GB/s",
-                                           "util",    "launches"};
+const std::vector<std::string> kColumns = {"task",    "variant", "type",   "op",        "kind",
+                                           "n",       "local",   "status", "median ms", "+-ci",
+                                           "Gelem/s", "GB/s",    "util",   "launches"};
 
 // "*" after a median whose 95% interval is wider than the target (it stopped at the time budget
 // or the iteration cap first).
@@ -385,17 +414,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
     for (const auto& r : results)
       width[0] = std::min(width[0], -int(r.task.size()));
     const bool params = AnyParams(results);
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string s;
-      for (size_t i = 0; i < cells.size(); ++i) {
-        const int w = width[i];
-        s += (i ? " " : "") +
-             (w < 0 ? fmt::format("{:<{}}", cells[i], -w) : fmt::format("{:>{}}", cells[i], w));
-      }
-      while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-      out << s << "\n";
-    };
+    auto line = [&](const std::vector<std::string>& cells) { out << AlignedRow(width, cells); };
     line(Columns(params));
     bool anyBreakdown = false;
     for (const auto& r : results) {
@@ -414,24 +433,18 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
 }
 
 void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Result>& all) {
-  auto escape = [](std::string s) {
-    std::string e;
-    for (char c : s)
-      e += c == '|' || c == '*' ? std::string("\\") + c : std::string(1, c);
-    return e;
-  };
   for (size_t d = 0; d < info.devices.size(); ++d) {
     const std::vector<Result> results = ResultsOn(info, all, d);
     if (d)
       out << "\n";
-    out << escape(DeviceLine(info, d));
+    out << MarkdownEscape(DeviceLine(info, d));
     if (info.devices[d].ceilings.Known())
       out << "; " << CeilingsLine(info.devices[d].ceilings);
     out << (info.cold ? "; cold cache" : "") << "\n\n";
     auto row = [&](const std::vector<std::string>& cells) {
       out << "|";
       for (const auto& c : cells)
-        out << " " << escape(c) << " |";
+        out << " " << MarkdownEscape(c) << " |";
       out << "\n";
     };
     const bool params = AnyParams(results);
@@ -459,12 +472,6 @@ void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Res
 // measurements left empty. Case rows: an empty `kernel`; a case's kernel times: its rows of
 // phase `run`, whose kernel_time_ms plus the case's gaps_ms are its time_ms_median.
 void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
-  auto quote = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s)
-      q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   const BuildInfo& b = ThisBuild();
   std::string files;
   for (const auto& [name, hash] : info.kernelHashes)
@@ -476,13 +483,14 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
   auto runFieldsOf = [&](const DeviceRun& run) {
     const DeviceInfo& d = run.info;
     const Ceilings& c = run.ceilings;
-    return fmt::format("{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}",
-                       quote(d.platform), quote(d.vendor), d.type, quote(d.deviceVersion),
-                       quote(d.openclCVersion), d.computeUnits, d.globalMemBytes, d.localMemBytes,
-                       d.maxWorkGroupSize, c.copyGBs, quote(b.version), quote(b.gitRevision),
-                       quote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), quote(info.date),
-                       quote(info.host), quote(info.command), quote(files), c.readGBs, c.writeGBs,
-                       c.bufferBytes, d.globalMemCacheBytes);
+    return fmt::format(
+        "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}",
+        CsvQuote(d.platform), CsvQuote(d.vendor), d.type, CsvQuote(d.deviceVersion),
+        CsvQuote(d.openclCVersion), d.computeUnits, d.globalMemBytes, d.localMemBytes,
+        d.maxWorkGroupSize, c.copyGBs, CsvQuote(b.version), CsvQuote(b.gitRevision),
+        CsvQuote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), CsvQuote(info.date),
+        CsvQuote(info.host), CsvQuote(info.command), CsvQuote(files), c.readGBs, c.writeGBs,
+        c.bufferBytes, d.globalMemCacheBytes);
   };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
@@ -495,30 +503,31 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
          "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
          "git_revision,build,date,host,command,kernel_files,read_gbytes_s,write_gbytes_s,"
-         "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params,bytes_read_repeated,kernel_memory_bytes\n";
+         "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params,bytes_read_repeated,"
+         "kernel_memory_bytes\n";
   for (const auto& r : results) {
     const DeviceRun& device = DeviceOf(info, r);
     const std::string runFields = runFieldsOf(device);
     const std::string keys = fmt::format(
-        "{},{},{},{},{},{},{},{},{},{}", quote(device.info.name), quote(device.info.driverVersion),
-        r.task, r.variant, ToString(r.type), ToString(r.op),
+        "{},{},{},{},{},{},{},{},{},{}", CsvQuote(device.info.name),
+        CsvQuote(device.info.driverVersion), r.task, r.variant, ToString(r.type), ToString(r.op),
         r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize, ToString(r.status));
     const std::string shape = fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0,
-                                          r.lookbackFallback ? 1 : 0, quote(TuningText(r)));
+                                          r.lookbackFallback ? 1 : 0, CsvQuote(TuningText(r)));
     const bool hasBreakdown = !r.breakdown.Empty();
-    const std::string caseFields = fmt::format(
-        "{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{}", r.timeMs.ciLow, r.timeMs.ciHigh,
-        r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling, r.ceilingGBs, r.utilisation,
-        r.fitsInCache ? 1 : 0);
+    const std::string caseFields =
+        fmt::format("{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{}", r.timeMs.ciLow, r.timeMs.ciHigh,
+                    r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling, r.ceilingGBs,
+                    r.utilisation, r.fitsInCache ? 1 : 0);
     const std::string noCaseFields(8, ',');
     // What else defines the case (an image's shape, the task's parameters), on every row.
     const std::string extent =
         fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
-                    quote(r.params.empty() ? "" : ParamsText(r)));
+                    CsvQuote(r.params.empty() ? "" : ParamsText(r)));
     out << fmt::format(
         "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},\n",
-        keys, quote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
+        keys, CsvQuote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
         r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
         r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
         r.launchesEnqueued, r.validatedRuns, shape,
@@ -527,13 +536,13 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
     const std::string empty(18, ',');  // the case's measurements: message to validated_runs
     for (const auto& k : r.breakdown.kernels)
       out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{}\n",
-                         keys, empty, shape, quote(k.kernel), k.launches, k.timeMs,
-                         k.timeMsMedian, k.share, k.bytes, k.gbytesS, k.bandwidthUtil,
-                         noCaseFields, runFields, extent, k.memoryBytes);
+                         keys, empty, shape, CsvQuote(k.kernel), k.launches, k.timeMs,
+                         k.timeMsMedian, k.share, k.bytes, k.gbytesS, k.bandwidthUtil, noCaseFields,
+                         runFields, extent, k.memoryBytes);
     for (const auto& u : r.breakdown.untimed)
       out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,\n", keys, empty, shape,
-                         quote(u.command), u.phase, u.launches, u.timeMs, noCaseFields, runFields,
-                         extent);
+                         CsvQuote(u.command), u.phase, u.launches, u.timeMs, noCaseFields,
+                         runFields, extent);
   }
 }
 
@@ -711,17 +720,7 @@ void WriteExplainTable(std::ostream& out, const RunInfo& info,
     for (const auto& e : cases)
       width[0] = std::min(width[0], -int(e.c.task.size()));
     const bool params = AnyParams(cases);
-    auto line = [&](const std::vector<std::string>& cells) {
-      std::string s;
-      for (size_t i = 0; i < cells.size(); ++i) {
-        const int w = width[i];
-        s += (i ? " " : "") +
-             (w < 0 ? fmt::format("{:<{}}", cells[i], -w) : fmt::format("{:>{}}", cells[i], w));
-      }
-      while (!s.empty() && s.back() == ' ')
-        s.pop_back();
-      out << s << "\n";
-    };
+    auto line = [&](const std::vector<std::string>& cells) { out << AlignedRow(width, cells); };
     line(ExplainColumns(params));
     for (const auto& e : cases)
       line(ExplainCells(e, params));
@@ -734,23 +733,17 @@ void WriteExplainTable(std::ostream& out, const RunInfo& info,
 
 void WriteExplainMarkdown(std::ostream& out, const RunInfo& info,
                           const std::vector<Explanation>& all) {
-  auto escape = [](std::string s) {
-    std::string e;
-    for (char c : s)
-      e += c == '|' || c == '*' ? std::string("\\") + c : std::string(1, c);
-    return e;
-  };
-  out << escape(kExplainTitle) << "\n";
+  out << MarkdownEscape(kExplainTitle) << "\n";
   for (size_t d = 0; d < info.devices.size(); ++d) {
     const std::vector<Explanation> cases = ExplanationsOn(info, all, d);
-    out << "\n" << escape(DeviceLine(info, d)) << "\n\n";
+    out << "\n" << MarkdownEscape(DeviceLine(info, d)) << "\n\n";
     const bool params = AnyParams(cases);
     auto row = [&](std::vector<std::string> cells) {
       if (!params)
         cells.pop_back();
       out << "|";
       for (const auto& c : cells)
-        out << " " << escape(c) << " |";
+        out << " " << MarkdownEscape(c) << " |";
       out << "\n";
     };
     const std::vector<std::string> columns = ExplainColumns(params);
@@ -765,16 +758,10 @@ void WriteExplainMarkdown(std::ostream& out, const RunInfo& info,
   }
   out << "\n";
   for (const auto& [term, meaning] : ExplainLegend())
-    out << "- " << escape(term) << ": " << escape(meaning) << "\n";
+    out << "- " << MarkdownEscape(term) << ": " << MarkdownEscape(meaning) << "\n";
 }
 
 void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<Explanation>& all) {
-  auto quote = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : s)
-      q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,width,height,params,local_size,"
          "status,message,launches,steps,work,sequential_work,work_items,cost,work_ratio,"
          "cost_ratio,scaled_work_ratio,scaled_cost_ratio,work_optimal,cost_optimal,bytes_read,"
@@ -786,10 +773,11 @@ void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<E
     out << fmt::format(
         "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{},{},{},{},{}\n",
-        quote(d.name), quote(d.driverVersion), r.task, r.variant, ToString(r.type), ToString(r.op),
-        r.scanKind ? ToString(*r.scanKind) : "", r.n, r.height ? r.n / r.height : r.n,
-        r.height ? r.height : 1, quote(r.params.empty() ? "" : ParamsText(r)), r.localSize,
-        e.Explained() ? "explained" : "skipped", quote(r.message), r.cost.launches, r.cost.steps,
+        CsvQuote(d.name), CsvQuote(d.driverVersion), r.task, r.variant, ToString(r.type),
+        ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n,
+        r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
+        CsvQuote(r.params.empty() ? "" : ParamsText(r)), r.localSize,
+        e.Explained() ? "explained" : "skipped", CsvQuote(r.message), r.cost.launches, r.cost.steps,
         r.cost.ops, e.sequentialWork, r.cost.workItems, e.Cost(), e.workRatio, e.costRatio,
         e.scaledWorkRatio, e.scaledCostRatio, flag(e.workOptimal), flag(e.costOptimal),
         r.cost.bytesRead, r.cost.bytesWritten, r.cost.BytesMoved());

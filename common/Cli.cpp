@@ -197,8 +197,7 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
 }
 
 void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
-  app.add_option("--iterations", o.run.maxIterations,
-                 "Timed runs per case, at most (default 1000)")
+  app.add_option("--iterations", o.run.maxIterations, "Timed runs per case, at most (default 1000)")
       ->check(WholeNumber(1, 1000000));
   app.add_option("--time-budget", o.run.timeBudgetS,
                  "Seconds of timed runs per case before stopping (default 0.5)")
@@ -215,9 +214,8 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                  "Stop timing a case once its median is known to +-this with 95% confidence "
                  "(order statistics): 1% or 0.01 (default 1%; 0: until --time-budget or "
                  "--iterations)")
-      ->check(Allowed("a fraction from 0 to 0.5, e.g. 1% or 0.01", [](const std::string& v) {
-        return ParseFraction(v).has_value();
-      }));
+      ->check(Allowed("a fraction from 0 to 0.5, e.g. 1% or 0.01",
+                      [](const std::string& v) { return ParseFraction(v).has_value(); }));
   app.add_flag("--cold", o.run.cold,
                "Flush the last-level cache before every timed run (untimed writes of twice its "
                "size, at least 128 MiB); default warm");

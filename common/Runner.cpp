@@ -178,7 +178,7 @@ Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten)
   const double readOnly = double(bytesRead) - both, writeOnly = double(bytesWritten) - both;
   // Seconds per GB at each ceiling, summed over the parts (GB/s = bytes / ns).
   const double t = 2 * both / c.copyGBs + readOnly / c.readGBs + writeOnly / c.writeGBs;
-  const std::string name = both == 0 ? (readOnly > 0 ? "read" : "write")
+  const std::string name = both == 0       ? (readOnly > 0 ? "read" : "write")
                            : readOnly > 0  ? "copy+read"
                            : writeOnly > 0 ? "copy+write"
                                            : "copy";
@@ -186,8 +186,8 @@ Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten)
 }
 
 void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
-  r.fitsInCache = device.globalMemCacheBytes > 0 &&
-                  r.cost.DistinctBytesRead() <= device.globalMemCacheBytes;
+  r.fitsInCache =
+      device.globalMemCacheBytes > 0 && r.cost.DistinctBytesRead() <= device.globalMemCacheBytes;
   if (r.gbytesS <= 0 || !c.Known())
     return;
   // Against the memory ceilings, the bytes that must cross the memory interface: the distinct
@@ -344,7 +344,8 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     r.status = Status::Error;
     r.message =
         "not run: after an earlier case's error the device gave this process no new OpenCL "
-        "context (" + contextLost_ + "); with --isolate a fresh worker process goes on";
+        "context (" +
+        contextLost_ + "); with --isolate a fresh worker process goes on";
     return r;
   }
   try {

@@ -23,11 +23,11 @@ struct RunSettings {
   // Stop as soon as the median is known to +-ciTarget (relative) with 95% confidence
   // (--ci-target; 0: time until the budget or the cap).
   double ciTarget = 0.01;
-  bool cold = false;  // --cold: the last-level cache flushed (untimed) before every timed run
-  bool timed = true;           // false: validate only (--check), no warm-up or timing
-  size_t validateRuns = 1;     // validated runs per case (--validate-runs): a stress test
-  bool breakdown = true;       // keep every command's event (per-kernel breakdown); false: only
-                               // the first and the last (--no-breakdown)
+  bool cold = false;        // --cold: the last-level cache flushed (untimed) before every timed run
+  bool timed = true;        // false: validate only (--check), no warm-up or timing
+  size_t validateRuns = 1;  // validated runs per case (--validate-runs): a stress test
+  bool breakdown = true;    // keep every command's event (per-kernel breakdown); false: only
+                            // the first and the last (--no-breakdown)
 };
 
 struct TimeStats {
@@ -48,9 +48,9 @@ struct Result {
   size_t n = 0;
   size_t height = 0;  // > 0: an image of n / height x height (--size WxH); 0: a plain count
   size_t localSize = 0;
-  size_t device = 0;  // which device of the run (RunInfo::devices; --device all or a list)
-  std::string codePath;                  // "gpu" or "cpu": the kernel shape that ran
-  bool portable = false;                 // --portable
+  size_t device = 0;      // which device of the run (RunInfo::devices; --device all or a list)
+  std::string codePath;   // "gpu" or "cpu": the kernel shape that ran
+  bool portable = false;  // --portable
   bool lookbackFallback = false;         // --lookback-fallback
   std::map<std::string, size_t> tuning;  // the task's tuning knobs, as used
   std::map<std::string, size_t> params;  // the task's parameters (mask-width), as used
@@ -58,9 +58,9 @@ struct Result {
   std::string message;
   size_t iterations = 0;
   TimeStats timeMs;
-  bool ciMet = false;     // the median's interval is within +-ciTarget of it
-  double ciTarget = 0;    // the target it was timed to
-  bool cold = false;      // timed with the last-level cache flushed before every run
+  bool ciMet = false;           // the median's interval is within +-ciTarget of it
+  double ciTarget = 0;          // the target it was timed to
+  bool cold = false;            // timed with the last-level cache flushed before every run
   double gelemS = 0;            // n / median time
   double gbytesS = 0;           // cost.BytesMoved() / median time
   double bandwidthUtil = 0;     // gbytesS / the device's copy ceiling (0: unknown)

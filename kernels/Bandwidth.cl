@@ -21,26 +21,29 @@ inline void Run(uint n4, uint* begin, uint* end) {
   *begin = min(n4, (uint)get_global_id(0) * per);
   *end = min(n4, *begin + per);
 }
-#define FOR_EACH(i, n4)   \
-  uint begin_, end_;      \
+#define FOR_EACH(i, n4)    \
+  uint begin_, end_;       \
   Run(n4, &begin_, &end_); \
   for (uint i = begin_; i < end_; ++i)
 #else
-#define FOR_EACH(i, n4) \
-  for (uint i = get_global_id(0); i < n4; i += get_global_size(0))
+#define FOR_EACH(i, n4) for (uint i = get_global_id(0); i < n4; i += get_global_size(0))
 #endif
 
 #define UNROLL 8
 // GPU: UNROLL grid strides at a time (their accesses independent, issued back to back), then
 // the rest one stride at a time. BODY(j) handles element j.
-#define GRID_STRIDE_UNROLLED(n4, BODY)                                        \
-  {                                                                           \
-    const uint gs = get_global_size(0);                                       \
-    uint i = get_global_id(0);                                                \
-    for (; (ulong)i + (UNROLL - 1) * (ulong)gs < n4; i += UNROLL * gs) {      \
-      _Pragma("unroll") for (uint u = 0; u < UNROLL; ++u) { BODY(i + u * gs); } \
-    }                                                                         \
-    for (; i < n4; i += gs) { BODY(i); }                                      \
+#define GRID_STRIDE_UNROLLED(n4, BODY)                                   \
+  {                                                                      \
+    const uint gs = get_global_size(0);                                  \
+    uint i = get_global_id(0);                                           \
+    for (; (ulong)i + (UNROLL - 1) * (ulong)gs < n4; i += UNROLL * gs) { \
+      _Pragma("unroll") for (uint u = 0; u < UNROLL; ++u) {              \
+        BODY(i + u * gs);                                                \
+      }                                                                  \
+    }                                                                    \
+    for (; i < n4; i += gs) {                                            \
+      BODY(i);                                                           \
+    }                                                                    \
   }
 
 // Reads every element; writes one word per work-item only when the XOR of what it read is a
@@ -59,7 +62,7 @@ __kernel void Read4(__global const uint4* in, __global uint* sink, uint n4) {
 
 // Writes every element with a value that changes per element (never a constant fill).
 __kernel void Write4(__global uint4* out, uint n4) {
-#define WRITE(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j) * 2654435761u, ~(j));
+#define WRITE(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j)*2654435761u, ~(j));
 #if CPU_SHAPE
   FOR_EACH(i, n4) WRITE(i)
 #else

@@ -520,9 +520,9 @@ TEST(Cli, VersionNamesTheBuildAndResultsRecordIt) {
 
 // Markdown: a pipe table with the table's columns, untimed cells "-", every case a row.
 TEST(Cli, MarkdownIsAPipeTableWithARowPerCase) {
-  const CommandResult r =
-      RunBench("--check -q --size 100,200 --task reduction --variant sequential,atomic "
-               "--format markdown");
+  const CommandResult r = RunBench(
+      "--check -q --size 100,200 --task reduction --variant sequential,atomic "
+      "--format markdown");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("| task | variant | type |"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("|---|---|"), std::string::npos) << r.out;
@@ -538,8 +538,8 @@ TEST(Cli, MarkdownIsAPipeTableWithARowPerCase) {
 // Timing stops once the median is known to the target; the interval holds the median, and a
 // case that runs out of iterations first is marked.
 TEST(Cli, TimedResultsCarryTheMediansInterval) {
-  const CommandResult r = RunBench(
-      "-q --size 2^12 --task reduction --variant sequential --iterations 5 --format json");
+  const CommandResult r =
+      RunBench("-q --size 2^12 --task reduction --variant sequential --iterations 5 --format json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto res = nlohmann::json::parse(r.out)["results"][0];
   EXPECT_EQ(res["iterations"], 5);

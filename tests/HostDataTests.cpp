@@ -157,5 +157,25 @@ TEST(Stats, CeilingOfATrafficMix) {
   EXPECT_EQ(CeilingFor(Ceilings{}, 1000, 0).gbytesS, 0);  // not measured
 }
 
+// Utilisation holds the bytes that must cross the memory interface against the ceiling of their
+// mix: a convolution-like case reads 5 GB, 4 of them repeats the cache serves, and writes 1 GB
+// in 1 s: 2 GB/s of copy traffic against the copy ceiling, while GB/s counts all 6 GB.
+TEST(Stats, UtilisationLeavesOutRepeatedReads) {
+  Ceilings c;
+  c.readGBs = 3, c.writeGBs = 2, c.copyGBs = 2.5;
+  Result r;
+  r.cost.bytesRead = 5'000'000'000, r.cost.bytesReadRepeated = 4'000'000'000;
+  r.cost.bytesWritten = 1'000'000'000;
+  r.timeMs.median = 1000;
+  r.gbytesS = 6;
+  DeviceInfo device;
+  device.globalMemCacheBytes = 50'000'000;
+  SetUtilisation(r, c, device);
+  EXPECT_EQ(r.ceiling, "copy");
+  EXPECT_NEAR(r.utilisation, 2 / 2.5, 1e-12);
+  EXPECT_NEAR(r.bandwidthUtil, 6 / 2.5, 1e-12);  // the older figure: every byte, against copy
+  EXPECT_FALSE(r.fitsInCache);                   // 1 GB distinct, past the 50 MB cache
+}
+
 }  // namespace
 }  // namespace rsb

@@ -32,6 +32,7 @@ inline T InputOrGhost(__global const T* in, uint k, uint n) {
 // elements, 2W in all. Neighbouring work-items read overlapping input: every element is read W
 // times, from DRAM once and from the cache after that, if the cache keeps it. No halo and no
 // barrier: every value comes straight from global memory.
+RSB_WG_ATTR
 __kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, __global T* out,
                                  uint n) {
   // SOLUTION BEGIN
@@ -51,6 +52,7 @@ __kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, _
 // mask element at the same time, which a GPU's constant cache broadcasts to a whole warp in one
 // transaction. Global reads per output: W input elements (the mask comes from the constant
 // cache). No halo, no barrier.
+RSB_WG_ATTR
 __kernel void ConvolutionConstant1D(__global const T* in, __constant T* mask, __global T* out,
                                     uint n) {
   // SOLUTION BEGIN
@@ -81,6 +83,7 @@ inline void LoadTile1D(__local T* tile, __global const T* in, uint first, uint c
 // (coalesced) and read consecutive local words (no bank conflicts).
 // Global reads per output: (TILE + 2R) / TILE input elements (1 + 2R / TILE), the mask from the
 // constant cache. Steps: 2 (load, compute).
+RSB_WG_ATTR
 __kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __global T* out,
                                  uint n) {
   // SOLUTION BEGIN
@@ -110,6 +113,7 @@ __kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __glo
 // Global reads per output: 1 for the own element, plus R(R+1) / TILE halo reads on average
 // (an output at distance d < R from an edge reads R - d halo elements), through the cache.
 // Steps: 2 (load, compute).
+RSB_WG_ATTR
 __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __global T* out,
                                   uint n) {
   // SOLUTION BEGIN
@@ -142,6 +146,7 @@ __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __gl
 // 5. basic-2d: one work-item per output (i = y * width + x), mask and input from global memory.
 // Global reads per output: W^2 input elements (fewer at the borders: ghosts are not read) and
 // W^2 mask elements. No halo, no barrier.
+RSB_WG_ATTR
 __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, __global T* out,
                                  uint width, uint height) {
   // SOLUTION BEGIN
@@ -186,6 +191,7 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #define TH (OY + 2 * R)
 #define LOAD_BATCH 8
 
+RSB_WG_ATTR
 __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __global T* out,
                                  uint width, uint height) {
   // SOLUTION BEGIN

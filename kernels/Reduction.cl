@@ -23,6 +23,7 @@
 // boundary orders the steps). The last step writes the result.
 // Work n - 1, steps (launches) ceil(log2 n). The strided accesses are not coalesced: at stride s
 // a warp touches 32 elements 2s apart, so most of each memory transaction is wasted.
+RSB_WG_ATTR
 __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, uint stride,
                                 uint count) {
   // SOLUTION BEGIN
@@ -43,6 +44,7 @@ __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, 
 // i + h >= m). Consecutive work-items touch consecutive elements: loads and stores coalesce.
 // In place is safe: work-item i writes element i < h and reads i and i + h >= h, which no other
 // work-item writes. Work n - 1, steps (launches) ceil(log2 n).
+RSB_WG_ATTR
 __kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, uint h) {
   // SOLUTION BEGIN
   const uint i = get_global_id(0);
@@ -62,6 +64,7 @@ __kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, u
 // which no barrier orders). Each work-item combines two elements while loading, which halves
 // the work-groups and does the first tree level at the cost of a load.
 // Per level: work n - 1 in total, steps 1 + log2(L); levels ceil(log_{2L} n).
+RSB_WG_ATTR
 __kernel void ReduceDecomposition(__global const T* src, __global T* dst, uint n) {
   // SOLUTION BEGIN
   __local T scratch[LOCAL_SIZE];
@@ -79,6 +82,7 @@ __kernel void ReduceDecomposition(__global const T* src, __global T* dst, uint n
 // 4. unrolled: decomposition with the work-group tree fully unrolled at compile-time-known
 // strides (WorkGroupReduceUnrolled). Same work, steps and levels as 3, fewer instructions per
 // step.
+RSB_WG_ATTR
 __kernel void ReduceUnrolled(__global const T* src, __global T* dst, uint n) {
   // SOLUTION BEGIN
   __local T scratch[LOCAL_SIZE];
@@ -140,6 +144,7 @@ inline void AtomicCombine(__global T* p, T v) {
 }
 #endif
 
+RSB_WG_ATTR
 __kernel void ReduceAtomic(__global const T* src, __global T* result, uint n) {
   // SOLUTION BEGIN
 #if defined(NO_ATOMIC_FOR_T)

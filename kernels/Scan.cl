@@ -157,6 +157,7 @@ inline T LoadShifted(__global const T* src, uint i, uint shift) {
   return shift ? (i > 0 ? src[i - 1] : IDENTITY) : src[i];
 }
 
+RSB_WG_ATTR
 __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint offset,
                             uint shift) {
   // SOLUTION BEGIN
@@ -176,6 +177,7 @@ __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint
 // (local memory, double buffered, one barrier per step) and writes the tile's total to
 // blockSums; large arrays as described at the top of the file.
 // Per level: work (n/B)(B log2(B) - B + 1) = O(n log B), steps log2(B).
+RSB_WG_ATTR
 __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __global T* blockSums,
                                  uint n, uint inclusive) {
   // SOLUTION BEGIN
@@ -197,6 +199,7 @@ __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __globa
 // past n) with Blelloch's up-sweep / down-sweep (WorkGroupScanExclusiveBlelloch); the tile's
 // total, saved before the root is reset, goes to blockSums; large arrays as described at the top
 // of the file. Per level: work 2(n - n/B) (+ n for inclusive) = O(n), steps 2 log2(B).
+RSB_WG_ATTR
 __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __global T* blockSums,
                                     uint n, uint inclusive) {
   // SOLUTION BEGIN
@@ -222,6 +225,7 @@ __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __gl
 // conflicts instead of up to 16-way. The loads and stores at lid and lid + L stay conflict-free.
 // Costs B/32 more elements of local memory. Same work and steps as 3.
 // (Bank conflicts cost time on GPUs only; on a CPU device the two variants run alike.)
+RSB_WG_ATTR
 __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __global T* blockSums,
                                    uint n, uint inclusive) {
   // SOLUTION BEGIN
@@ -238,6 +242,7 @@ __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __glo
 // launched). Work n - B, one step. The host launches it once per level, top level down: a level's
 // offsets must be final before they are added to the level below (the launch boundary orders
 // them).
+RSB_WG_ATTR
 __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint n) {
   // SOLUTION BEGIN
   const uint tile = get_group_id(0) + 1;

@@ -81,6 +81,7 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
   return r;
 }
 
+RSB_WG_ATTR
 __kernel void ReduceSinglePass(__global const T* src, __global T* result, uint n,
                                __global ATOMIC_BITS* partials, __global uint* counter, uint zero) {
 #if defined(NO_ATOMIC_FOR_T)

@@ -1,0 +1,142 @@
+// kernel-info: what the device's compiler made of each variant's kernels, per local size: the
+// largest work-group the driver allows for the kernel (CL_KERNEL_WORK_GROUP_SIZE), its private and
+// local memory, and on NVIDIA ptxas's register report (-cl-nv-verbose). The kernels are built
+// with the suite's own options (the variant's launch plan), plus --options.
+//
+//   kernel-info [--kernels DIR] [--task reduction] [--variants a,b] [--type uint]
+//               [--local-sizes 256,512,1024] [--platform NVIDIA] [--options "..."]
+//
+// It is how docs/BENCHMARKS.md explains which work-group sizes a variant can run at.
+#include "CLUtil.h"
+#include "Errors.h"
+#include "PlannedTask.h"
+#include "Tasks.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace rsb {
+namespace {
+
+// "ptxas info    : Used 40 registers, ..." for one entry function, from an NVIDIA build log.
+std::string RegistersOf(const std::string& log, const std::string& kernel) {
+  std::istringstream lines(log);
+  bool in = false;
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("Compiling entry function") != std::string::npos)
+      in = line.find("'" + kernel + "'") != std::string::npos ||
+           line.find(kernel + "'") != std::string::npos;
+    const size_t used = line.find("Used ");
+    if (in && used != std::string::npos)
+      return line.substr(used);
+  }
+  return "-";
+}
+
+int Run(const std::string& dir, const std::string& taskName, std::vector<std::string> variants,
+        const std::string& typeName, const std::vector<size_t>& locals, const std::string& platform,
+        const std::string& extra) {
+  const cl::Device device = SelectDevice(platform, "");
+  const DeviceInfo info = DescribeDevice(device);
+  const bool nv = info.extensions.find("cl_nv_compiler_options") != std::string::npos;
+  std::printf("device: %s (%s), CL_DEVICE_MAX_WORK_GROUP_SIZE %zu\n", info.name.c_str(),
+              info.driverVersion.c_str(), info.maxWorkGroupSize);
+  auto tasks = MakeTasks();
+  PlannedTask* task = nullptr;
+  for (auto& t : tasks)
+    if (t->Name() == taskName)
+      task = dynamic_cast<PlannedTask*>(t.get());
+  if (!task)
+    throw UsageError("--task '" + taskName + "': allowed: reduction, scan, convolution");
+  if (variants.empty())
+    variants = task->Variants();
+  const auto type = ParseElementType(typeName);
+  if (!type)
+    throw UsageError("--type '" + typeName + "': allowed: int, uint, long, ulong, float, double");
+  cl::Context context(device);
+  std::printf("%-22s %-28s %6s %9s %8s %8s  %s\n", "variant", "kernel", "local", "wg-max",
+              "private", "local-B", nv ? "ptxas" : "");
+  for (const std::string& variant : variants) {
+    for (size_t L : locals) {
+      ProblemSpec spec;
+      spec.type = *type;
+      spec.n = size_t(1) << 24;
+      spec.localSize = L;
+      if (!task->ScanKinds().empty())
+        spec.scanKind = task->ScanKinds().front();
+      LaunchPlan plan;
+      try {
+        plan = task->Plan(info, variant, spec);
+      } catch (const VariantSkipped& e) {
+        std::printf("%-22s %-28s %6zu  skipped: %s\n", variant.c_str(), "-", L, e.what());
+        continue;
+      }
+      std::ifstream file(dir + "/" + plan.file);
+      if (!file)
+        throw UsageError("--kernels '" + dir + "': cannot read " + plan.file);
+      std::stringstream text;
+      text << file.rdbuf();
+      cl::Program program(context, text.str());
+      const std::string options = "-cl-std=CL1.2 -I " + dir + " " + plan.options + " " + extra +
+                                  (nv ? " -cl-nv-verbose" : "");
+      try {
+        program.build({device}, options.c_str());
+      } catch (const cl::Error&) {
+        std::printf("%s\n", program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device).c_str());
+        throw DeviceError("the build of " + plan.file + " failed (log above)");
+      }
+      const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+      std::set<std::string> seen;
+      for (const LaunchStep& step : plan.steps) {
+        if (step.kernel.empty() || !seen.insert(step.kernel).second)
+          continue;
+        cl::Kernel k(program, step.kernel.c_str());
+        std::printf("%-22s %-28s %6zu %9zu %8llu %8llu  %s\n", variant.c_str(), step.kernel.c_str(),
+                    L, k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
+                    (unsigned long long)k.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device),
+                    (unsigned long long)k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device),
+                    nv ? RegistersOf(log, step.kernel).c_str() : "");
+      }
+    }
+  }
+  return 0;
+}
+
+}  // namespace
+}  // namespace rsb
+
+int main(int argc, char** argv) {
+  CLI::App app{"kernel-info: each variant's kernels as the device's compiler built them"};
+  std::string dir = "kernels", task = "reduction", type = "uint", platform, options;
+  std::vector<std::string> variants;
+  std::vector<size_t> locals = {256, 512, 1024};
+  app.add_option("--kernels", dir, "kernels folder");
+  app.add_option("--task", task, "reduction, scan or convolution");
+  app.add_option("--variants", variants, "variants (default: all of the task)")->delimiter(',');
+  app.add_option("--type", type, "element type");
+  app.add_option("--local-sizes", locals, "local sizes to build for")->delimiter(',');
+  app.add_option("--platform", platform, "platform name (substring), as the suite's --platform");
+  app.add_option("--options", options, "extra build options");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    return rsb::Run(dir, task, variants, type, locals, platform, options);
+  } catch (const rsb::UsageError& e) {
+    std::fprintf(stderr, "kernel-info: %s\n", e.what());
+    return 2;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "kernel-info: %s\n", e.what());
+    return 3;
+  }
+}

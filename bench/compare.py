@@ -34,12 +34,15 @@ def main():
     ap.add_argument("--types", default="uint,float")
     ap.add_argument("--variants", default="single-pass")
     ap.add_argument("--json-out", help="also write the suite's JSON here")
+    ap.add_argument("--bench-args", default="",
+                    help="more options for the suite, e.g. \"--portable\" (the reference runs as is)")
     args = ap.parse_args()
 
     cmd = [args.bench, "--format", "json", "-q", "--task", "reduction,scan", "--variant",
            args.variants, "--type", args.types, "--size", args.sizes, "--scan-kind", "inclusive"]
     if args.platform:
         cmd += ["--platform", args.platform]
+    cmd += args.bench_args.split()
     ours = json.loads(run(cmd))
     if args.json_out:
         with open(args.json_out, "w") as f:

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings sizes default breakdown conv
+# stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable stress stress64 trace isolation
+#         robustness ceilings sizes default breakdown conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -40,12 +41,34 @@ for stage in "$@"; do
         "$bin" $nv --format csv --variant interleaved,sequential,decomposition,unrolled,atomic,kogge-stone,work-efficient,conflict-free \
           --size 2^26 --local-size $L --time-budget 0.2 | awk -F, 'NR > 1 && $34 == ""'
       done > "$out/localsizes.csv"; cut -d, -f3,4,9,10,18 "$out/localsizes.csv" | sort -t, -k1,2 | tr '\n' ' ';;
+    kernelinfo)  # why a course kernel allows 256 work-items, and what the reqd_work_group_size attribute changes
+      { for t in reduction scan; do
+          "$build/kernel-info" --kernels kernels --platform NVIDIA --task $t --local-sizes 256,512,1024 --options -DRSB_NO_REQD_WG_SIZE=1
+          "$build/kernel-info" --kernels kernels --platform NVIDIA --task $t --local-sizes 256,512,1024
+        done; } > "$out/kernelinfo.txt" 2>&1
+      grep -E "variant|Interleaved|TileKogge|SinglePass" "$out/kernelinfo.txt" | cut -c1-140;;
     bench)
       "$bin" $nv --format json --type uint,float --size 2^20,2^24,2^26,2^28 --time-budget 0.25 -o "$out/h100-all.json"
       echo "exit $?";;
     compare)
       python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
         --sizes 2^24,2^26,2^28 --types uint,float | tee "$out/compare.txt";;
+    compare64)  # the 64-bit single-pass scan (two status words per tile) against CUB's, same types
+      python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
+        --sizes 2^24,2^26,2^28 --types long,ulong,double | tee "$out/compare64.txt";;
+    portable)  # the single-pass path every non-NVIDIA GPU runs, forced on the H100, against CUB
+      python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
+        --sizes 2^26,2^28 --types uint,float --bench-args "--portable" | tee "$out/portable.txt";;
+    stress64)  # the 64-bit single-pass scan, every run validated: 12,000+ runs over odd sizes
+      { for k in inclusive exclusive; do
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 1,2,3,31,1000,2047,4095,4096,4097,65537 --type long,ulong,double --validate-runs 200
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 1000003,2^20+1 --type long,double --op sum,min,max --validate-runs 40
+          "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
+            --size 2^26+3 --type ulong,double --validate-runs 5
+        done; } | grep -v "^device" > "$out/stress64.csv"
+      awk -F, '{ runs += $28; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress64: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress64.csv";;
     stress)  # single-pass scan, every run validated (poisoned output, every element checked)
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \

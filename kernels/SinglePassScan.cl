@@ -40,13 +40,14 @@
 //   NvWarp.clh                   NVIDIA warp shuffles and ballot, in inline PTX
 //   SinglePassTrace.clh          the optional per-tile timestamps (SP_TRACE)
 //
-// 32-bit types only: a 64-bit value and its flag do not fit in one atomic word (OpenCL 1.2 has
-// no 128-bit atomics); the host reports the variant as skipped for long, ulong and double.
+// Every type: a 64-bit value and its flag do not fit in one atomic word (OpenCL 1.2 has no
+// 128-bit atomics), so a tile of long, ulong or double publishes two words, each with the flag
+// (SinglePassLookBack.clh). Without cl_khr_int64_base_atomics the host skips the variant.
 #include "Atomics.clh"
 #include "Common.clh"
 #include "WorkGroup.clh"
 
-#if !defined(T_IS_64BIT) && defined(HAS_INT64_BASE_ATOMICS)
+#if defined(HAS_INT64_BASE_ATOMICS)
 
 #ifndef ITEMS
 #define ITEMS 8
@@ -65,6 +66,7 @@
 #include "SinglePassTrace.clh"
 #include "SinglePassWorkGroupScan.clh"
 
+RSB_WG_ATTR
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
                              uint gen SP_TRACE_ARG) {
@@ -95,11 +97,11 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   if (lid < SP_LOOKBACK_ITEMS) {  // work-item 0 publishes, SP_LOOKBACK_ITEMS look back
     // Tile 0's aggregate is its inclusive prefix already.
     if (lid == 0)
-      atom_xchg(&status[tile], SpPack(gen, tile ? SP_AGGREGATE : SP_PREFIX, tileAggregate));
+      SpPublish(status, tile, gen, tile ? SP_AGGREGATE : SP_PREFIX, tileAggregate);
     const T p = SpLookBack(src, n, status, gen, tile);  // IDENTITY for tile 0
     if (lid == 0) {
       if (tile != 0)
-        atom_xchg(&status[tile], SpPack(gen, SP_PREFIX, OP(p, tileAggregate)));
+        SpPublish(status, tile, gen, SP_PREFIX, OP(p, tileAggregate));
       lPrefix = p;
     }
   }
@@ -118,9 +120,10 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   SP_TRACE_STORE(tile);
 }
 #else
+RSB_WG_ATTR
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
                              uint gen) {
-  // Never launched: the host reports the variant as skipped (64-bit type or no 64-bit atomics).
+  // Never launched: the host reports the variant as skipped (no 64-bit atomics).
 }
 #endif

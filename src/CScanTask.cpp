@@ -19,6 +19,9 @@ constexpr cl_uint kMaxGeneration = (1u << 30) - 1;
 const std::vector<TuningKnob> kKnobs = {
     {"scan-gpu-items", "single-pass scan, GPU path: elements per work-item (register tile)", 32, 4,
      64, 4},
+    // The same tile in bytes for 64-bit types (256 x 16 x 8 bytes: 32 KiB of local memory).
+    {"scan-gpu-items-64", "single-pass scan, GPU path, long/ulong/double: elements per work-item",
+     16, 4, 64, 4},
     {"scan-cpu-items", "single-pass scan, CPU path: elements per work-item", 65536, 4, 1u << 20, 4},
 };
 
@@ -205,31 +208,35 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
   return plan;
 }
 
+namespace {
+// The single-pass scan's elements per work-item: the knob of its path and element size.
+size_t SinglePassItems(bool gpu, const ProblemSpec& spec) {
+  const char* knob = !gpu                     ? "scan-cpu-items"
+                     : SizeOf(spec.type) == 8 ? "scan-gpu-items-64"
+                                              : "scan-gpu-items";
+  return Tuned(kKnobs, spec, knob);
+}
+}  // namespace
+
 size_t CScanTask::SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const {
-  const bool gpu = GpuPath(device, spec);
-  return LocalSize("single-pass", spec, device) *
-         Tuned(kKnobs, spec, gpu ? "scan-gpu-items" : "scan-cpu-items");
+  return LocalSize("single-pass", spec, device) * SinglePassItems(GpuPath(device, spec), spec);
 }
 
-// One launch over tiles of L x items; per tile a status word written twice (aggregate, then
-// inclusive prefix) and read about once by its successor's look-back.
+// One launch over tiles of L x items; per tile a status word (two for a 64-bit type) written
+// twice (aggregate, then inclusive prefix) and read about once by its successor's look-back.
 LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
                                      const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  if (size == 8)
-    throw VariantSkipped(fmt::format(
-        "single-pass publishes a tile's status and value in one 64-bit atomic word: a {} "
-        "value does not fit (OpenCL 1.2 has no 128-bit atomics)",
-        ToString(spec.type)));
   if (!device.int64BaseAtomics)
     throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
   const bool gpu = GpuPath(device, spec);
-  const size_t items = Tuned(kKnobs, spec, gpu ? "scan-gpu-items" : "scan-cpu-items");
+  const size_t items = SinglePassItems(gpu, spec);
+  const size_t words = size == 8 ? 2 : 1;  // status words per tile (SinglePassLookBack.clh)
   if (gpu && (L * items + L * items / 32 + 4 * L) * size > device.localMemBytes)
     throw VariantSkipped(fmt::format(
         "single-pass tiles of {} x {} elements need more local memory than the device has "
-        "({} KiB): use a smaller --local-size or --tune scan-gpu-items",
-        L, items, device.localMemBytes >> 10));
+        "({} KiB): use a smaller --local-size or --tune {}",
+        L, items, device.localMemBytes >> 10, size == 8 ? "scan-gpu-items-64" : "scan-gpu-items"));
   LaunchPlan plan;
   plan.file = v.file;
   plan.options = KernelBuildOptions(spec.type, spec.op) +
@@ -242,29 +249,30 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   if (spec.lookbackFallback)
     plan.options += " -DSP_FALLBACK_ONLY=1";
   const size_t tiles = CeilDiv(n, L * items);
-  const size_t status = plan.AddScratch(tiles * sizeof(cl_ulong));
+  const size_t status = plan.AddScratch(tiles * words * sizeof(cl_ulong));
   const size_t ticket = plan.AddScratch(sizeof(cl_uint));
-  if (tiles > statusTiles_ || generation_ >= kMaxGeneration) {
+  if (tiles * words > statusWords_ || generation_ >= kMaxGeneration) {
     plan.prepare.push_back(
-        FillStep(status, cl_ulong(0), tiles * sizeof(cl_ulong)).As("reset status words"));
+        FillStep(status, cl_ulong(0), tiles * words * sizeof(cl_ulong)).As("reset status words"));
     plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)).As("reset ticket"));
   }
-  plan.steps.push_back(
-      KernelStep(
-          v.kernel,
-          {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n), cl_uint(Inclusive(spec)),
-           BufferArg{status}, BufferArg{ticket}, cl_uint(ticketBase_), cl_uint(generation_ + 1)},
-          tiles * L, L)
-          .Costs(n * size + tiles * sizeof(cl_ulong), n * size + 2 * tiles * sizeof(cl_ulong),
-                 2 * n + tiles * (L * CeilLog2(L) + 2), 2 * items + CeilLog2(L) + 2));
+  plan.steps.push_back(KernelStep(v.kernel,
+                                  {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n),
+                                   cl_uint(Inclusive(spec)), BufferArg{status}, BufferArg{ticket},
+                                   cl_uint(ticketBase_), cl_uint(generation_ + 1)},
+                                  tiles * L, L)
+                           .Costs(n * size + tiles * words * sizeof(cl_ulong),
+                                  n * size + 2 * tiles * words * sizeof(cl_ulong),
+                                  2 * n + tiles * (L * CeilLog2(L) + 2),
+                                  2 * items + CeilLog2(L) + 2));
   return plan;
 }
 
 void CScanTask::Prepared(const LaunchPlan& plan, const std::string& variant) {
   if (Find(variant).shape != Shape::SinglePass) {
-    statusTiles_ = 0;  // the other variants write the same scratch buffers
+    statusWords_ = 0;  // the other variants write the same scratch buffers
   } else if (!plan.prepare.empty()) {
-    statusTiles_ = plan.scratchBytes[0] / sizeof(cl_ulong);  // SinglePassPlan zeroed them
+    statusWords_ = plan.scratchBytes[0] / sizeof(cl_ulong);  // SinglePassPlan zeroed them
     generation_ = 0;
     ticketBase_ = 0;
   }
@@ -295,7 +303,7 @@ void CScanTask::Enqueued(const LaunchPlan& plan, const std::string& variant) {
 
 void CScanTask::ReleaseResources() {
   PlannedTask::ReleaseResources();
-  statusTiles_ = 0;  // the scratch buffers are gone
+  statusWords_ = 0;  // the scratch buffers are gone
 }
 
 }  // namespace rsb

@@ -57,7 +57,7 @@ class CScanTask : public TableTask<ScanShape> {
   // Single-pass: one status word per tile and the ticket counter live across launches. Each
   // launch gets a new generation and the ticket of its first tile, so nothing is reset between
   // launches; they are zeroed only for more tiles than before or when the generation would wrap.
-  size_t statusTiles_ = 0;  // status words zeroed so far (0: zero them before the next launch)
+  size_t statusWords_ = 0;  // status words zeroed so far (0: zero them before the next launch)
   cl_uint generation_ = 0, ticketBase_ = 0;
 };
 

@@ -26,14 +26,6 @@ TEST_P(ScanVariant, MatchesReferenceForEveryOperatorKindSizeAndLocalSize) {
   if (p.type == ElementType::Double && !Device().info.fp64)
     GTEST_SKIP() << "no fp64";
   CScanTask task;
-  if (p.variant == "single-pass" && SizeOf(p.type) == 8) {
-    // No single atomic word holds a 64-bit value and its status: skipped, with the reason.
-    const auto r =
-        Validate(task, Problem(p.type, Op::Sum, ScanKind::Inclusive, 1000, 64, 1), {p.variant});
-    EXPECT_EQ(r[0].status, Status::Skipped);
-    EXPECT_NE(r[0].message.find("atomic word"), std::string::npos) << r[0].message;
-    return;
-  }
   for (Op op : AllOps())
     for (ScanKind kind : AllScanKinds())
       for (size_t local : {64, 256})
@@ -76,8 +68,8 @@ TEST(Scan, LocalSizeOneAndOddSizesWork) {
       ProblemSpec spec = Problem(ElementType::Int, Op::Sum, kind, n, 1, n);
       EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "");
       spec.op = Op::Min;
-      spec.type = ElementType::Ulong;  // single-pass is skipped for 64-bit types
-      EXPECT_EQ(Failures(Validate(task, spec, task.Variants()), /*allowSkip=*/true), "");
+      spec.type = ElementType::Ulong;  // single-pass: two status words per tile
+      EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "");
     }
 }
 
@@ -214,6 +206,9 @@ TEST(Scan, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
           EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "") << "portable=" << portable;
           spec.type = ElementType::Int;
           spec.op = Op::Max;
+          EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "") << "portable=" << portable;
+          spec.type = ElementType::Long;  // 64-bit: a tile publishes two status words
+          spec.op = Op::Sum;
           EXPECT_EQ(Failures(Validate(task, spec, {"single-pass"})), "") << "portable=" << portable;
         }
   }

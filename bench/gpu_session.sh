@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable stress stress64 trace isolation
+# stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable checktime stress stress64 trace isolation
 #         robustness ceilings sizes default breakdown conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
@@ -59,6 +59,11 @@ for stage in "$@"; do
     portable)  # the single-pass path every non-NVIDIA GPU runs, forced on the H100, against CUB
       python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
         --sizes 2^26,2^28 --types uint,float --bench-args "--portable" | tee "$out/portable.txt";;
+    checktime)  # issue 11.4: --check of the single-pass scan at 2^31, end to end, 16 host cores
+      for t in uint float; do
+        /usr/bin/time -f "check scan single-pass $t 2^31: %e s wall, %U s user, %M KiB max RSS" \
+          "$bin" $nv --check --task scan --variant single-pass --type $t --size 2^31 > /dev/null
+      done 2>&1 | tee "$out/checktime.txt";;
     stress64)  # the 64-bit single-pass scan, every run validated: 12,000+ runs over odd sizes
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \

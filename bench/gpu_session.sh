@@ -61,8 +61,8 @@ for stage in "$@"; do
         --sizes 2^26,2^28 --types uint,float --bench-args "--portable" | tee "$out/portable.txt";;
     checktime)  # issue 11.4: --check of the single-pass scan at 2^31, end to end, 16 host cores
       for t in uint float; do
-        /usr/bin/time -f "check scan single-pass $t 2^31: %e s wall, %U s user, %M KiB max RSS" \
-          "$bin" $nv --check --task scan --variant single-pass --type $t --size 2^31 > /dev/null
+        TIMEFORMAT="check scan single-pass $t 2^31: %R s wall, %U s user, %S s system"
+        time "$bin" $nv --check --task scan --variant single-pass --type $t --size 2^31 > /dev/null
       done 2>&1 | tee "$out/checktime.txt";;
     stress64)  # the 64-bit single-pass scan, every run validated: 12,000+ runs over odd sizes
       { for k in inclusive exclusive; do

@@ -46,7 +46,8 @@ CLI::Validator TuneCheck(const TaskCatalog& catalog) {
         const std::string name = v.substr(0, eq);
         std::vector<std::string> names;
         for (const auto& k : knobs) {
-          names.push_back(k.name);
+          if (std::find(names.begin(), names.end(), k.name) == names.end())
+            names.push_back(k.name);
           if (k.name != name)
             continue;
           const auto value =
@@ -63,9 +64,14 @@ CLI::Validator TuneCheck(const TaskCatalog& catalog) {
 
 std::string TuneHelp(const TaskCatalog& catalog) {
   std::string help = "Tuning knob NAME=VALUE (repeatable; recorded in the results):";
+  std::vector<std::string> listed;  // a knob several tasks share (index-bits) is listed once
   for (const auto& t : catalog)
-    for (const auto& k : t.knobs)
+    for (const auto& k : t.knobs) {
+      if (std::find(listed.begin(), listed.end(), k.name) != listed.end())
+        continue;
+      listed.push_back(k.name);
       help += fmt::format("\n  {} (default {}; {}): {}", k.name, k.value, k.AllowedText(), k.help);
+    }
   return help;
 }
 

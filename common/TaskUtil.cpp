@@ -16,6 +16,8 @@ std::string ToString(CodePath p) {
 }
 
 std::string TuningKnob::AllowedText() const {
+  if (multipleOf > 1 && max - min == multipleOf)  // two values: index-bits
+    return fmt::format("{} or {}", min, max);
   return multipleOf > 1 ? fmt::format("a multiple of {} from {} to {}", multipleOf, min, max)
                         : fmt::format("a whole number from {} to {}", min, max);
 }

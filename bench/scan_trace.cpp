@@ -226,7 +226,7 @@ int main(int argc, char** argv) {
   const auto n = rsb::ParseSize(size);
   if (!n || *n > rsb::kMaxElements) {
     std::fprintf(stderr,
-                 "scan-trace: --n '%s': allowed: 1 to 2^31, written 16777216, 16M, 2^24 "
+                 "scan-trace: --n '%s': allowed: 1 to 2^40, written 16777216, 16M, 2^24 "
                  "or 2^24+3\n",
                  size.c_str());
     return 2;

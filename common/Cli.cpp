@@ -85,15 +85,15 @@ std::optional<Extent> ParseExtent(const std::string& v) {
     return Extent{*n, 0};
   }
   const auto w = ParseSize(v.substr(0, x)), h = ParseSize(v.substr(x + 1));
-  if (!w || !h || *w > kMaxElements || *h > kMaxElements || *w * *h > kMaxElements)
+  if (!w || !h || *w > kMaxElements || *h > kMaxElements / *w)
     return std::nullopt;
   return Extent{*w * *h, *h};
 }
 
 CLI::Validator ExtentCheck() {
-  return Allowed(fmt::format("an element count from 1 to {} (2^31), written as 16777216, 16M, 2^24 "
-                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^31 "
-                             "elements)",
+  return Allowed(fmt::format("an element count from 1 to {} (2^40), written as 16777216, 16M, 2^24 "
+                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 "
+                             "elements); sizes the device cannot hold are skipped",
                              kMaxElements),
                  [](const std::string& v) { return ParseExtent(v).has_value(); });
 }

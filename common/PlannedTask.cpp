@@ -33,6 +33,22 @@ LaunchPlan PlannedTask::PlanFor(const DeviceInfo& device, const std::string& var
                                 const ProblemSpec& spec) const {
   LaunchPlan plan = Plan(device, variant, spec);
   plan.index64 = Index64(spec);
+  const uint64_t size = SizeOf(spec.type);
+  const uint64_t input = uint64_t(spec.n) * size, output = OutputElements(spec) * size;
+  RequireAllocation(device, input,
+                    fmt::format("the input (n = {} {})", spec.n, ToString(spec.type)));
+  RequireAllocation(device, output, "the output");
+  uint64_t scratch = 0;
+  for (size_t bytes : plan.scratchBytes) {
+    RequireAllocation(device, bytes, variant + "'s scratch buffer");
+    scratch += bytes;
+  }
+  if (input + output + scratch > device.globalMemBytes)
+    throw VariantSkipped(fmt::format(
+        "{} needs {} of device memory in all (input {}, output {}, scratch {}); the device has "
+        "{} (CL_DEVICE_GLOBAL_MEM_SIZE)",
+        variant, BytesText(input + output + scratch), BytesShort(input), BytesShort(output),
+        BytesShort(scratch), BytesText(device.globalMemBytes)));
   return plan;
 }
 

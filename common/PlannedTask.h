@@ -39,8 +39,10 @@ class PlannedTask : public IComputeTask {
   // this device.
   virtual LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                           const ProblemSpec& spec) const = 0;
-  // The plan as it runs: Plan() in the problem's index width (Index64). Everything that
-  // enqueues, costs or records a plan takes this.
+  // The plan as it runs: Plan() in the problem's index width (Index64), checked against the
+  // device's memory (VariantSkipped with the bytes needed and available: a buffer beyond
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch together beyond
+  // CL_DEVICE_GLOBAL_MEM_SIZE). Everything that enqueues, costs or records a plan takes this.
   LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
                      const ProblemSpec& spec) const;
 

@@ -57,12 +57,24 @@ cl::Buffer& ScratchBuffer::Ensure(const cl::Context& context, size_t bytes) {
   return buffer_;
 }
 
+std::string BytesShort(uint64_t bytes) {
+  const double mib = double(bytes) / (1 << 20);
+  if (mib < 1)
+    return fmt::format("{} bytes", bytes);
+  return mib >= 1024 ? fmt::format("{:.1f} GiB", mib / 1024) : fmt::format("{:.1f} MiB", mib);
+}
+
+std::string BytesText(uint64_t bytes) {
+  return bytes < (1 << 20) ? BytesShort(bytes)
+                           : fmt::format("{} bytes ({})", bytes, BytesShort(bytes));
+}
+
 void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string& what) {
   if (bytes > device.maxAllocBytes)
     throw VariantSkipped(
-        fmt::format("{} needs a buffer of {} MiB; the device allows at most {} "
-                    "MiB per buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                    what, bytes >> 20, device.maxAllocBytes >> 20));
+        fmt::format("{} needs a buffer of {}; the device allows at most {} per buffer "
+                    "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                    what, BytesText(bytes), BytesText(device.maxAllocBytes)));
 }
 
 cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
@@ -70,7 +82,8 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
   if (spec.type == ElementType::Double && !device.fp64)
     throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
   const size_t bytes = spec.n * SizeOf(spec.type);
-  RequireAllocation(device, bytes, fmt::format("n = {} {}", spec.n, ToString(spec.type)));
+  RequireAllocation(device, bytes,
+                    fmt::format("the input (n = {} {})", spec.n, ToString(spec.type)));
   if (!input.Size())
     input = RandomInput(spec.type, spec.n, spec.seed);
   cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);

@@ -70,11 +70,6 @@ LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
   LaunchPlan plan;
   switch (v.shape) {
     case Shape::GlobalSteps:
-      if (3 * spec.n * SizeOf(spec.type) > device.globalMemBytes)
-        throw VariantSkipped(
-            fmt::format("{} needs input, output and a ping-pong buffer of {} MiB each; the "
-                        "device has {} MiB",
-                        v.name, (spec.n * SizeOf(spec.type)) >> 20, device.globalMemBytes >> 20));
       plan = GlobalStepsPlan(v, spec);
       break;
     case Shape::KoggeStoneTiles:

@@ -2,7 +2,7 @@
 // (-DRSB_INDEX64=1) above; the plans choose it and pass every count in that width. The pocl CI
 // device cannot hold such sizes (4 GiB per buffer), so the 64-bit path is forced at small n
 // (--tune index-bits=64) and every variant validated there; the choice itself is checked on the
-// plans of a device as large as needed.
+// plans of a device as large as needed; a size beyond the device is `skipped` with the bytes.
 #include "CConvolutionTask.h"
 #include "CReductionTask.h"
 #include "CScanTask.h"
@@ -136,12 +136,62 @@ TEST(Index, ConvolutionIsRightWith64BitIndices) {
                               {{5, 0}, {4099, 0}, {300007, 0}, {25, 5}, {101 * 37, 37}});
 }
 
-// The knob takes 32 or 64; results say which index width their kernels were built with, in
-// JSON and CSV.
-TEST(Index, ResultsRecordTheIndexWidth) {
-  const CommandResult bad = RunBench("--tune index-bits=48");
-  EXPECT_EQ(bad.status, 2) << bad.err;
-  EXPECT_NE(bad.err.find("index-bits=32 or 64"), std::string::npos) << bad.err;
+// What the device cannot hold is skipped, never attempted: one buffer beyond
+// CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch beyond CL_DEVICE_GLOBAL_MEM_SIZE,
+// with the bytes needed and available.
+TEST(Index, SizeBeyondTheDeviceIsSkippedWithTheBytes) {
+  DeviceInfo device = Device().info;
+  device.maxAllocBytes = 4000;
+  device.globalMemBytes = 10000;
+  CScanTask scan;
+  ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1001, 64, 1);
+  try {
+    scan.Cost(device, "naive", spec);
+    ADD_FAILURE() << "a 4004-byte input on a device of 4000-byte buffers was not skipped";
+  } catch (const VariantSkipped& e) {
+    EXPECT_NE(std::string(e.what()).find("4004 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("4000 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CL_DEVICE_MAX_MEM_ALLOC_SIZE"), std::string::npos);
+  }
+  spec.n = 900;  // input, output and the ping-pong buffer: 3 x 3600 bytes
+  try {
+    scan.Cost(device, "naive", spec);
+    ADD_FAILURE() << "10800 bytes on a device of 10000 were not skipped";
+  } catch (const VariantSkipped& e) {
+    EXPECT_NE(std::string(e.what()).find("10800 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("10000 bytes"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("CL_DEVICE_GLOBAL_MEM_SIZE"), std::string::npos);
+  }
+  EXPECT_NO_THROW(scan.Cost(device, "single-pass", spec));  // no buffer as large as the input
+
+  // On the device itself, from the command line: just past its largest buffer of uint.
+  const size_t n = Device().info.maxAllocBytes / 4 + 1;
+  const CommandResult r = RunBench(
+      "--check -q --task reduction --variant single-pass --format "
+      "json --size " +
+      std::to_string(n));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["status"], "skipped");
+  const std::string message = j["results"][0]["message"];
+  EXPECT_NE(message.find(std::to_string(4 * n) + " bytes"), std::string::npos) << message;
+  EXPECT_NE(message.find(std::to_string(Device().info.maxAllocBytes) + " bytes"), std::string::npos)
+      << message;
+}
+
+// The command line takes sizes up to 2^40 (beyond the device: skipped, as above) and the knob
+// 32 or 64; results say which index width their kernels were built with, in JSON and CSV.
+TEST(Index, CommandLineTakesLargeSizesAndResultsRecordTheIndexWidth) {
+  const CommandResult big = RunBench("--check -q --variant sequential --size 2^40 --format json");
+  ASSERT_EQ(big.status, 0) << big.err;
+  EXPECT_EQ(nlohmann::json::parse(big.out)["results"][0]["status"], "skipped");
+  for (const char* args : {"--size 2^40+1", "--size 2^21x2^20", "--tune index-bits=48"}) {
+    const CommandResult r = RunBench(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("allowed"), std::string::npos) << args << "\n" << r.err;
+  }
+  EXPECT_NE(RunBench("--tune index-bits=48").err.find("index-bits=32 or 64"), std::string::npos);
 
   const std::string select = "--check -q --task scan --variant single-pass --size 1000 ";
   for (bool forced : {false, true}) {

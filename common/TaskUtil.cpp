@@ -77,6 +77,13 @@ void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string
                     what, BytesText(bytes), BytesText(device.maxAllocBytes)));
 }
 
+namespace {
+// Host transfers of a buffer in pieces of at most 1 GiB: inputs past 2^31 elements are 8 to 16
+// GiB, and a driver's size arithmetic is the same one whose fills of 2^31 bytes or more never
+// complete (Poison). A precaution, untimed: one call per GiB costs nothing measurable.
+constexpr size_t kTransferChunk = size_t(1) << 30;
+}  // namespace
+
 cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
                        const cl::Context& context, cl::CommandQueue& queue, HostArray& input) {
   if (spec.type == ElementType::Double && !device.fp64)
@@ -87,7 +94,10 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
   if (!input.Size())
     input = RandomInput(spec.type, spec.n, spec.seed);
   cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);
-  queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, input.Data());
+  const auto* data = static_cast<const unsigned char*>(input.Data());
+  for (size_t offset = 0; offset < bytes; offset += kTransferChunk)
+    queue.enqueueWriteBuffer(buffer, CL_TRUE, offset, std::min(kTransferChunk, bytes - offset),
+                             data + offset);
   return buffer;
 }
 
@@ -111,7 +121,10 @@ void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_
 HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,
                    size_t count) {
   HostArray out(type, count);
-  queue.enqueueReadBuffer(buffer, CL_TRUE, 0, out.Bytes(), out.Data());
+  auto* data = static_cast<unsigned char*>(out.Data());
+  for (size_t offset = 0; offset < out.Bytes(); offset += kTransferChunk)
+    queue.enqueueReadBuffer(buffer, CL_TRUE, offset, std::min(kTransferChunk, out.Bytes() - offset),
+                            data + offset);
   return out;
 }
 

@@ -112,8 +112,9 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   text << file.rdbuf();
   cl::Program program(context, text.str());
   // The suite's options for this kernel (its launch plan), plus ptxas's report.
-  std::string options = "-cl-std=CL1.2 -cl-nv-verbose -I " + dir + " " +
-                        task.Plan(info, "single-pass", spec).options + " " + extra;
+  const LaunchPlan plan = task.PlanFor(info, "single-pass", spec);
+  std::string options =
+      "-cl-std=CL1.2 -cl-nv-verbose -I " + dir + " " + plan.BuildOptions() + " " + extra;
   if (traced)  // the timestamps, in an extra last kernel argument (SinglePassTrace.clh)
     options += " -DSP_TRACE=1";
   cl_int built = CL_SUCCESS;
@@ -139,7 +140,10 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   cl::Buffer ticket(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
   kernel.setArg(0, src);
   kernel.setArg(1, dst);
-  kernel.setArg(2, cl_uint(n));
+  if (plan.index64)  // IDX n (kernels/Common.clh)
+    kernel.setArg(2, cl_ulong(n));
+  else
+    kernel.setArg(2, cl_uint(n));
   kernel.setArg(3, cl_uint(1));  // inclusive
   kernel.setArg(4, status);
   kernel.setArg(5, ticket);
@@ -222,7 +226,7 @@ int main(int argc, char** argv) {
   const auto n = rsb::ParseSize(size);
   if (!n || *n > rsb::kMaxElements) {
     std::fprintf(stderr,
-                 "scan-trace: --n '%s': allowed: 1 to 2^31, written 16777216, 16M, 2^24 "
+                 "scan-trace: --n '%s': allowed: 1 to 2^40, written 16777216, 16M, 2^24 "
                  "or 2^24+3\n",
                  size.c_str());
     return 2;

@@ -46,7 +46,8 @@ CLI::Validator TuneCheck(const TaskCatalog& catalog) {
         const std::string name = v.substr(0, eq);
         std::vector<std::string> names;
         for (const auto& k : knobs) {
-          names.push_back(k.name);
+          if (std::find(names.begin(), names.end(), k.name) == names.end())
+            names.push_back(k.name);
           if (k.name != name)
             continue;
           const auto value =
@@ -63,9 +64,14 @@ CLI::Validator TuneCheck(const TaskCatalog& catalog) {
 
 std::string TuneHelp(const TaskCatalog& catalog) {
   std::string help = "Tuning knob NAME=VALUE (repeatable; recorded in the results):";
+  std::vector<std::string> listed;  // a knob several tasks share (index-bits) is listed once
   for (const auto& t : catalog)
-    for (const auto& k : t.knobs)
+    for (const auto& k : t.knobs) {
+      if (std::find(listed.begin(), listed.end(), k.name) != listed.end())
+        continue;
+      listed.push_back(k.name);
       help += fmt::format("\n  {} (default {}; {}): {}", k.name, k.value, k.AllowedText(), k.help);
+    }
   return help;
 }
 
@@ -79,15 +85,15 @@ std::optional<Extent> ParseExtent(const std::string& v) {
     return Extent{*n, 0};
   }
   const auto w = ParseSize(v.substr(0, x)), h = ParseSize(v.substr(x + 1));
-  if (!w || !h || *w > kMaxElements || *h > kMaxElements || *w * *h > kMaxElements)
+  if (!w || !h || *w > kMaxElements || *h > kMaxElements / *w)
     return std::nullopt;
   return Extent{*w * *h, *h};
 }
 
 CLI::Validator ExtentCheck() {
-  return Allowed(fmt::format("an element count from 1 to {} (2^31), written as 16777216, 16M, 2^24 "
-                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^31 "
-                             "elements)",
+  return Allowed(fmt::format("an element count from 1 to {} (2^40), written as 16777216, 16M, 2^24 "
+                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 "
+                             "elements); sizes the device cannot hold are skipped",
                              kMaxElements),
                  [](const std::string& v) { return ParseExtent(v).has_value(); });
 }

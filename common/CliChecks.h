@@ -58,7 +58,7 @@ inline CLI::Validator SizeTransform() {
         if (!n || *n > kMaxElements)
           return "'" + v + "': " + (n ? "too large" : "not a valid size") +
                  "; allowed: an element count from 1 to " + std::to_string(kMaxElements) +
-                 " (2^31), written as 16777216, 16M, 2^24 or 2^24+3";
+                 " (2^40), written as 16777216, 16M, 2^24 or 2^24+3";
         v = std::to_string(*n);
         return std::string();
       },

@@ -188,6 +188,12 @@ class IComputeTask {
   // The course's cost model of one run (launches, steps, work, traffic); spec.localSize set.
   virtual CostModel Cost(const DeviceInfo& device, const std::string& variant,
                          const ProblemSpec& spec) const = 0;
+  // The options the variant's kernels are built with on this problem (the index width among
+  // them: -DRSB_INDEX64=1), as recorded in its result; spec.localSize set. Default: none known.
+  virtual std::string KernelOptions(const DeviceInfo& /*device*/, const std::string& /*variant*/,
+                                    const ProblemSpec& /*spec*/) const {
+    return {};
+  }
 
   // The work of the sequential algorithm on this problem, in the units of CostModel::ops: what a
   // variant's work W(n) is compared with (--explain, common/Explain.h). Default: n - 1

@@ -27,7 +27,17 @@ enum BufferId : size_t {
 struct BufferArg {
   size_t id;
 };
-using KernelArg = std::variant<BufferArg, cl_uint, cl_ulong>;
+// An element count, offset or stride: a kernel argument of type IDX (kernels/Common.clh), passed
+// as cl_uint or, in a plan with 64-bit indices (LaunchPlan::index64), as cl_ulong.
+struct IndexArg {
+  uint64_t value;
+};
+using KernelArg = std::variant<BufferArg, cl_uint, cl_ulong, IndexArg>;
+
+// The largest n whose kernels index with 32-bit IDX: every index a kernel computes for it,
+// rounding up to whole tiles and work-groups included, stays below 2^32. Larger n, and plans
+// asked for it (--tune index-bits=64), build with -DRSB_INDEX64=1.
+constexpr uint64_t kMaxElements32BitIndex = uint64_t(1) << 31;
 
 // The course's parallel time, cost and work for one run of a variant on one problem, and the
 // global memory traffic from which GB/s is computed.
@@ -87,7 +97,8 @@ LaunchStep FillStep(size_t buffer, P pattern, size_t bytes) {
 
 struct LaunchPlan {
   std::string file;                  // program (kernels/<file>) every kernel step comes from
-  std::string options;               // its build options
+  std::string options;               // its build options, but for the index width (BuildOptions)
+  bool index64 = false;              // IDX is 64-bit: -DRSB_INDEX64=1, IndexArg as cl_ulong
   std::vector<size_t> scratchBytes;  // buffer kFirstScratch + i holds scratchBytes[i]
   std::vector<LaunchStep> prepare;   // untimed, before every run: resets of scratch state
   std::vector<LaunchStep> steps;     // one run, timed
@@ -96,6 +107,8 @@ struct LaunchPlan {
     scratchBytes.push_back(bytes);
     return kFirstScratch + scratchBytes.size() - 1;
   }
+  // What the program is built with: options and the index width.
+  std::string BuildOptions() const { return index64 ? options + " -DRSB_INDEX64=1" : options; }
 };
 
 // The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the

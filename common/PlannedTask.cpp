@@ -4,9 +4,53 @@
 
 #include <fmt/format.h>
 
+#include <limits>
+#include <stdexcept>
 #include <variant>
 
 namespace rsb {
+
+namespace {
+// Knobs of every planned task.
+const std::vector<TuningKnob> kSharedKnobs = {
+    {"index-bits",
+     "kernel indices at least this wide: 32 (64-bit only where n > 2^31) or 64 (always: tests "
+     "the 64-bit path at any n; slower)",
+     32, 32, 64, 32},
+};
+}  // namespace
+
+bool PlannedTask::Index64(const ProblemSpec& spec) {
+  return spec.n > kMaxElements32BitIndex || Tuned(kSharedKnobs, spec, "index-bits") == 64;
+}
+
+std::vector<TuningKnob> PlannedTask::WithSharedKnobs(std::vector<TuningKnob> knobs) {
+  knobs.insert(knobs.end(), kSharedKnobs.begin(), kSharedKnobs.end());
+  return knobs;
+}
+
+LaunchPlan PlannedTask::PlanFor(const DeviceInfo& device, const std::string& variant,
+                                const ProblemSpec& spec) const {
+  LaunchPlan plan = Plan(device, variant, spec);
+  plan.index64 = Index64(spec);
+  const uint64_t size = SizeOf(spec.type);
+  const uint64_t input = uint64_t(spec.n) * size, output = OutputElements(spec) * size;
+  RequireAllocation(device, input,
+                    fmt::format("the input (n = {} {})", spec.n, ToString(spec.type)));
+  RequireAllocation(device, output, "the output");
+  uint64_t scratch = 0;
+  for (size_t bytes : plan.scratchBytes) {
+    RequireAllocation(device, bytes, variant + "'s scratch buffer");
+    scratch += bytes;
+  }
+  if (input + output + scratch > device.globalMemBytes)
+    throw VariantSkipped(fmt::format(
+        "{} needs {} of device memory in all (input {}, output {}, scratch {}); the device has "
+        "{} (CL_DEVICE_GLOBAL_MEM_SIZE)",
+        variant, BytesText(input + output + scratch), BytesShort(input), BytesShort(output),
+        BytesShort(scratch), BytesText(device.globalMemBytes)));
+  return plan;
+}
 
 bool PlannedTask::GpuPath(const DeviceInfo& device, const ProblemSpec& spec) {
   return spec.codePath == CodePath::Gpu || (spec.codePath == CodePath::Auto && device.isGpu);
@@ -75,14 +119,25 @@ void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
         throw cl::Error(err, "clEnqueueFillBuffer");
       continue;
     }
-    cl::Kernel& k = ctx.kernels.Get(ctx.programs, plan.file, plan.options, s.kernel, s.localSize);
+    cl::Kernel& k =
+        ctx.kernels.Get(ctx.programs, plan.file, plan.BuildOptions(), s.kernel, s.localSize);
     for (size_t i = 0; i < s.args.size(); ++i)
       std::visit(
           [&](const auto& a) {
-            if constexpr (std::is_same_v<std::decay_t<decltype(a)>, BufferArg>)
+            using A = std::decay_t<decltype(a)>;
+            if constexpr (std::is_same_v<A, BufferArg>) {
               k.setArg(cl_uint(i), Buffer(a.id));
-            else
+            } else if constexpr (std::is_same_v<A, IndexArg>) {
+              if (plan.index64)
+                k.setArg(cl_uint(i), cl_ulong(a.value));
+              else if (a.value <= std::numeric_limits<cl_uint>::max())
+                k.setArg(cl_uint(i), cl_uint(a.value));
+              else  // a plan bug: Index64 keeps every 32-bit plan's indices below 2^32
+                throw std::logic_error(
+                    fmt::format("{} argument {} = {} needs 64-bit indices", s.kernel, i, a.value));
+            } else {
               k.setArg(cl_uint(i), a);
+            }
           },
           s.args[i]);
     ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(s.globalSize),
@@ -92,7 +147,7 @@ void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
 
 void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                              bool poison, RunEvents& untimed) {
-  const LaunchPlan plan = Plan(ctx.info, variant, spec);
+  const LaunchPlan plan = PlanFor(ctx.info, variant, spec);
   if (scratch_.size() < plan.scratchBytes.size())
     scratch_.resize(plan.scratchBytes.size());
   for (size_t i = 0; i < plan.scratchBytes.size(); ++i) {
@@ -103,7 +158,7 @@ void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const
   // is enqueued, so that a variant that cannot run here is skipped before it starts.
   for (const LaunchStep& s : plan.steps)
     if (!s.kernel.empty())
-      ctx.kernels.Get(ctx.programs, plan.file, plan.options, s.kernel, s.localSize);
+      ctx.kernels.Get(ctx.programs, plan.file, plan.BuildOptions(), s.kernel, s.localSize);
   Enqueue(ctx, plan, plan.prepare, &untimed);
   Prepared(plan, variant);
   if (poison) {
@@ -141,7 +196,7 @@ void PlannedTask::PoisonScratch(TaskContext& ctx, const LaunchPlan& plan,
 
 void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                              RunEvents& events) {
-  const LaunchPlan plan = Plan(ctx.info, variant, spec);
+  const LaunchPlan plan = PlanFor(ctx.info, variant, spec);
   Enqueue(ctx, plan, plan.steps, &events);
   Enqueued(plan, variant);
 }
@@ -154,7 +209,12 @@ Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& var
 
 CostModel PlannedTask::Cost(const DeviceInfo& device, const std::string& variant,
                             const ProblemSpec& spec) const {
-  return CostOf(Plan(device, variant, spec));
+  return CostOf(PlanFor(device, variant, spec));
+}
+
+std::string PlannedTask::KernelOptions(const DeviceInfo& device, const std::string& variant,
+                                       const ProblemSpec& spec) const {
+  return PlanFor(device, variant, spec).BuildOptions();
 }
 
 }  // namespace rsb

@@ -31,11 +31,26 @@ class PlannedTask : public IComputeTask {
                              const ProblemSpec& spec) override;
   CostModel Cost(const DeviceInfo& device, const std::string& variant,
                  const ProblemSpec& spec) const override;
+  std::string KernelOptions(const DeviceInfo& device, const std::string& variant,
+                            const ProblemSpec& spec) const override;
 
-  // One run of the variant on this problem (spec.localSize already resolved). Throws
-  // VariantSkipped when the variant cannot run so on this device.
+  // One run of the variant on this problem (spec.localSize already resolved), as the task's
+  // table and plan functions write it. Throws VariantSkipped when the variant cannot run so on
+  // this device.
   virtual LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                           const ProblemSpec& spec) const = 0;
+  // The plan as it runs: Plan() in the problem's index width (Index64), checked against the
+  // device's memory (VariantSkipped with the bytes needed and available: a buffer beyond
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch together beyond
+  // CL_DEVICE_GLOBAL_MEM_SIZE). Everything that enqueues, costs or records a plan takes this.
+  LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
+                     const ProblemSpec& spec) const;
+
+  // The kernels index with 64-bit IDX: where n > kMaxElements32BitIndex, or asked for with the
+  // knob index-bits=64 (tests of the 64-bit path at small n).
+  static bool Index64(const ProblemSpec& spec);
+  // A task's own knobs and the knobs every planned task takes (index-bits).
+  static std::vector<TuningKnob> WithSharedKnobs(std::vector<TuningKnob> knobs);
 
  protected:
   // The single-pass kernels' shape: GPU (wide coalesced loads, tiles through local memory) or

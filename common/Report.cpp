@@ -210,6 +210,7 @@ nlohmann::json ResultToJson(const Result& r) {
       {"lookback_fallback", r.lookbackFallback},
       {"tuning", r.tuning},
       {"params", r.params},
+      {"kernel_options", r.kernelOptions},
       // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
       {"breakdown", BreakdownJson(r.breakdown)},
       {"gaps_ms", r.breakdown.gapsMs},
@@ -273,6 +274,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.tuning = j.at("tuning").get<std::map<std::string, size_t>>();
   if (j.contains("params"))
     r.params = j.at("params").get<std::map<std::string, size_t>>();
+  r.kernelOptions = j.value("kernel_options", std::string());
   r.breakdown = BreakdownFromJson(j);
   return r;
 }
@@ -504,7 +506,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
          "git_revision,build,date,host,command,kernel_files,read_gbytes_s,write_gbytes_s,"
          "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params,bytes_read_repeated,"
-         "kernel_memory_bytes\n";
+         "kernel_memory_bytes,kernel_options\n";
   for (const auto& r : results) {
     const DeviceRun& device = DeviceOf(info, r);
     const std::string runFields = runFieldsOf(device);
@@ -524,25 +526,26 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
     const std::string extent =
         fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
                     CsvQuote(r.params.empty() ? "" : ParamsText(r)));
+    const std::string options = CsvQuote(r.kernelOptions);  // the last column, on every row
     out << fmt::format(
         "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},\n",
+        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},,{}\n",
         keys, CsvQuote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
         r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
         r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
         r.launchesEnqueued, r.validatedRuns, shape,
         hasBreakdown ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "", caseFields, runFields,
-        extent, r.cost.bytesReadRepeated);
+        extent, r.cost.bytesReadRepeated, options);
     const std::string empty(18, ',');  // the case's measurements: message to validated_runs
     for (const auto& k : r.breakdown.kernels)
-      out << fmt::format("{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{}\n",
-                         keys, empty, shape, CsvQuote(k.kernel), k.launches, k.timeMs,
-                         k.timeMsMedian, k.share, k.bytes, k.gbytesS, k.bandwidthUtil, noCaseFields,
-                         runFields, extent, k.memoryBytes);
+      out << fmt::format(
+          "{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{},{}\n", keys, empty,
+          shape, CsvQuote(k.kernel), k.launches, k.timeMs, k.timeMsMedian, k.share, k.bytes,
+          k.gbytesS, k.bandwidthUtil, noCaseFields, runFields, extent, k.memoryBytes, options);
     for (const auto& u : r.breakdown.untimed)
-      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,\n", keys, empty, shape,
+      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,,{}\n", keys, empty, shape,
                          CsvQuote(u.command), u.phase, u.launches, u.timeMs, noCaseFields,
-                         runFields, extent);
+                         runFields, extent, options);
   }
 }
 

@@ -369,6 +369,7 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
           fmt::format("local size {} exceeds the device's maximum work-group size {}",
                       spec.localSize, ctx_.info.maxWorkGroupSize));
     r.cost = task.Cost(ctx_.info, variant, spec);
+    r.kernelOptions = task.KernelOptions(ctx_.info, variant, spec);
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;

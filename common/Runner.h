@@ -54,6 +54,9 @@ struct Result {
   bool lookbackFallback = false;         // --lookback-fallback
   std::map<std::string, size_t> tuning;  // the task's tuning knobs, as used
   std::map<std::string, size_t> params;  // the task's parameters (mask-width), as used
+  // The kernels' build options: type, operator, local size, tuning, the index width
+  // (-DRSB_INDEX64=1: 64-bit IDX). Empty where no plan was made (a case skipped before it).
+  std::string kernelOptions;
   Status status = Status::Skipped;
   std::string message;
   size_t iterations = 0;

@@ -8,8 +8,10 @@
 
 namespace rsb {
 
-// The largest n the kernels index with 32-bit unsigned arithmetic without overflow.
-constexpr size_t kMaxElements = size_t(1) << 31;
+// The largest n the command line takes (2^40). The device is the real limit: a size whose
+// buffers it cannot hold is skipped with the bytes needed and available, and sizes above 2^31
+// build the kernels with 64-bit indices (LaunchPlan.h).
+constexpr size_t kMaxElements = size_t(1) << 40;
 
 // A whole string as an unsigned integer; nullopt on anything else or overflow.
 std::optional<unsigned long long> ParseUnsigned(const std::string& s);

@@ -16,6 +16,8 @@ std::string ToString(CodePath p) {
 }
 
 std::string TuningKnob::AllowedText() const {
+  if (multipleOf > 1 && max - min == multipleOf)  // two values: index-bits
+    return fmt::format("{} or {}", min, max);
   return multipleOf > 1 ? fmt::format("a multiple of {} from {} to {}", multipleOf, min, max)
                         : fmt::format("a whole number from {} to {}", min, max);
 }
@@ -55,24 +57,47 @@ cl::Buffer& ScratchBuffer::Ensure(const cl::Context& context, size_t bytes) {
   return buffer_;
 }
 
+std::string BytesShort(uint64_t bytes) {
+  const double mib = double(bytes) / (1 << 20);
+  if (mib < 1)
+    return fmt::format("{} bytes", bytes);
+  return mib >= 1024 ? fmt::format("{:.1f} GiB", mib / 1024) : fmt::format("{:.1f} MiB", mib);
+}
+
+std::string BytesText(uint64_t bytes) {
+  return bytes < (1 << 20) ? BytesShort(bytes)
+                           : fmt::format("{} bytes ({})", bytes, BytesShort(bytes));
+}
+
 void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string& what) {
   if (bytes > device.maxAllocBytes)
     throw VariantSkipped(
-        fmt::format("{} needs a buffer of {} MiB; the device allows at most {} "
-                    "MiB per buffer (CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
-                    what, bytes >> 20, device.maxAllocBytes >> 20));
+        fmt::format("{} needs a buffer of {}; the device allows at most {} per buffer "
+                    "(CL_DEVICE_MAX_MEM_ALLOC_SIZE)",
+                    what, BytesText(bytes), BytesText(device.maxAllocBytes)));
 }
+
+namespace {
+// Host transfers of a buffer in pieces of at most 1 GiB: inputs past 2^31 elements are 8 to 16
+// GiB, and a driver's size arithmetic is the same one whose fills of 2^31 bytes or more never
+// complete (Poison). A precaution, untimed: one call per GiB costs nothing measurable.
+constexpr size_t kTransferChunk = size_t(1) << 30;
+}  // namespace
 
 cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
                        const cl::Context& context, cl::CommandQueue& queue, HostArray& input) {
   if (spec.type == ElementType::Double && !device.fp64)
     throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
   const size_t bytes = spec.n * SizeOf(spec.type);
-  RequireAllocation(device, bytes, fmt::format("n = {} {}", spec.n, ToString(spec.type)));
+  RequireAllocation(device, bytes,
+                    fmt::format("the input (n = {} {})", spec.n, ToString(spec.type)));
   if (!input.Size())
     input = RandomInput(spec.type, spec.n, spec.seed);
   cl::Buffer buffer(context, CL_MEM_READ_ONLY, bytes);
-  queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, bytes, input.Data());
+  const auto* data = static_cast<const unsigned char*>(input.Data());
+  for (size_t offset = 0; offset < bytes; offset += kTransferChunk)
+    queue.enqueueWriteBuffer(buffer, CL_TRUE, offset, std::min(kTransferChunk, bytes - offset),
+                             data + offset);
   return buffer;
 }
 
@@ -96,7 +121,10 @@ void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_
 HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,
                    size_t count) {
   HostArray out(type, count);
-  queue.enqueueReadBuffer(buffer, CL_TRUE, 0, out.Bytes(), out.Data());
+  auto* data = static_cast<unsigned char*>(out.Data());
+  for (size_t offset = 0; offset < out.Bytes(); offset += kTransferChunk)
+    queue.enqueueReadBuffer(buffer, CL_TRUE, offset, std::min(kTransferChunk, out.Bytes() - offset),
+                            data + offset);
   return out;
 }
 

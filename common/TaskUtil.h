@@ -38,6 +38,11 @@ class ScratchBuffer {
   size_t capacity_ = 0;
 };
 
+// "17179869212 bytes (16.0 GiB)": a size in a message, exact and readable; BytesShort: "16.0 GiB"
+// (under 1 MiB both are "812 bytes").
+std::string BytesText(uint64_t bytes);
+std::string BytesShort(uint64_t bytes);
+
 // Throws VariantSkipped unless the device can allocate one buffer of `bytes`.
 void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string& what);
 

@@ -8,7 +8,8 @@
 //   -DT=float -DT_FLOAT=1 -DOP_SUM=1 -DIDENTITY=((T)0) -DMASK_WIDTH=5 -DLOCAL_SIZE=256
 //   -DITEMS=4 -DTILE_X=32
 // Any n >= MASK_WIDTH (any width, height >= MASK_WIDTH in 2-D) works. Index arithmetic is
-// unsigned: an index left of 0 wraps past 2^32 - R, above every n the suite allows (2^31), so one
+// unsigned (IDX, Common.clh): an index left of 0 wraps past 2^32 - R (2^64 - R with 64-bit
+// indices), above every n built with that index width (2^31 with 32-bit indices), so one
 // comparison `k < n` finds the ghosts on both sides.
 //
 // Notation: n outputs, W = MASK_WIDTH, R = W / 2, L = LOCAL_SIZE work-items per work-group,
@@ -21,8 +22,9 @@
 #define R (MASK_WIDTH / 2)
 #define TILE (LOCAL_SIZE * ITEMS)
 
-// The input element at k, or the ghost 0 outside [0, n) (k wrapped past 2^32 on the left).
-inline T InputOrGhost(__global const T* in, uint k, uint n) {
+// The input element at k, or the ghost 0 outside [0, n) (k wrapped past the top of IDX on the
+// left).
+inline T InputOrGhost(__global const T* in, IDX k, IDX n) {
   return k < n ? in[k] : (T)0;
 }
 
@@ -34,9 +36,9 @@ inline T InputOrGhost(__global const T* in, uint k, uint n) {
 // barrier: every value comes straight from global memory.
 RSB_WG_ATTR
 __kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, __global T* out,
-                                 uint n) {
+                                 IDX n) {
   // SOLUTION BEGIN
-  const uint i = get_global_id(0);
+  const IDX i = get_global_id(0);
   if (i >= n)
     return;
   T acc = 0;
@@ -54,9 +56,9 @@ __kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, _
 // cache). No halo, no barrier.
 RSB_WG_ATTR
 __kernel void ConvolutionConstant1D(__global const T* in, __constant T* mask, __global T* out,
-                                    uint n) {
+                                    IDX n) {
   // SOLUTION BEGIN
-  const uint i = get_global_id(0);
+  const IDX i = get_global_id(0);
   if (i >= n)
     return;
   T acc = 0;
@@ -70,7 +72,7 @@ __kernel void ConvolutionConstant1D(__global const T* in, __constant T* mask, __
 // Loads count input elements from in[first] on (first may lie left of 0, wrapped) into tile,
 // ghosts as 0; the work-group's L work-items stride through it, so consecutive work-items load
 // consecutive elements (coalesced).
-inline void LoadTile1D(__local T* tile, __global const T* in, uint first, uint count, uint n) {
+inline void LoadTile1D(__local T* tile, __global const T* in, IDX first, uint count, IDX n) {
   for (uint t = get_local_id(0); t < count; t += LOCAL_SIZE)
     tile[t] = InputOrGhost(in, first + t, n);
 }
@@ -84,11 +86,10 @@ inline void LoadTile1D(__local T* tile, __global const T* in, uint first, uint c
 // Global reads per output: (TILE + 2R) / TILE input elements (1 + 2R / TILE), the mask from the
 // constant cache. Steps: 2 (load, compute).
 RSB_WG_ATTR
-__kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __global T* out,
-                                 uint n) {
+__kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __global T* out, IDX n) {
   // SOLUTION BEGIN
   __local T tile[TILE + 2 * R];
-  const uint start = get_group_id(0) * TILE;
+  const IDX start = (IDX)get_group_id(0) * TILE;
   LoadTile1D(tile, in, start - R, TILE + 2 * R, n);
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile elements other work-items loaded
   for (uint k = 0; k < ITEMS; ++k) {
@@ -115,10 +116,10 @@ __kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __glo
 // Steps: 2 (load, compute).
 RSB_WG_ATTR
 __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __global T* out,
-                                  uint n) {
+                                  IDX n) {
   // SOLUTION BEGIN
   __local T tile[TILE];
-  const uint start = get_group_id(0) * TILE;
+  const IDX start = (IDX)get_group_id(0) * TILE;
   LoadTile1D(tile, in, start, TILE, n);
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile elements other work-items loaded
   for (uint k = 0; k < ITEMS; ++k) {
@@ -128,7 +129,8 @@ __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __gl
     T acc = 0;
     for (uint j = 0; j < MASK_WIDTH; ++j) {
       const uint u = t - R + j;  // wraps left of the tile
-      acc += mask[j] * (u < TILE ? tile[u] : InputOrGhost(in, start + u, n));
+      // Left of the tile u is negative as an int: sign-extended, it wraps IDX the same way.
+      acc += mask[j] * (u < TILE ? tile[u] : InputOrGhost(in, start + (IDX)(int)u, n));
     }
     out[start + t] = acc;
   }
@@ -148,19 +150,19 @@ __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __gl
 // W^2 mask elements. No halo, no barrier.
 RSB_WG_ATTR
 __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, __global T* out,
-                                 uint width, uint height) {
+                                 IDX width, IDX height) {
   // SOLUTION BEGIN
-  const uint i = get_global_id(0);
+  const IDX i = get_global_id(0);
   if (i >= width * height)
     return;
-  const uint x = i % width, y = i / width;
+  const IDX x = i % width, y = i / width;
   T acc = 0;
   for (uint a = 0; a < MASK_WIDTH; ++a) {
-    const uint row = y - R + a;
+    const IDX row = y - R + a;
     if (row >= height)
       continue;  // a ghost row
     for (uint b = 0; b < MASK_WIDTH; ++b) {
-      const uint col = x - R + b;
+      const IDX col = x - R + b;
       if (col < width)
         acc += mask[a * MASK_WIDTH + b] * in[row * width + col];
     }
@@ -193,11 +195,11 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 
 RSB_WG_ATTR
 __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __global T* out,
-                                 uint width, uint height) {
+                                 IDX width, IDX height) {
   // SOLUTION BEGIN
   __local T tile[TW * TH];
-  const uint groupsX = (width + OX - 1) / OX;
-  const uint x0 = (get_group_id(0) % groupsX) * OX, y0 = (get_group_id(0) / groupsX) * OY;
+  const IDX groupsX = (width + OX - 1) / OX;
+  const IDX x0 = (get_group_id(0) % groupsX) * OX, y0 = (get_group_id(0) / groupsX) * OY;
   // LOAD_BATCH cells a work-item, loaded into registers before any is stored: that many reads
   // in flight per work-item, one round trip to memory for the batch instead of one per cell.
   for (uint base = 0; base < TW * TH; base += LOAD_BATCH * LOCAL_SIZE) {
@@ -205,7 +207,7 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
 #pragma unroll
     for (uint i = 0; i < LOAD_BATCH; ++i) {
       const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
-      const uint row = y0 - R + t / TW, col = x0 - R + t % TW;
+      const IDX row = y0 - R + t / TW, col = x0 - R + t % TW;
       v[i] = t < TW * TH && row < height && col < width ? in[row * width + col] : (T)0;
     }
 #pragma unroll
@@ -233,9 +235,9 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
       for (uint a = 0; a < MASK_WIDTH; ++a)
         acc[k] += mask[a * MASK_WIDTH + b] * win[k + a];
   }
-  const uint x = x0 + lx;
+  const IDX x = x0 + lx;
   for (uint k = 0; k < ITEMS; ++k) {
-    const uint y = y0 + ly * ITEMS + k;
+    const IDX y = y0 + ly * ITEMS + k;
     if (x < width && y < height)
       out[y * width + x] = acc[k];
   }

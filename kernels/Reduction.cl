@@ -24,13 +24,13 @@
 // Work n - 1, steps (launches) ceil(log2 n). The strided accesses are not coalesced: at stride s
 // a warp touches 32 elements 2s apart, so most of each memory transaction is wasted.
 RSB_WG_ATTR
-__kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, uint stride,
-                                uint count) {
+__kernel void ReduceInterleaved(__global const T* src, __global T* dst, IDX n, IDX stride,
+                                IDX count) {
   // SOLUTION BEGIN
-  const uint i = get_global_id(0);
+  const IDX i = get_global_id(0);
   if (i >= count)
     return;
-  const uint idx = 2 * stride * i;
+  const IDX idx = 2 * stride * i;
   const T a = src[idx];
   dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;
   // SOLUTION END
@@ -45,9 +45,9 @@ __kernel void ReduceInterleaved(__global const T* src, __global T* dst, uint n, 
 // In place is safe: work-item i writes element i < h and reads i and i + h >= h, which no other
 // work-item writes. Work n - 1, steps (launches) ceil(log2 n).
 RSB_WG_ATTR
-__kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, uint h) {
+__kernel void ReduceSequential(__global const T* src, __global T* dst, IDX m, IDX h) {
   // SOLUTION BEGIN
-  const uint i = get_global_id(0);
+  const IDX i = get_global_id(0);
   if (i >= h)
     return;
   const T a = src[i];
@@ -65,10 +65,10 @@ __kernel void ReduceSequential(__global const T* src, __global T* dst, uint m, u
 // the work-groups and does the first tree level at the cost of a load.
 // Per level: work n - 1 in total, steps 1 + log2(L); levels ceil(log_{2L} n).
 RSB_WG_ATTR
-__kernel void ReduceDecomposition(__global const T* src, __global T* dst, uint n) {
+__kernel void ReduceDecomposition(__global const T* src, __global T* dst, IDX n) {
   // SOLUTION BEGIN
   __local T scratch[LOCAL_SIZE];
-  const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
+  const IDX base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceSequential(scratch, v);
   if (get_local_id(0) == 0)
@@ -83,10 +83,10 @@ __kernel void ReduceDecomposition(__global const T* src, __global T* dst, uint n
 // strides (WorkGroupReduceUnrolled). Same work, steps and levels as 3, fewer instructions per
 // step.
 RSB_WG_ATTR
-__kernel void ReduceUnrolled(__global const T* src, __global T* dst, uint n) {
+__kernel void ReduceUnrolled(__global const T* src, __global T* dst, IDX n) {
   // SOLUTION BEGIN
   __local T scratch[LOCAL_SIZE];
-  const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
+  const IDX base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceUnrolled(scratch, v);
   if (get_local_id(0) == 0)
@@ -145,13 +145,13 @@ inline void AtomicCombine(__global T* p, T v) {
 #endif
 
 RSB_WG_ATTR
-__kernel void ReduceAtomic(__global const T* src, __global T* result, uint n) {
+__kernel void ReduceAtomic(__global const T* src, __global T* result, IDX n) {
   // SOLUTION BEGIN
 #if defined(NO_ATOMIC_FOR_T)
   // Never launched: the host reports the variant as skipped on this device.
 #else
   __local T scratch[LOCAL_SIZE];
-  const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
+  const IDX base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);
   const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));
   const T r = WorkGroupReduceUnrolled(scratch, v);
   if (get_local_id(0) == 0)

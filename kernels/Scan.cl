@@ -36,16 +36,17 @@
 
 // LoadTile: work-item i of work-group g loads elements g*B + i and g*B + i + L (IDENTITY past
 // n): consecutive work-items read consecutive addresses, so both loads coalesce.
-// g*B <= n - 1 < 2^31 for every launched work-group, so the uint arithmetic cannot overflow.
-inline void LoadTile(__global const T* src, uint n, T x[2]) {
-  const uint i = get_group_id(0) * TILE_SIZE + get_local_id(0);
+// g*B <= n - 1 for every launched work-group, so i + L < n + B cannot overflow IDX (n <= 2^31
+// when IDX is 32-bit).
+inline void LoadTile(__global const T* src, IDX n, T x[2]) {
+  const IDX i = get_group_id(0) * TILE_SIZE + get_local_id(0);
   x[0] = LoadOrIdentity(src, i, n);
   x[1] = LoadOrIdentity(src, i + LOCAL_SIZE, n);
 }
 
 // StoreTile: the inverse of LoadTile; elements past n are not written.
-inline void StoreTile(__global T* dst, uint n, const T y[2]) {
-  const uint i = get_group_id(0) * TILE_SIZE + get_local_id(0);
+inline void StoreTile(__global T* dst, IDX n, const T y[2]) {
+  const IDX i = get_group_id(0) * TILE_SIZE + get_local_id(0);
   if (i < n)
     dst[i] = y[0];
   if (i + LOCAL_SIZE < n)
@@ -122,7 +123,7 @@ inline T WorkGroupScanExclusiveBlelloch(__local T* tile, T x[2], bool padded) {
 // ScanTileBlelloch: one tile of src scanned into dst with WorkGroupScanExclusiveBlelloch, its
 // total written to blockSums. Inclusive prefixes are the exclusive ones combined with the
 // element itself: OP(exclusive[i], x[i]), one more operator per element.
-inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T* blockSums, uint n,
+inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T* blockSums, IDX n,
                              uint inclusive, __local T* tile, bool padded) {
   // SOLUTION BEGIN
   T x[2], y[2];
@@ -153,15 +154,14 @@ inline void ScanTileBlelloch(__global const T* src, __global T* dst, __global T*
 // Exclusive: the first step reads the input shifted by one (`shift`): element i sees x[i - 1],
 // element 0 the identity. n = 1 (no offset < n) is one launch with o = 1: a copy (or shift).
 // Work sum over steps of (n - o) = O(n log n), steps (launches) ceil(log2 n).
-inline T LoadShifted(__global const T* src, uint i, uint shift) {
+inline T LoadShifted(__global const T* src, IDX i, uint shift) {
   return shift ? (i > 0 ? src[i - 1] : IDENTITY) : src[i];
 }
 
 RSB_WG_ATTR
-__kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint offset,
-                            uint shift) {
+__kernel void ScanNaiveStep(__global const T* src, __global T* dst, IDX n, IDX offset, uint shift) {
   // SOLUTION BEGIN
-  const uint i = get_global_id(0);
+  const IDX i = get_global_id(0);
   if (i >= n)
     return;
   T v = LoadShifted(src, i, shift);
@@ -179,7 +179,7 @@ __kernel void ScanNaiveStep(__global const T* src, __global T* dst, uint n, uint
 // Per level: work (n/B)(B log2(B) - B + 1) = O(n log B), steps log2(B).
 RSB_WG_ATTR
 __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __global T* blockSums,
-                                 uint n, uint inclusive) {
+                                 IDX n, uint inclusive) {
   // SOLUTION BEGIN
   __local T ping[TILE_SIZE];
   __local T pong[TILE_SIZE];
@@ -201,7 +201,7 @@ __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __globa
 // of the file. Per level: work 2(n - n/B) (+ n for inclusive) = O(n), steps 2 log2(B).
 RSB_WG_ATTR
 __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __global T* blockSums,
-                                    uint n, uint inclusive) {
+                                    IDX n, uint inclusive) {
   // SOLUTION BEGIN
   __local T tile[TILE_SIZE];
   ScanTileBlelloch(src, dst, blockSums, n, inclusive, tile, false);
@@ -227,7 +227,7 @@ __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __gl
 // (Bank conflicts cost time on GPUs only; on a CPU device the two variants run alike.)
 RSB_WG_ATTR
 __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __global T* blockSums,
-                                   uint n, uint inclusive) {
+                                   IDX n, uint inclusive) {
   // SOLUTION BEGIN
   __local T tile[TILE_SIZE + CONFLICT_FREE_OFFSET(TILE_SIZE)];
   ScanTileBlelloch(src, dst, blockSums, n, inclusive, tile, true);
@@ -243,11 +243,11 @@ __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __glo
 // offsets must be final before they are added to the level below (the launch boundary orders
 // them).
 RSB_WG_ATTR
-__kernel void AddBlockOffsets(__global T* data, __global const T* offsets, uint n) {
+__kernel void AddBlockOffsets(__global T* data, __global const T* offsets, IDX n) {
   // SOLUTION BEGIN
   const uint tile = get_group_id(0) + 1;
   const T offset = offsets[tile];
-  const uint i = tile * TILE_SIZE + get_local_id(0);
+  const IDX i = (IDX)tile * TILE_SIZE + get_local_id(0);
   if (i < n)
     data[i] = OP(offset, data[i]);
   if (i + LOCAL_SIZE < n)

@@ -48,22 +48,22 @@
 #endif
 
 // ThreadReduceVectors: this work-item's share of the input, reduced in registers.
-inline T ThreadReduceVectors(__global const T* src, uint n) {
+inline T ThreadReduceVectors(__global const T* src, IDX n) {
   __global const TV* v = (__global const TV*)src;
-  const uint nv = n / VEC;
+  const IDX nv = n / VEC;
   TV acc[UNROLL];
 #pragma unroll
   for (int u = 0; u < UNROLL; ++u)
     acc[u] = (TV)(IDENTITY);
     // Vectors first, first + step, ... below end; the two loop orders differ only in these.
 #if defined(CONTIGUOUS_CHUNKS)
-  const uint chunk = (nv + get_global_size(0) - 1) / get_global_size(0);
-  const uint first = min((uint)get_global_id(0) * chunk, nv), end = min(first + chunk, nv);
-  const uint step = 1;
+  const IDX chunk = (nv + get_global_size(0) - 1) / get_global_size(0);
+  const IDX first = min((IDX)get_global_id(0) * chunk, nv), end = min(first + chunk, nv);
+  const IDX step = 1;
 #else
-  const uint first = get_global_id(0), end = nv, step = get_global_size(0);
+  const IDX first = get_global_id(0), end = nv, step = get_global_size(0);
 #endif
-  uint i = first;
+  IDX i = first;
   for (; i + (UNROLL - 1) * step < end; i += UNROLL * step) {
 #pragma unroll
     for (int u = 0; u < UNROLL; ++u)
@@ -76,13 +76,13 @@ inline T ThreadReduceVectors(__global const T* src, uint n) {
     acc[0] = OP(acc[0], acc[u]);
   T r = VEC_REDUCE(acc[0]);
   // The n % VEC elements after the last whole vector.
-  for (uint t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))
+  for (IDX t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))
     r = OP(r, src[t]);
   return r;
 }
 
 RSB_WG_ATTR
-__kernel void ReduceSinglePass(__global const T* src, __global T* result, uint n,
+__kernel void ReduceSinglePass(__global const T* src, __global T* result, IDX n,
                                __global ATOMIC_BITS* partials, __global uint* counter, uint zero) {
 #if defined(NO_ATOMIC_FOR_T)
   // Never launched: the host reports the variant as skipped on this device.

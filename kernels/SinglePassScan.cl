@@ -67,7 +67,7 @@
 #include "SinglePassWorkGroupScan.clh"
 
 RSB_WG_ATTR
-__kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
+__kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
                              uint gen SP_TRACE_ARG) {
   __local T scratch[SP_SCAN_SCRATCH];
@@ -79,14 +79,14 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
   const uint tile = lTile;
   SP_TRACE_STAMP(0);
-  const uint start = tile * SP_TILE + lid * ITEMS;
+  const IDX start = (IDX)tile * SP_TILE + lid * ITEMS;
 
 #if defined(SP_RELOAD)
   const T mine = SpThreadReduceGlobal(src, n, start);
 #else
   __local T buf[SP_PAD(SP_TILE)];
   T x[ITEMS];
-  SpLoadTile(src, n, tile * SP_TILE, buf, x);
+  SpLoadTile(src, n, (IDX)tile * SP_TILE, buf, x);
   const T mine = SpThreadReduce(x);
 #endif
   SP_TRACE_STAMP(1);
@@ -114,14 +114,14 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uin
   SpThreadScanGlobal(src, dst, n, start, run, inclusive);
 #else
   SpThreadScan(x, run, inclusive);
-  SpStoreTile(dst, n, tile * SP_TILE, buf, x);
+  SpStoreTile(dst, n, (IDX)tile * SP_TILE, buf, x);
 #endif
   SP_TRACE_STAMP(4);
   SP_TRACE_STORE(tile);
 }
 #else
 RSB_WG_ATTR
-__kernel void ScanSinglePass(__global const T* src, __global T* dst, uint n, uint inclusive,
+__kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
                              uint gen) {
   // Never launched: the host reports the variant as skipped (no 64-bit atomics).

@@ -103,7 +103,7 @@ const std::vector<CConvolutionTask::Variant>& CConvolutionTask::DefaultTable() {
 CConvolutionTask::CConvolutionTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
 
 std::vector<TuningKnob> CConvolutionTask::Tunables() const {
-  return kKnobs;
+  return WithSharedKnobs(kKnobs);
 }
 
 std::vector<TaskParameter> CConvolutionTask::Parameters() const {
@@ -355,7 +355,7 @@ LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& 
     plan.steps.push_back(
         KernelStep(v.kernel,
                    {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput + 1},
-                    BufferArg{kOutputBuffer}, cl_uint(spec.Width()), cl_uint(spec.Height())},
+                    BufferArg{kOutputBuffer}, IndexArg{spec.Width()}, IndexArg{spec.Height()}},
                    n, spec.localSize)
             .Costs(2 * taps * size, n * size, n * w * w, 1)
             .Repeated((2 * taps - n - w * w) * size));  // distinct: each pixel, each mask cell
@@ -364,7 +364,7 @@ LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& 
     const uint64_t maskReads = v.shape == Shape::Basic1D ? n * w : 0;
     plan.steps.push_back(KernelStep(v.kernel,
                                     {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput},
-                                     BufferArg{kOutputBuffer}, cl_uint(n)},
+                                     BufferArg{kOutputBuffer}, IndexArg{n}},
                                     n, spec.localSize)
                              .Costs((taps + maskReads) * size, n * size, n * w, 1)
                              .Repeated((taps + maskReads - n - (maskReads ? w : 0)) * size));
@@ -389,7 +389,7 @@ LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& sp
       v.shape == Shape::Tiled1D ? TileWithHaloReads(n, tile, r) : n + CachedHaloReads(n, tile, r);
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput},
-                                   BufferArg{kOutputBuffer}, cl_uint(n)},
+                                   BufferArg{kOutputBuffer}, IndexArg{n}},
                                   CeilDiv(n, tile) * L, L)
                            .Costs(reads * size, n * size, n * w, 2)
                            .Repeated((reads - n) * size));  // halos: the neighbours' elements
@@ -413,7 +413,7 @@ LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& sp
   const uint64_t reads = TileWithHaloReads(width, ox, r) * TileWithHaloReads(height, oy, r);
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput + 1},
-                                   BufferArg{kOutputBuffer}, cl_uint(width), cl_uint(height)},
+                                   BufferArg{kOutputBuffer}, IndexArg{width}, IndexArg{height}},
                                   groups * L, L)
                            .Costs(reads * size, n * size, n * w * w, 2)
                            .Repeated((reads - n) * size));  // halos: the neighbours' cells

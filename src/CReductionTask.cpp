@@ -70,7 +70,7 @@ const std::vector<CReductionTask::Variant>& CReductionTask::DefaultTable() {
 CReductionTask::CReductionTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
 
 std::vector<TuningKnob> CReductionTask::Tunables() const {
-  return kKnobs;
+  return WithSharedKnobs(kKnobs);
 }
 
 Expected CReductionTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
@@ -151,9 +151,9 @@ LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& s
     const size_t dst = last ? size_t(kOutputBuffer) : work;
     std::vector<KernelArg> args = {BufferArg{src}, BufferArg{dst}};
     if (v.shape == Shape::GlobalInterleaved)
-      args.insert(args.end(), {cl_uint(n), cl_uint(stride), cl_uint(half)});
+      args.insert(args.end(), {IndexArg{n}, IndexArg{stride}, IndexArg{half}});
     else
-      args.insert(args.end(), {cl_uint(m), cl_uint(half)});
+      args.insert(args.end(), {IndexArg{m}, IndexArg{half}});
     plan.steps.push_back(KernelStep(v.kernel, args, half, L)
                              .Costs(m * size, half * size, m - half, 1)
                              .As(m < n ? "later steps" : ""));
@@ -171,9 +171,9 @@ LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& s
   //! const size_t dst = half == 1 ? size_t(kOutputBuffer) : work;
   //! std::vector<KernelArg> args = {BufferArg{kInputBuffer}, BufferArg{dst}};
   //! if (v.shape == Shape::GlobalInterleaved)
-  //!   args.insert(args.end(), {cl_uint(n), cl_uint(1), cl_uint(half)});
+  //!   args.insert(args.end(), {IndexArg{n}, IndexArg{1}, IndexArg{half}});
   //! else
-  //!   args.insert(args.end(), {cl_uint(n), cl_uint(half)});
+  //!   args.insert(args.end(), {IndexArg{n}, IndexArg{half}});
   //! plan.steps.push_back(
   //!     KernelStep(v.kernel, args, half, L).Costs(n * size, half * size, n - half, 1));
   return plan;
@@ -193,7 +193,7 @@ LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& s
     const bool last = groups == 1;
     const size_t dst = last ? size_t(kOutputBuffer) : work[level % 2];
     plan.steps.push_back(
-        KernelStep(v.kernel, {BufferArg{src}, BufferArg{dst}, cl_uint(m)}, groups * L, L)
+        KernelStep(v.kernel, {BufferArg{src}, BufferArg{dst}, IndexArg{m}}, groups * L, L)
             .Costs(m * size, groups * size, m - groups, 1 + CeilLog2(L))
             .As(level ? "partials" : ""));
     if (last)
@@ -208,9 +208,9 @@ LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& s
   //! // last level writes the output. This stub enqueues only the first level.
   //! const size_t groups = CeilDiv(n, 2 * L);
   //! const size_t dst = groups == 1 ? size_t(kOutputBuffer) : work[0];
-  //! plan.steps.push_back(
-  //!     KernelStep(v.kernel, {BufferArg{kInputBuffer}, BufferArg{dst}, cl_uint(n)}, groups * L, L)
-  //!         .Costs(n * size, groups * size, n - groups, 1 + CeilLog2(L)));
+  //! const std::vector<KernelArg> args = {BufferArg{kInputBuffer}, BufferArg{dst}, IndexArg{n}};
+  //! plan.steps.push_back(KernelStep(v.kernel, args, groups * L, L)
+  //!                          .Costs(n * size, groups * size, n - groups, 1 + CeilLog2(L)));
   return plan;
 }
 
@@ -227,7 +227,7 @@ LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec)
         FillStep(kOutputBuffer, IdentityOf<T>(spec.op), size).Costs(0, size, 0, 1));
   });
   plan.steps.push_back(
-      KernelStep(v.kernel, {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n)},
+      KernelStep(v.kernel, {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, IndexArg{n}},
                  groups * L, L)
           .Costs((n + groups) * size, groups * size, n - 1 + groups, 1 + CeilLog2(L)));
   // SOLUTION END
@@ -264,7 +264,7 @@ LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Varian
   plan.prepare.push_back(FillStep(counter, cl_uint(0), sizeof(cl_uint)).As("reset counter"));
   const uint64_t steps = CeilDiv(n, groups * L) + 2 * CeilLog2(L) + CeilDiv(groups, L) + 2;
   plan.steps.push_back(KernelStep(v.kernel,
-                                  {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n),
+                                  {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, IndexArg{n},
                                    BufferArg{partials}, BufferArg{counter}, cl_uint(0)},
                                   groups * L, L)
                            .Costs(n * size + groups * sizeof(cl_ulong),

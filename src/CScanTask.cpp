@@ -60,7 +60,7 @@ const std::vector<CScanTask::Variant>& CScanTask::DefaultTable() {
 CScanTask::CScanTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
 
 std::vector<TuningKnob> CScanTask::Tunables() const {
-  return kKnobs;
+  return WithSharedKnobs(kKnobs);
 }
 
 Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
@@ -73,11 +73,6 @@ LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
   LaunchPlan plan;
   switch (v.shape) {
     case Shape::GlobalSteps:
-      if (3 * spec.n * SizeOf(spec.type) > device.globalMemBytes)
-        throw VariantSkipped(
-            fmt::format("{} needs input, output and a ping-pong buffer of {} MiB each; the "
-                        "device has {} MiB",
-                        v.name, (spec.n * SizeOf(spec.type)) >> 20, device.globalMemBytes >> 20));
       plan = GlobalStepsPlan(v, spec);
       break;
     case Shape::KoggeStoneTiles:
@@ -133,7 +128,7 @@ LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec)
     const size_t dst = (steps - 1 - s) % 2 == 0 ? size_t(kOutputBuffer) : pingPong;
     const size_t offset = size_t(1) << s;
     plan.steps.push_back(KernelStep(v.kernel,
-                                    {BufferArg{src}, BufferArg{dst}, cl_uint(n), cl_uint(offset),
+                                    {BufferArg{src}, BufferArg{dst}, IndexArg{n}, IndexArg{offset},
                                      cl_uint(s == 0 && !Inclusive(spec))},
                                     n, spec.localSize)
                              .Costs(n * size, n * size, n > offset ? n - offset : 0, 1));
@@ -145,8 +140,8 @@ LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec)
   //! // input (shifted by one for an exclusive scan). This stub enqueues only the first step.
   //! const size_t dst = (steps - 1) % 2 == 0 ? size_t(kOutputBuffer) : pingPong;
   //! plan.steps.push_back(KernelStep(v.kernel,
-  //!                                 {BufferArg{kInputBuffer}, BufferArg{dst}, cl_uint(n),
-  //!                                  cl_uint(1), cl_uint(!Inclusive(spec))},
+  //!                                 {BufferArg{kInputBuffer}, BufferArg{dst}, IndexArg{n},
+  //!                                  IndexArg{1}, cl_uint(!Inclusive(spec))},
   //!                                 n, spec.localSize)
   //!                          .Costs(n * size, n * size, n - 1, 1));
   return plan;
@@ -179,7 +174,7 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
     plan.steps.push_back(
         KernelStep(v.kernel,
                    {BufferArg{l ? data(l) : size_t(kInputBuffer)}, BufferArg{data(l)},
-                    BufferArg{sums[l]}, cl_uint(m), cl_uint(l == 0 && Inclusive(spec))},
+                    BufferArg{sums[l]}, IndexArg{m}, cl_uint(l == 0 && Inclusive(spec))},
                    tiles * L, L)
             .Costs(m * size, (m + tiles) * size, ops, steps)
             .As(l ? "block sums" : ""));
@@ -188,7 +183,7 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
   for (size_t l = levels.size() - 1; l-- > 0;) {
     const size_t m = levels[l], tiles = CeilDiv(m, tile);
     plan.steps.push_back(KernelStep(kAddBlockOffsets,
-                                    {BufferArg{data(l)}, BufferArg{sums[l]}, cl_uint(m)},
+                                    {BufferArg{data(l)}, BufferArg{sums[l]}, IndexArg{m}},
                                     (tiles - 1) * L, L)
                              .Costs((m - tile + tiles - 1) * size, (m - tile) * size, m - tile, 1)
                              .As(l ? "block sums" : ""));
@@ -202,7 +197,7 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
   //! const size_t m = spec.n, tiles = CeilDiv(m, tile);
   //! plan.steps.push_back(KernelStep(v.kernel,
   //!                                 {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer},
-  //!                                  BufferArg{sums[0]}, cl_uint(m), cl_uint(Inclusive(spec))},
+  //!                                  BufferArg{sums[0]}, IndexArg{m}, cl_uint(Inclusive(spec))},
   //!                                 tiles * L, L)
   //!                          .Costs(m * size, (m + tiles) * size, 0, logTile));
   return plan;
@@ -257,7 +252,7 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
     plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)).As("reset ticket"));
   }
   plan.steps.push_back(KernelStep(v.kernel,
-                                  {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, cl_uint(n),
+                                  {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, IndexArg{n},
                                    cl_uint(Inclusive(spec)), BufferArg{status}, BufferArg{ticket},
                                    cl_uint(ticketBase_), cl_uint(generation_ + 1)},
                                   tiles * L, L)

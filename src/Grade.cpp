@@ -190,7 +190,7 @@ CaseGroup ParseCases(const Rubric& r, const std::string& where, const json& c, b
     if (key == "size" || key == "sizes") {
       haveSize = true;
       g.sizes = List<size_t>(r, where, v, key.c_str(),
-                             "element counts from 1 to 2^31 (numbers or \"2^20+3\", \"16M\")",
+                             "element counts from 1 to 2^40 (numbers or \"2^20+3\", \"16M\")",
                              [](const json& e) -> std::optional<size_t> {
                                std::optional<size_t> n;
                                if (e.is_number_unsigned())

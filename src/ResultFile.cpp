@@ -165,6 +165,7 @@ ResultFile LoadResultFile(const std::string& path, const std::string& role) {
       r.ciMet = o["ci_met"].get<bool>();
     if (o.contains("cold") && o["cold"].is_boolean())
       r.cold = o["cold"].get<bool>();
+    r.kernelOptions = str("kernel_options", false);
     f.results.push_back(r);
   }
   return f;

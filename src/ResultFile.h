@@ -34,6 +34,9 @@ struct StoredResult {
   std::optional<bool> ciMet;
   std::optional<bool> cold;  // measured cold (caches flushed), where recorded
   bool ciBad = false;        // an interval was recorded but does not hold the median: not used
+  // The kernels' build options, where recorded ("": older files): -DRSB_INDEX64=1 says the
+  // case indexed with 64-bit integers.
+  std::string kernelOptions;
   // Timed: passed, with a median above zero.
   bool Timed() const { return status == "passed" && medianMs > 0; }
   bool HasCi() const { return ciLowMs && ciHighMs; }

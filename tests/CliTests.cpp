@@ -59,7 +59,7 @@ TEST(Cli, BadSizesAreUsageErrors) {
   ExpectUsageError("--size=-5", "--size", "'-5'");
   ExpectUsageError("--size abc", "--size", "'abc'");
   ExpectUsageError("--size 16Q", "--size", "'16Q'");
-  ExpectUsageError("--size 2^40", "--size", "'2^40'");
+  ExpectUsageError("--size 2^40+1", "--size", "'2^40+1'");
 }
 
 TEST(Cli, BadLocalSizeIsAUsageError) {

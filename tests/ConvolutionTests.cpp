@@ -163,7 +163,7 @@ TEST(Convolution, BadMaskWidthOrShapeIsUsageError) {
       "--task convolution --check --size x100",
       "--task convolution --check --size 0x100",
       "--task convolution --check --size 100x100x3",
-      "--task convolution --check --size 65536x65536",      // past 2^31
+      "--task convolution --check --size 2^21x2^20",        // past 2^40
       "--task convolution --check --size 100 --type uint",  // no uint convolution
       "--task convolution --check --size 100 --op min",
       "--task convolution --variant tiled-2d --check --size 100",  // 2-D needs a shape

@@ -2,7 +2,7 @@
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
 # stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable checktime stress stress64 trace isolation
-#         robustness ceilings sizes default breakdown conv
+#         robustness ceilings sizes default breakdown conv big index-ab
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -193,6 +193,45 @@ for path in sys.argv[1:]:
               f"{r['status']:<7} {r['time_ms']['median']:.4f} ms {r['gelem_s']:8.2f} Gelem/s "
               f"{r['gbytes_s']:8.1f} GB/s {100 * r['bandwidth_util']:4.0f}% of copy "
               f"{100 * r.get('utilisation', 0):4.0f}% of {r.get('ceiling', '?')}")
+PY
+      ;;
+    big)  # issue 11: past 2^31 with 64-bit indices, validated (every element checked): reduction and
+      # scan, single-pass and a course variant, uint at 2^32 + 7 and double at 2^31 + 3 (16 GiB of
+      # input each; the host holds up to 5 times that). The double single-pass scan is skipped
+      # until the single-pass scan takes 64-bit types.
+      for c in "uint 2^32+7" "double 2^31+3"; do set -- $c
+        s=$EPOCHREALTIME
+        "$bin" $nv --check --task reduction,scan --variant single-pass,unrolled,work-efficient \
+          --type $1 --size $2 --format json -o "$out/big-$1.json"; rc=$?; e=$EPOCHREALTIME
+        echo "$1 $2: exit $rc in $(awk "BEGIN { printf \"%.0f\", $e - $s }") s"
+      done
+      python3 - "$out"/big-*.json <<'PY'
+import json, sys
+for path in sys.argv[1:]:
+    for r in json.load(open(path))["results"]:
+        width = 64 if "-DRSB_INDEX64=1" in r["kernel_options"] else 32
+        print(f"  {r['task']}/{r['variant']} {r['type']} n={r['n']}: {r['status']}, {width}-bit "
+              f"indices, {r['validated_runs']} validated runs {r['message'][:120]}")
+PY
+      ;;
+    index-ab)  # issue 11: the 32-bit build against the one before it (BASE_BUILD, built from
+      # d99b4b2), single-pass at 2^28, interleaved; then the forced 64-bit build for comparison
+      base=${BASE_BUILD:?"index-ab needs BASE_BUILD, a build of d99b4b2"}
+      for i in 1 2 3 4 5; do
+        for b in "$base/reduce-scan-bench" "$bin" "$bin --tune index-bits=64"; do
+          $b $nv --task reduction,scan --variant single-pass --type uint,float --size 2^28 \
+            --time-budget 1 --format csv | awk -F, -v b="$b" 'NR > 1 && $34 == "" { print b "," $3 "," $5 "," $13 "," $18 }'
+        done
+      done | tee "$out/index-ab.csv"
+      python3 - "$out/index-ab.csv" <<'PY'
+import csv, statistics, sys
+rows = {}  # (task, type) -> build -> medians of the 5 rounds
+for b, task, typ, ms, ge in csv.reader(open(sys.argv[1])):
+    rows.setdefault((task, typ), {}).setdefault(b, []).append(float(ms))
+for (task, typ), by in rows.items():
+    meds = [(b, statistics.median(v)) for b, v in by.items()]
+    base = meds[0][1]  # BASE_BUILD, the first of each round
+    print(f"{task} {typ} 2^28: " + "; ".join(f"{b}: {m:.4f} ms ({m / base:.4f} of base)" for b, m in meds))
 PY
       ;;
     *) echo "unknown stage $stage";;

@@ -169,8 +169,8 @@ TEST(BrokenKernel, WrongMinIdentity) {
 // 16-byte vector. Passes at n = 2^24; caught at n = 1, 2, 3, VEC * L + 1, ...
 TEST(BrokenKernel, DroppedTailOfSinglePassReduction) {
   ExpectCaught({"no-tail", "reduction", "single-pass", "SinglePassReduction.cl",
-                "  for (uint t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))",
-                "  for (uint t = nv * VEC + get_global_id(0); t < nv * VEC; t += "
+                "  for (IDX t = nv * VEC + get_global_id(0); t < n; t += get_global_size(0))",
+                "  for (IDX t = nv * VEC + get_global_id(0); t < nv * VEC; t += "
                 "get_global_size(0))"});
 }
 

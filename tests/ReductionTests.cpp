@@ -121,9 +121,9 @@ TEST(Reduction, PlanTrafficMatchesHandCountedBytes) {
 TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
   const std::string dir = CopyKernels("new-variant");
   std::ofstream(dir + "/Reduction.cl", std::ios::app)
-      << "\n__kernel void ReduceMyVariant(__global const T* src, __global T* dst, uint n) {\n"
+      << "\n__kernel void ReduceMyVariant(__global const T* src, __global T* dst, IDX n) {\n"
          "  __local T scratch[LOCAL_SIZE];\n"
-         "  const uint base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);\n"
+         "  const IDX base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);\n"
          "  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
          "n));\n"
          "  const T r = WorkGroupReduceSequential(scratch, v);\n"

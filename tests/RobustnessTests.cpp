@@ -98,8 +98,8 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
 // run, in process in a new context, isolated in a fresh worker.
 TEST(Robustness, OpenClErrorIsThatCaseErrorAndTheNextCasesRun) {
   const std::string dir = CopyKernels("enqueue-error");
-  Patch(dir + "/Scan.cl", "uint offset,\n                            uint shift) {",
-        "uint offset,\n                            uint shift, __global T* unset) {");
+  Patch(dir + "/Scan.cl", "IDX offset, uint shift) {",
+        "IDX offset, uint shift, __global T* unset) {");
   for (const char* isolation : {"--no-isolate", "--isolate"}) {
     const std::string out = dir + "/results.json";
     const auto r = RunBench(fmt::format(

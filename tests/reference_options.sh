@@ -15,7 +15,7 @@ expect_usage() {  # args... ; the last argument is text the message must contain
 }
 expect_usage --sizes abc "--sizes: 'abc'"
 expect_usage --sizes 2^24,0 "--sizes: '0'"
-expect_usage --sizes 2^40 "--sizes: '2^40'"
+expect_usage --sizes 2^40+1 "--sizes: '2^40+1'"
 expect_usage --types half "--types: 'half'"
 expect_usage --reps 0 "--reps: '0'"
 expect_usage --reps abc "--reps: 'abc'"

@@ -13,7 +13,7 @@ check() {  # expected-status text args...
   fi
 }
 check 2 "--n 'abc'" --n abc
-check 2 "--n '2^40'" --n 2^40
+check 2 "--n '2^40+1'" --n 2^40+1
 check 2 "--runs" --runs 0
 # A small run: measured where there is an NVIDIA GPU, else the one-line reason.
 out=$("$bin" --n 1000 --runs 2 2>&1); rc=$?

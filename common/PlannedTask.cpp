@@ -149,7 +149,7 @@ void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const
 Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& variant,
                                         const ProblemSpec& spec) {
   return CompareResults(variant, ExpectedFor(variant),
-                        ReadBack(ctx.queue, output_d_, spec.type, OutputElements(spec)));
+                        ReadBack(ctx.queue, output_d_, spec.type, OutputElements(spec)), input_);
 }
 
 CostModel PlannedTask::Cost(const DeviceInfo& device, const std::string& variant,

@@ -95,7 +95,7 @@ void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_
 
 HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,
                    size_t count) {
-  HostArray out(type, count);
+  HostArray out = HostArray::Uninitialized(type, count);  // the read writes every byte
   queue.enqueueReadBuffer(buffer, CL_TRUE, 0, out.Bytes(), out.Data());
   return out;
 }

@@ -53,9 +53,9 @@ struct CompensatedSum {
   double sum = 0, comp = 0;
   void Add(double x) {
     const double t = sum + x;
-    const bool sumBigger = std::abs(sum) >= std::abs(x);
-    const double big = sumBigger ? sum : x, small = sumBigger ? x : sum;
-    comp += (big - t) + small;
+    // Both candidates, then a select: no branch on the data.
+    const double sumBigger = (sum - t) + x, xBigger = (x - t) + sum;
+    comp += std::abs(sum) >= std::abs(x) ? sumBigger : xBigger;
     sum = t;
   }
   void Add(const CompensatedSum& other) { Add(other.sum), Add(other.comp); }
@@ -76,13 +76,27 @@ double Bound(double absSum, size_t terms) {
 }
 
 // What a floating-point scan's element may be off by: the sum's bound plus the reference's
-// rounding to T (half an ulp of it, or of the smallest subnormal).
+// rounding to T (half an ulp of it, or of the smallest subnormal), eps(T) * (sum|x| *
+// (levels + 16) + |reference|) + denorm_min. Along a chunk terms grows by one per element and the
+// levels change only at powers of two: they are not recomputed per element.
 template <class T>
-double ScanBound(double absSum, size_t terms, T reference) {
-  return Bound<T>(absSum, terms) +
-         std::numeric_limits<T>::epsilon() * std::abs(static_cast<double>(reference)) +
-         static_cast<double>(std::numeric_limits<T>::denorm_min());
-}
+class ScanBounds {
+ public:
+  double operator()(double absSum, size_t terms, T reference) {
+    if (terms >= levelsBelow_) {
+      const int levels = Levels(terms);
+      levelsBelow_ = size_t(1) << levels;
+      factor_ = levels + 16.0;
+    }
+    const double eps = std::numeric_limits<T>::epsilon();
+    return eps * absSum * factor_ + eps * std::abs(static_cast<double>(reference)) +
+           static_cast<double>(std::numeric_limits<T>::denorm_min());
+  }
+
+ private:
+  size_t levelsBelow_ = 0;  // the levels hold for terms below this
+  double factor_ = 0;
+};
 
 template <class T>
 std::string Show(T v) {
@@ -152,8 +166,8 @@ HostArray RandomInput(ElementType type, size_t n, uint64_t seed) {
   return a;
 }
 
-Expected::Expected(ElementType type, size_t n)
-    : exact(HostArray::Uninitialized(type, n)), type_(type), n_(n) {}
+Expected::Expected(ElementType type, size_t n, size_t stored)
+    : exact(HostArray::Uninitialized(type, stored)), type_(type), n_(n) {}
 
 Expected ReferenceReduce(const HostArray& input, Op op) {
   Expected e(input.Type(), 1);
@@ -184,146 +198,234 @@ Expected ReferenceReduce(const HostArray& input, Op op) {
   return e;
 }
 
-// Three steps, each over fixed chunks: every chunk's aggregate (in parallel), the chunks'
-// offsets (in order, on one core: one value per 2^16 elements), every chunk's scan from its
-// offset (in parallel).
+// Every chunk's aggregate (in parallel), then the chunks' offsets in order (one value per 2^16
+// elements, on one core). The scan itself runs where it is used: in the comparison.
 Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind) {
-  const size_t n = input.Size();
-  Expected e(input.Type(), n);
+  const size_t n = input.Size(), chunks = HostChunks(n);
+  Expected e(input.Type(), n, 0);
   e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
-  e.inclusive = kind == ScanKind::Inclusive;
+  Expected::ScanOffsets& s = e.scan.emplace();
+  s.op = op;
+  s.inclusive = kind == ScanKind::Inclusive;
   DispatchType(input.Type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     DispatchOp(op, [&](auto opTag) {
       constexpr Op O = decltype(opTag)::value;
       const T* x = input.As<T>();
-      T* out = e.exact.As<T>();
-      std::vector<ChunkAggregate<T>> offsets(HostChunks(n));
+      std::vector<ChunkAggregate<T>> aggregates(chunks);
       ParallelChunks(n, [&](size_t c, size_t begin, size_t end) {
-        offsets[c] = Aggregate<O>(x, begin, end, e.approximate);
+        aggregates[c] = Aggregate<O>(x, begin, end, e.approximate);
       });
       ChunkAggregate<T> running{IdentityOf<T>(O), {}, 0};
-      if (e.approximate)
-        e.absBefore.resize(offsets.size());
-      for (size_t c = 0; c < offsets.size(); ++c) {
-        const ChunkAggregate<T> chunk = offsets[c];
-        offsets[c] = running;
-        if (e.approximate)
-          e.absBefore[c] = running.absSum;
-        running.acc = Apply<O>(running.acc, chunk.acc);
-        running.sum.Add(chunk.sum), running.absSum += chunk.absSum;
+      if (e.approximate) {
+        s.sum.resize(chunks), s.comp.resize(chunks), s.absSum.resize(chunks);
+      } else {
+        s.acc = HostArray(input.Type(), chunks);
       }
-      const bool inclusive = e.inclusive;
-      ParallelChunks(n, [&](size_t c, size_t begin, size_t end) {
-        if constexpr (std::is_floating_point_v<T> && O == Op::Sum) {
-          CompensatedSum s = offsets[c].sum;
-          for (size_t i = begin; i < end; ++i) {
-            if (!inclusive)
-              out[i] = static_cast<T>(s.Value());
-            s.Add(static_cast<double>(x[i]));
-            if (inclusive)
-              out[i] = static_cast<T>(s.Value());
-          }
+      for (size_t c = 0; c < chunks; ++c) {
+        if (e.approximate) {
+          s.sum[c] = running.sum.sum, s.comp[c] = running.sum.comp, s.absSum[c] = running.absSum;
+          running.sum.Add(aggregates[c].sum), running.absSum += aggregates[c].absSum;
         } else {
-          T acc = offsets[c].acc;
-          for (size_t i = begin; i < end; ++i) {
-            if (!inclusive)
-              out[i] = acc;
-            acc = Apply<O>(acc, x[i]);
-            if (inclusive)
-              out[i] = acc;
-          }
+          s.acc.As<T>()[c] = running.acc;
+          running.acc = Apply<O>(running.acc, aggregates[c].acc);
         }
-      });
+      }
     });
   });
   return e;
 }
 
+namespace {
+
+template <class T>
+bool SameBits(T a, T b) {
+  return std::memcmp(&a, &b, sizeof(T)) == 0;
+}
+
+// What the comparison of one chunk found: how many are wrong, and the first of them.
+struct ChunkVerdict {
+  size_t wrong = 0, first = 0;
+  std::string want, got;
+  bool unwritten = false;
+};
+
+// The chunk's first wrong element, for the message; out of the hot loops.
+template <class T>
+[[gnu::noinline, gnu::cold]] void RecordFirst(ChunkVerdict& v, size_t i, T got, std::string want) {
+  v.first = i, v.want = std::move(want), v.got = Show(got);
+  T poison;
+  std::memset(&poison, kPoisonByte, sizeof(T));
+  v.unwritten = SameBits(got, poison);
+}
+
+std::string ShowBounded(double value, double bound) {
+  return fmt::format("{:.9g} (+-{:.3g})", value, bound);
+}
+
+// A scan's reference of chunk c, element by element: f(i, reference, absSum, terms) for every i
+// of [begin, end); absSum (sum |x| over the terms summed into i) for floating-point sums only.
+template <Op O, bool Inclusive, class T, class F>
+void ScanChunkOf(const Expected::ScanOffsets& s, const T* x, size_t c, size_t begin, size_t end,
+                 F& f) {
+  if constexpr (std::is_floating_point_v<T> && O == Op::Sum) {
+    CompensatedSum sum{s.sum[c], s.comp[c]};
+    double abs = s.absSum[c];
+    for (size_t i = begin; i < end; ++i) {
+      if (!Inclusive)
+        f(i, static_cast<T>(sum.Value()), abs, i);
+      sum.Add(static_cast<double>(x[i])), abs += std::abs(static_cast<double>(x[i]));
+      if (Inclusive)
+        f(i, static_cast<T>(sum.Value()), abs, i + 1);
+    }
+  } else {
+    T acc = s.acc.As<T>()[c];
+    for (size_t i = begin; i < end; ++i) {
+      if (!Inclusive)
+        f(i, acc, 0.0, i);
+      acc = Apply<O>(acc, x[i]);
+      if (Inclusive)
+        f(i, acc, 0.0, i + 1);
+    }
+  }
+}
+
+template <Op O, class T, class F>
+void ScanChunk(const Expected& e, const T* x, size_t c, size_t begin, size_t end, F&& f) {
+  if (e.scan->inclusive)
+    ScanChunkOf<O, true>(*e.scan, x, c, begin, end, f);
+  else
+    ScanChunkOf<O, false>(*e.scan, x, c, begin, end, f);
+}
+
+// Output elements [begin, end) of chunk c against the reference; got[i - first] is element i.
+template <class T>
+ChunkVerdict CompareChunk(const Expected& e, const HostArray& input, const T* got, size_t first,
+                          size_t c, size_t begin, size_t end) {
+  ChunkVerdict v;
+  if (e.scan) {
+    const T* x = input.As<T>();
+    ScanBounds<T> bounds;
+    DispatchOp(e.scan->op, [&](auto opTag) {
+      constexpr Op O = decltype(opTag)::value;
+      ScanChunk<O>(e, x, c, begin, end, [&](size_t i, T ref, double abs, size_t terms) {
+        const T g = got[i - first];
+        if constexpr (std::is_floating_point_v<T> && O == Op::Sum) {
+          const double bound = bounds(abs, terms, ref);
+          // NaN fails
+          if (__builtin_expect(
+                  !(std::abs(static_cast<double>(g) - static_cast<double>(ref)) <= bound), 0) &&
+              v.wrong++ == 0)
+            RecordFirst(v, i, g, ShowBounded(static_cast<double>(ref), bound));
+        } else {
+          if (__builtin_expect(!SameBits(g, ref), 0) && v.wrong++ == 0)
+            RecordFirst(v, i, g, Show(ref));
+        }
+      });
+    });
+  } else if (e.approximate) {
+    for (size_t i = begin; i < end; ++i) {
+      const T g = got[i - first];
+      if (!(std::abs(static_cast<double>(g) - e.value[i]) <= e.bound[i]) && v.wrong++ == 0)
+        RecordFirst(v, i, g, ShowBounded(e.value[i], e.bound[i]));
+    }
+  } else {
+    const T* want = e.exact.As<T>();
+    if (std::memcmp(got + (begin - first), want + begin, (end - begin) * sizeof(T)) != 0)
+      for (size_t i = begin; i < end; ++i)
+        if (!SameBits(got[i - first], want[i]) && v.wrong++ == 0)
+          RecordFirst(v, i, got[i - first], Show(want[i]));
+  }
+  return v;
+}
+
+}  // namespace
+
+HostArray ExpectedValues(const Expected& e, const HostArray& input) {
+  HostArray out = HostArray::Uninitialized(e.Type(), e.Size());
+  DispatchType(e.Type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    T* o = out.As<T>();
+    if (e.scan) {
+      const T* x = input.As<T>();
+      DispatchOp(e.scan->op, [&](auto opTag) {
+        constexpr Op O = decltype(opTag)::value;
+        ParallelChunks(e.Size(), [&](size_t c, size_t begin, size_t end) {
+          ScanChunk<O>(e, x, c, begin, end, [&](size_t i, T ref, double, size_t) { o[i] = ref; });
+        });
+      });
+    } else if (e.approximate) {
+      for (size_t i = 0; i < e.Size(); ++i)
+        o[i] = static_cast<T>(e.value[i]);
+    } else {
+      std::memcpy(o, e.exact.Data(), out.Bytes());
+    }
+  });
+  return out;
+}
+
+OutputComparison::OutputComparison(std::string variant, const Expected& expected,
+                                   const HostArray& input)
+    : variant_(std::move(variant)), expected_(expected), input_(input) {
+  if (expected.scan && (input.Size() != expected.Size() || input.Type() != expected.Type()))
+    throw std::invalid_argument(
+        "OutputComparison: a scan is compared with the input its reference was computed from");
+}
+
+void OutputComparison::Add(size_t first, const HostArray& piece, size_t count) {
+  if (piece.Type() != expected_.Type() || count > piece.Size() || first % kHostChunk != 0 ||
+      first + count > expected_.Size())
+    throw std::invalid_argument(
+        fmt::format("OutputComparison: piece [{}, {}) of {}: not a piece of this output", first,
+                    first + count, expected_.Size()));
+  DispatchType(piece.Type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    const size_t firstChunk = first / kHostChunk;
+    std::vector<ChunkVerdict> verdicts(HostChunks(count));
+    ParallelChunks(count, [&](size_t c, size_t begin, size_t end) {
+      verdicts[c] = CompareChunk<T>(expected_, input_, piece.As<T>(), first, firstChunk + c,
+                                    first + begin, first + end);
+    });
+    for (ChunkVerdict& v : verdicts) {
+      if (v.wrong == 0)
+        continue;
+      if (wrong_ == 0 || v.first < first_)
+        first_ = v.first, want_ = std::move(v.want), got_ = std::move(v.got),
+        unwritten_ = v.unwritten;
+      wrong_ += v.wrong;
+    }
+  });
+  compared_ += count;
+}
+
+Validation OutputComparison::Result() const {
+  Validation v;
+  if (compared_ != expected_.Size())
+    throw std::logic_error(
+        fmt::format("OutputComparison: {} of {} elements compared", compared_, expected_.Size()));
+  if (wrong_ == 0) {
+    v.passed = true;
+    return v;
+  }
+  v.message = fmt::format(
+      "{}: wrong result at index {}: expected {}, got {}{} ({} of {} "
+      "elements wrong)",
+      variant_, first_, want_, got_, unwritten_ ? " (never written: still holds the poison)" : "",
+      wrong_, expected_.Size());
+  return v;
+}
+
 Validation CompareResults(const std::string& variant, const Expected& expected,
                           const HostArray& actual, const HostArray& input) {
-  Validation v;
   if (actual.Size() != expected.Size() || actual.Type() != expected.Type()) {
+    Validation v;
     v.message = fmt::format("{}: output has {} elements, expected {}", variant, actual.Size(),
                             expected.Size());
     return v;
   }
-  const bool scanBound = expected.approximate && expected.value.empty();
-  if (scanBound && (input.Size() != expected.Size() || input.Type() != expected.Type() ||
-                    expected.absBefore.size() != HostChunks(expected.Size())))
-    throw std::invalid_argument(
-        "CompareResults: a floating-point scan needs the input its reference was computed from");
-  return DispatchType(actual.Type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    const T* got = actual.As<T>();
-    const T* want = expected.exact.As<T>();
-    const T* x = input.As<T>();
-    const size_t n = expected.Size();
-    // The scan's bound at i: sum |x| from the chunk's offset, in the same order whatever the
-    // thread count.
-    auto scanBoundAt = [&](size_t i) {
-      const size_t begin = i / kHostChunk * kHostChunk;
-      double abs = expected.absBefore[i / kHostChunk];
-      for (size_t j = begin; j < i + expected.inclusive; ++j)
-        abs += std::abs(static_cast<double>(x[j]));
-      return ScanBound<T>(abs, i + expected.inclusive, want[i]);
-    };
-    // Per chunk: how many are wrong and the first of them.
-    std::vector<size_t> wrong(HostChunks(n)), first(HostChunks(n));
-    ParallelChunks(n, [&](size_t c, size_t begin, size_t end) {
-      size_t count = 0, at = end;
-      auto check = [&](size_t i, bool ok) {
-        if (!ok && count++ == 0)
-          at = i;
-      };
-      if (!expected.approximate) {
-        if (std::memcmp(got + begin, want + begin, (end - begin) * sizeof(T)) != 0)
-          for (size_t i = begin; i < end; ++i)
-            check(i, std::memcmp(&got[i], &want[i], sizeof(T)) == 0);
-      } else if (!scanBound) {
-        for (size_t i = begin; i < end; ++i)  // false for NaN
-          check(i, std::abs(static_cast<double>(got[i]) - expected.value[i]) <= expected.bound[i]);
-      } else if constexpr (std::is_floating_point_v<T>) {
-        double abs = expected.absBefore[c];
-        for (size_t i = begin; i < end; ++i) {
-          const double before = abs;
-          abs += std::abs(static_cast<double>(x[i]));
-          const size_t terms = i + expected.inclusive;
-          const double bound = ScanBound<T>(expected.inclusive ? abs : before, terms, want[i]);
-          check(i, std::abs(static_cast<double>(got[i]) - static_cast<double>(want[i])) <= bound);
-        }
-      }
-      wrong[c] = count, first[c] = at;
-    });
-    size_t total = 0, firstWrong = n;
-    for (size_t c = 0; c < wrong.size(); ++c)
-      if (wrong[c]) {
-        total += wrong[c];
-        firstWrong = std::min(firstWrong, first[c]);
-      }
-    if (total == 0) {
-      v.passed = true;
-      return v;
-    }
-    std::string want0;
-    if (!expected.approximate)
-      want0 = Show(want[firstWrong]);
-    else if (!scanBound)
-      want0 =
-          fmt::format("{:.9g} (+-{:.3g})", expected.value[firstWrong], expected.bound[firstWrong]);
-    else
-      want0 = fmt::format("{:.9g} (+-{:.3g})", static_cast<double>(want[firstWrong]),
-                          scanBoundAt(firstWrong));
-    T poison;
-    std::memset(&poison, kPoisonByte, sizeof(T));
-    const bool unwritten = std::memcmp(&got[firstWrong], &poison, sizeof(T)) == 0;
-    v.message = fmt::format(
-        "{}: wrong result at index {}: expected {}, got {}{} ({} of {} "
-        "elements wrong)",
-        variant, firstWrong, want0, Show(got[firstWrong]),
-        unwritten ? " (never written: still holds the poison)" : "", total, n);
-    return v;
-  });
+  OutputComparison comparison(variant, expected, input);
+  comparison.Add(0, actual, actual.Size());
+  return comparison.Result();
 }
 
 }  // namespace rsb

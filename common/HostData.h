@@ -2,12 +2,14 @@
 // (reduce and scan) and the element-by-element comparison used for validation.
 #pragma once
 
+#include "Parallel.h"
 #include "Types.h"
 
 #include <cstdint>
 #include <cstring>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -98,32 +100,42 @@ class HostArray {
 // (splitmix64's stream read at position i), so the input is the same on any number of cores.
 HostArray RandomInput(ElementType type, size_t n, uint64_t seed);
 
-// The expected output of a run, and how far the actual output may be from it:
-// - integer types, and min/max of every type: `exact`, compared bit for bit;
-// - floating-point scans (sum): `exact` holds the reference, a compensated double sum rounded to
-//   the type; element i may differ from it by eps(T) * sum|x| * (ceil(log2(terms)) + 16) over
-//   the terms summed into i, plus the reference's own rounding, eps(T) * |reference|. That
-//   bound is not stored: the comparison sums |x| again from the input, chunk by chunk, from the
-//   offsets in `absBefore`, so that the host holds only input, reference and read-back;
-// - other floating-point results (the reduction's one element, the convolution): `value` and
-//   `bound`, one of each per element: |actual - value| <= bound.
+// The expected output of a run, and how far the actual output may be from it. Three forms:
+// - exact: `exact`, compared bit for bit (integer reductions, min/max reductions);
+// - bounded: `value` and `bound`, one of each per element: |actual - value| <= bound
+//   (floating-point sums of reductions, the convolution);
+// - a scan: no array of the output's size. `scan` holds each chunk's offset (the operator over
+//   the input before the chunk, for chunks of kHostChunk elements, Parallel.h) and the
+//   comparison scans the input again from those offsets, in parallel, as it compares: integers
+//   and min/max bit for bit; floating-point sums against a compensated double sum rounded to T,
+//   within eps(T) * sum|x| * (ceil(log2(terms)) + 16) over the terms summed into the element,
+//   plus that rounding, eps(T) * |reference|. A validated scan then holds on the host only its
+//   input and one piece of the read-back (OutputComparison).
 class Expected {
  public:
+  // Where a scan starts each chunk from.
+  struct ScanOffsets {
+    Op op = Op::Sum;
+    bool inclusive = true;  // element i: x[0..i] (inclusive) or x[0..i) (exclusive)
+    HostArray acc;          // integers, min/max: the operator over the input before the chunk
+    // Floating-point sums: the compensated sum (sum + comp) of the input before the chunk, and
+    // sum |x| before it.
+    std::vector<double> sum, comp, absSum;
+  };
+
   Expected() = default;
-  // `exact` holds n elements, not initialised: the reference writes every one.
-  Expected(ElementType type, size_t n);
+  // n output elements; `exact` holds `stored` elements (n, or 0 for a scan), not initialised:
+  // the reference writes every one.
+  Expected(ElementType type, size_t n, size_t stored);
+  Expected(ElementType type, size_t n) : Expected(type, n, n) {}
   size_t Size() const { return n_; }
   ElementType Type() const { return type_; }
 
-  HostArray exact;            // see above
-  std::vector<double> value;  // per-element bound: reference value
-  std::vector<double> bound;  // per-element bound: allowed |actual - value|
-  bool approximate = false;   // true: compare within a bound, false: compare with exact
-  // Floating-point scans (approximate with no `value`): sum |x| of the input before each chunk of
-  // kHostChunk elements (Parallel.h), and whether element i sums x[0..i] (inclusive) or
-  // x[0..i) (exclusive).
-  std::vector<double> absBefore;
-  bool inclusive = true;
+  HostArray exact;            // the exact form
+  std::vector<double> value;  // the bounded form: reference value
+  std::vector<double> bound;  // the bounded form: allowed |actual - value|
+  bool approximate = false;   // true: compared within a bound (bounded, or a floating-point sum)
+  std::optional<ScanOffsets> scan;  // the scan form
 
  private:
   ElementType type_ = ElementType::Uint;
@@ -131,14 +143,38 @@ class Expected {
 };
 
 // The references, in parallel over fixed chunks of the input (Parallel.h): the same on any number
-// of cores, to the last bit for floating point.
+// of cores, to the last bit for floating point. ReferenceScan computes the chunks' offsets only.
 Expected ReferenceReduce(const HostArray& input, Op op);
 Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind);
 
-// Compares actual (same type, Size() elements) with expected, the reference computed from
-// input (which floating-point scans need for their bound). On failure the message names the
-// variant, the first wrong index, the expected and the actual value, and how many elements are
-// wrong.
+// The reference's values as an array of the output's type (a scan's computed from input, a
+// bounded form's rounded to the type): for tests and for showing them, not for validation.
+HostArray ExpectedValues(const Expected& expected, const HostArray& input);
+
+// Compares an output with its reference piece by piece, as the output is read back, so that the
+// host needs no array of the output's size. Pieces start at multiples of kHostChunk and together
+// cover the output once, in any order; each is compared in parallel over its chunks. input is
+// the array the reference was computed from (a scan's comparison reads it).
+class OutputComparison {
+ public:
+  OutputComparison(std::string variant, const Expected& expected, const HostArray& input);
+  // Output elements [first, first + count) are the first count elements of piece.
+  void Add(size_t first, const HostArray& piece, size_t count);
+  // On failure the message names the variant, the first wrong index, the expected and the
+  // actual value, and how many elements are wrong.
+  Validation Result() const;
+
+ private:
+  std::string variant_;
+  const Expected& expected_;
+  const HostArray& input_;
+  size_t compared_ = 0, wrong_ = 0;
+  size_t first_ = 0;        // the first wrong index, where wrong_ > 0
+  std::string want_, got_;  // at first_
+  bool unwritten_ = false;  // at first_: still the poison
+};
+
+// The whole output at once (same type and Size() elements): an OutputComparison with one piece.
 Validation CompareResults(const std::string& variant, const Expected& expected,
                           const HostArray& actual, const HostArray& input);
 

@@ -45,20 +45,20 @@ TEST(Reference, ScanCourseExamples) {
   const std::vector<uint32_t> wantInc = {3, 4, 11, 11, 15, 16, 22, 25};
   const std::vector<uint32_t> wantExc = {0, 3, 4, 11, 11, 15, 16, 22};
   for (size_t i = 0; i < 8; ++i) {
-    EXPECT_EQ(inc.exact.As<uint32_t>()[i], wantInc[i]) << i;
-    EXPECT_EQ(exc.exact.As<uint32_t>()[i], wantExc[i]) << i;
+    EXPECT_EQ(ExpectedValues(inc, a).As<uint32_t>()[i], wantInc[i]) << i;
+    EXPECT_EQ(ExpectedValues(exc, a).As<uint32_t>()[i], wantExc[i]) << i;
   }
 }
 
 TEST(Reference, ExclusiveScanStartsWithTheIdentity) {
   const auto a = Make<int64_t>(ElementType::Long, {5, -2, 9});
-  EXPECT_EQ(ReferenceScan(a, Op::Min, ScanKind::Exclusive).exact.As<int64_t>()[0],
+  EXPECT_EQ(ExpectedValues(ReferenceScan(a, Op::Min, ScanKind::Exclusive), a).As<int64_t>()[0],
             std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(ReferenceScan(a, Op::Max, ScanKind::Exclusive).exact.As<int64_t>()[0],
+  EXPECT_EQ(ExpectedValues(ReferenceScan(a, Op::Max, ScanKind::Exclusive), a).As<int64_t>()[0],
             std::numeric_limits<int64_t>::min());
-  const auto maxScan = ReferenceScan(a, Op::Max, ScanKind::Inclusive);
-  EXPECT_EQ(maxScan.exact.As<int64_t>()[1], 5);
-  EXPECT_EQ(maxScan.exact.As<int64_t>()[2], 9);
+  const auto maxScan = ExpectedValues(ReferenceScan(a, Op::Max, ScanKind::Inclusive), a);
+  EXPECT_EQ(maxScan.As<int64_t>()[1], 5);
+  EXPECT_EQ(maxScan.As<int64_t>()[2], 9);
 }
 
 TEST(Reference, FloatSumIsComputedInDoubleWithABound) {
@@ -205,14 +205,18 @@ TEST(Reference, SameOnOneAndOnFourThreads) {
     }
     const std::string name = ToString(type);
     EXPECT_TRUE(SameBytes(input[0], input[1])) << name;
-    EXPECT_TRUE(SameBytes(inc[0].exact, inc[1].exact)) << name;
-    EXPECT_TRUE(SameBytes(exc[0].exact, exc[1].exact)) << name;
-    EXPECT_TRUE(SameBytes(min[0].exact, min[1].exact)) << name;
+    for (const Expected* e : {inc, exc, min}) {
+      EXPECT_TRUE(SameBytes(ExpectedValues(e[0], input[0]), ExpectedValues(e[1], input[1])))
+          << name;
+      EXPECT_TRUE(SameBytes(e[0].scan->acc, e[1].scan->acc)) << name;
+      EXPECT_EQ(e[0].scan->sum, e[1].scan->sum) << name;
+      EXPECT_EQ(e[0].scan->comp, e[1].scan->comp) << name;
+      EXPECT_EQ(e[0].scan->absSum, e[1].scan->absSum) << name;
+    }
+    EXPECT_EQ(inc[0].scan->absSum.size(), IsFloatingPoint(type) ? HostChunks(kManyChunks) : 0u);
     EXPECT_TRUE(SameBytes(red[0].exact, red[1].exact)) << name;
-    EXPECT_EQ(inc[0].absBefore, inc[1].absBefore) << name;
     EXPECT_EQ(red[0].value, red[1].value) << name;
     EXPECT_EQ(red[0].bound, red[1].bound) << name;
-    EXPECT_EQ(inc[0].absBefore.size(), IsFloatingPoint(type) ? HostChunks(kManyChunks) : 0u);
     // A different seed, a different input.
     EXPECT_FALSE(SameBytes(input[0], RandomInput(type, kManyChunks, 12))) << name;
   }
@@ -231,13 +235,13 @@ TEST(Reference, ChunkedEqualsSequentialForIntegers) {
       auto apply = [op](T p, T q) {
         return op == Op::Sum ? T(U(p) + U(q)) : op == Op::Min ? std::min(p, q) : std::max(p, q);
       };
-      const Expected inc = ReferenceScan(a, op, ScanKind::Inclusive);
-      const Expected exc = ReferenceScan(a, op, ScanKind::Exclusive);
+      const HostArray inc = ExpectedValues(ReferenceScan(a, op, ScanKind::Inclusive), a);
+      const HostArray exc = ExpectedValues(ReferenceScan(a, op, ScanKind::Exclusive), a);
       T acc = IdentityOf<T>(op);
       for (size_t i = 0; i < a.Size(); ++i) {
-        ASSERT_EQ(exc.exact.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
+        ASSERT_EQ(exc.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
         acc = apply(acc, x[i]);
-        ASSERT_EQ(inc.exact.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
+        ASSERT_EQ(inc.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
       }
       EXPECT_EQ(ReferenceReduce(a, op).exact.As<T>()[0], acc) << ToString(type) << ToString(op);
     }
@@ -260,13 +264,14 @@ TEST(Reference, ChunkedFloatSumsWithinTheBound) {
       const bool inclusive = kind == ScanKind::Inclusive;
       const Expected e = ReferenceScan(a, Op::Sum, kind);
       ASSERT_TRUE(e.approximate);
+      const HostArray values = ExpectedValues(e, a);
       HostArray naive(type, a.Size());
       long double exact = 0;
       T inOrder = 0;
       for (size_t i = 0; i < a.Size(); ++i) {
         if (inclusive)
           exact += x[i], inOrder += x[i];
-        const double want = e.exact.As<T>()[i];
+        const double want = values.As<T>()[i];
         ASSERT_LE(std::abs(want - double(exact)),
                   std::numeric_limits<T>::epsilon() * std::abs(double(exact)) + 1e-300)
             << ToString(type) << " " << ToString(kind) << " " << i;
@@ -295,7 +300,7 @@ TEST(Compare, FirstWrongIndexAndCountAcrossChunks) {
   for (ElementType type : {ElementType::Uint, ElementType::Float}) {
     const HostArray a = RandomInput(type, n, 21);
     const Expected e = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
-    HostArray got = e.exact;
+    HostArray got = ExpectedValues(e, a);
     ASSERT_TRUE(CompareResults("v", e, got, a).passed) << ToString(type);
     auto spoil = [&](size_t i) {
       DispatchType(type, [&](auto tag) {
@@ -324,6 +329,56 @@ TEST(Compare, FirstWrongIndexAndCountAcrossChunks) {
     if (type == ElementType::Float) {  // the expected value comes with its bound
       EXPECT_NE(v.message.find("(+-"), std::string::npos) << v.message;
     }
+  }
+}
+
+// The runner compares the output piece by piece as it is read back (ReadBackAndCompare): pieces
+// in any order give the verdict and message of the whole output at once.
+TEST(Compare, PiecesInAnyOrderGiveTheWholeVerdict) {
+  HostThreadsScope threads(2);
+  for (ElementType type : {ElementType::Int, ElementType::Double}) {
+    const HostArray a = RandomInput(type, kManyChunks, 4);
+    const Expected e = ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
+    HostArray got = ExpectedValues(e, a);
+    DispatchType(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      got.As<T>()[kHostChunk + 3] += T(50);
+      got.As<T>()[3 * kHostChunk + 1] -= T(50);
+      std::memset(&got.As<T>()[kManyChunks - 1], kPoisonByte, sizeof(T));
+    });
+    const Validation whole = CompareResults("v", e, got, a);
+    EXPECT_FALSE(whole.passed);
+    EXPECT_NE(whole.message.find(fmt::format("index {}:", kHostChunk + 3)), std::string::npos)
+        << whole.message;
+    EXPECT_NE(whole.message.find("(3 of"), std::string::npos) << whole.message;
+    // Pieces of two chunks, last first, each copied into its own array.
+    OutputComparison pieces("v", e, a);
+    const size_t piece = 2 * kHostChunk;
+    for (size_t k = HostChunks(kManyChunks) / 2 + 1; k-- > 0;) {
+      const size_t first = k * piece;
+      if (first >= kManyChunks)
+        continue;
+      const size_t count = std::min(piece, kManyChunks - first);
+      HostArray p(type, piece);
+      std::memcpy(p.Data(), got.As<unsigned char>() + first * SizeOf(type), count * SizeOf(type));
+      pieces.Add(first, p, count);
+    }
+    const Validation v = pieces.Result();
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(v.message, whole.message);
+    // Only the last element wrong, never written: named as such.
+    HostArray right = ExpectedValues(e, a);
+    std::memset(right.As<unsigned char>() + (kManyChunks - 1) * SizeOf(type), kPoisonByte,
+                SizeOf(type));
+    const Validation poisoned = CompareResults("v", e, right, a);
+    EXPECT_NE(poisoned.message.find(fmt::format("index {}:", kManyChunks - 1)), std::string::npos)
+        << poisoned.message;
+    EXPECT_NE(poisoned.message.find("still holds the poison"), std::string::npos)
+        << poisoned.message;
+    // No verdict before every piece is in.
+    OutputComparison part("v", e, a);
+    part.Add(0, right, kHostChunk);
+    EXPECT_THROW(part.Result(), std::logic_error);
   }
 }
 

@@ -203,8 +203,8 @@ void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const
 
 Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& variant,
                                         const ProblemSpec& spec) {
-  return CompareResults(variant, ExpectedFor(variant),
-                        ReadBack(ctx.queue, output_d_, spec.type, OutputElements(spec)));
+  return ReadBackAndCompare(ctx.queue, output_d_, OutputElements(spec), variant,
+                            ExpectedFor(variant), input_);
 }
 
 CostModel PlannedTask::Cost(const DeviceInfo& device, const std::string& variant,

@@ -118,14 +118,41 @@ void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_
   }
 }
 
-HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,
-                   size_t count) {
-  HostArray out(type, count);
-  auto* data = static_cast<unsigned char*>(out.Data());
-  for (size_t offset = 0; offset < out.Bytes(); offset += kTransferChunk)
-    queue.enqueueReadBuffer(buffer, CL_TRUE, offset, std::min(kTransferChunk, out.Bytes() - offset),
-                            data + offset);
-  return out;
+static_assert(kReadBackPiece % kHostChunk == 0, "pieces are whole chunks");
+
+Validation ReadBackAndCompare(cl::CommandQueue& queue, const cl::Buffer& buffer, size_t count,
+                              const std::string& variant, const Expected& expected,
+                              const HostArray& input) {
+  if (count != expected.Size()) {
+    Validation v;
+    v.message =
+        fmt::format("{}: output has {} elements, expected {}", variant, count, expected.Size());
+    return v;
+  }
+  const ElementType type = expected.Type();
+  const size_t piece = std::min(count, kReadBackPiece), pieces = CeilDiv(count, piece);
+  HostArray host[2] = {HostArray::Uninitialized(type, piece),
+                       HostArray::Uninitialized(type, pieces > 1 ? piece : 0)};
+  cl::Event read[2];
+  auto enqueue = [&](size_t k) {
+    const size_t first = k * piece, elements = std::min(piece, count - first);
+    queue.enqueueReadBuffer(buffer, CL_FALSE, first * SizeOf(type), elements * SizeOf(type),
+                            host[k % 2].Data(), nullptr, &read[k % 2]);
+  };
+  OutputComparison comparison(variant, expected, input);
+  try {
+    enqueue(0);
+    for (size_t k = 0; k < pieces; ++k) {
+      if (k + 1 < pieces)
+        enqueue(k + 1);
+      read[k % 2].wait();
+      comparison.Add(k * piece, host[k % 2], std::min(piece, count - k * piece));
+    }
+  } catch (...) {
+    queue.finish();  // no read may still be writing into `host` as it goes
+    throw;
+  }
+  return comparison.Result();
 }
 
 }  // namespace rsb

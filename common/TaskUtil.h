@@ -1,5 +1,5 @@
 // Small helpers that every task's host code needs: integer arithmetic of sizes, buffers that
-// grow on demand, input upload, poisoning and read-back.
+// grow on demand, input upload, poisoning and read-back (compared as it arrives).
 #pragma once
 
 #include "CLUtil.h"
@@ -57,8 +57,15 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
 void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count,
             RunEvents* events = nullptr);
 
-// Blocking read of count elements of type.
-HostArray ReadBack(cl::CommandQueue& queue, const cl::Buffer& buffer, ElementType type,
-                   size_t count);
+// Elements per piece of ReadBackAndCompare (a multiple of kHostChunk).
+constexpr size_t kReadBackPiece = size_t(1) << 24;
+
+// Reads the count elements of buffer (of expected's type) and compares them with expected as they
+// arrive, kReadBackPiece at a time into two host arrays in turn (the next piece is read while the
+// last is compared): the host holds no array of the output's size. input is what the reference
+// was computed from. The same verdict and message as CompareResults on the whole output.
+Validation ReadBackAndCompare(cl::CommandQueue& queue, const cl::Buffer& buffer, size_t count,
+                              const std::string& variant, const Expected& expected,
+                              const HostArray& input);
 
 }  // namespace rsb

@@ -1,11 +1,20 @@
 // The CPU reference and the comparison, on hand-computed cases: if these are wrong, every
 // validation is.
 #include "HostData.h"
+#include "Parallel.h"
 #include "Runner.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace rsb {
 namespace {
@@ -36,20 +45,20 @@ TEST(Reference, ScanCourseExamples) {
   const std::vector<uint32_t> wantInc = {3, 4, 11, 11, 15, 16, 22, 25};
   const std::vector<uint32_t> wantExc = {0, 3, 4, 11, 11, 15, 16, 22};
   for (size_t i = 0; i < 8; ++i) {
-    EXPECT_EQ(inc.exact.As<uint32_t>()[i], wantInc[i]) << i;
-    EXPECT_EQ(exc.exact.As<uint32_t>()[i], wantExc[i]) << i;
+    EXPECT_EQ(ExpectedValues(inc, a).As<uint32_t>()[i], wantInc[i]) << i;
+    EXPECT_EQ(ExpectedValues(exc, a).As<uint32_t>()[i], wantExc[i]) << i;
   }
 }
 
 TEST(Reference, ExclusiveScanStartsWithTheIdentity) {
   const auto a = Make<int64_t>(ElementType::Long, {5, -2, 9});
-  EXPECT_EQ(ReferenceScan(a, Op::Min, ScanKind::Exclusive).exact.As<int64_t>()[0],
+  EXPECT_EQ(ExpectedValues(ReferenceScan(a, Op::Min, ScanKind::Exclusive), a).As<int64_t>()[0],
             std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(ReferenceScan(a, Op::Max, ScanKind::Exclusive).exact.As<int64_t>()[0],
+  EXPECT_EQ(ExpectedValues(ReferenceScan(a, Op::Max, ScanKind::Exclusive), a).As<int64_t>()[0],
             std::numeric_limits<int64_t>::min());
-  const auto maxScan = ReferenceScan(a, Op::Max, ScanKind::Inclusive);
-  EXPECT_EQ(maxScan.exact.As<int64_t>()[1], 5);
-  EXPECT_EQ(maxScan.exact.As<int64_t>()[2], 9);
+  const auto maxScan = ExpectedValues(ReferenceScan(a, Op::Max, ScanKind::Inclusive), a);
+  EXPECT_EQ(maxScan.As<int64_t>()[1], 5);
+  EXPECT_EQ(maxScan.As<int64_t>()[2], 9);
 }
 
 TEST(Reference, FloatSumIsComputedInDoubleWithABound) {
@@ -65,14 +74,14 @@ TEST(Compare, NamesVariantIndexExpectedAndActual) {
   const auto a = Make<int32_t>(ElementType::Int, {1, 2, 3});
   const auto e = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
   auto got = Make<int32_t>(ElementType::Int, {1, 3, 7});
-  const Validation v = CompareResults("naive", e, got);
+  const Validation v = CompareResults("naive", e, got, a);
   EXPECT_FALSE(v.passed);
   EXPECT_NE(v.message.find("naive"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("index 2"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("expected 6"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("got 7"), std::string::npos) << v.message;
   got.As<int32_t>()[2] = 6;
-  EXPECT_TRUE(CompareResults("naive", e, got).passed);
+  EXPECT_TRUE(CompareResults("naive", e, got, a).passed);
 }
 
 TEST(Compare, ReportsAnUnwrittenElementAsPoison) {
@@ -81,7 +90,7 @@ TEST(Compare, ReportsAnUnwrittenElementAsPoison) {
   HostArray got(ElementType::Float, 2);
   std::memset(got.Data(), kPoisonByte, got.Bytes());
   got.As<float>()[0] = 0.5f;
-  const Validation v = CompareResults("x", e, got);
+  const Validation v = CompareResults("x", e, got, a);
   EXPECT_FALSE(v.passed);
   EXPECT_NE(v.message.find("index 1"), std::string::npos) << v.message;
   EXPECT_NE(v.message.find("poison"), std::string::npos) << v.message;
@@ -90,9 +99,14 @@ TEST(Compare, ReportsAnUnwrittenElementAsPoison) {
 TEST(Compare, FloatOutsideTheBoundFailsAndNaNFails) {
   const auto a = Make<float>(ElementType::Float, {0.5f, 0.25f});
   const auto e = ReferenceReduce(a, Op::Sum);
-  EXPECT_TRUE(CompareResults("x", e, Make<float>(ElementType::Float, {0.75f})).passed);
-  EXPECT_FALSE(CompareResults("x", e, Make<float>(ElementType::Float, {0.7501f})).passed);
-  EXPECT_FALSE(CompareResults("x", e, Make<float>(ElementType::Float, {NAN})).passed);
+  EXPECT_TRUE(CompareResults("x", e, Make<float>(ElementType::Float, {0.75f}), a).passed);
+  EXPECT_FALSE(CompareResults("x", e, Make<float>(ElementType::Float, {0.7501f}), a).passed);
+  EXPECT_FALSE(CompareResults("x", e, Make<float>(ElementType::Float, {NAN}), a).passed);
+  const auto scan = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  EXPECT_TRUE(CompareResults("x", scan, Make<float>(ElementType::Float, {0.5f, 0.75f}), a).passed);
+  EXPECT_FALSE(
+      CompareResults("x", scan, Make<float>(ElementType::Float, {0.5f, 0.7501f}), a).passed);
+  EXPECT_FALSE(CompareResults("x", scan, Make<float>(ElementType::Float, {NAN, 0.75f}), a).passed);
 }
 
 TEST(RandomInput, IsSeededAndNotConstant) {
@@ -105,6 +119,295 @@ TEST(RandomInput, IsSeededAndNotConstant) {
   for (size_t i = 1; i < 1000; ++i)
     distinct += a.As<uint32_t>()[i] != a.As<uint32_t>()[0];
   EXPECT_GT(distinct, 900u);
+}
+
+// Sets RSB_HOST_THREADS for the life of the object (the host-side loops read it at each call).
+class HostThreadsScope {
+ public:
+  explicit HostThreadsScope(size_t threads) {
+    if (const char* old = std::getenv("RSB_HOST_THREADS"))
+      old_ = old;
+    setenv("RSB_HOST_THREADS", std::to_string(threads).c_str(), 1);
+  }
+  ~HostThreadsScope() {
+    if (old_)
+      setenv("RSB_HOST_THREADS", old_->c_str(), 1);
+    else
+      unsetenv("RSB_HOST_THREADS");
+  }
+
+ private:
+  std::optional<std::string> old_;
+};
+
+// Several chunks and a ragged last one.
+const size_t kManyChunks = 4 * kHostChunk + 1234;
+
+const std::vector<ElementType> kTestedTypes = {ElementType::Uint, ElementType::Int,
+                                               ElementType::Float, ElementType::Double};
+
+bool SameBytes(const HostArray& a, const HostArray& b) {
+  return a.Bytes() == b.Bytes() && std::memcmp(a.Data(), b.Data(), a.Bytes()) == 0;
+}
+
+TEST(Parallel, EveryIndexOnceAndTheFirstErrorRethrown) {
+  HostThreadsScope four(4);
+  EXPECT_EQ(HostThreads(), 4u);
+  std::vector<std::atomic<int>> seen(1000);
+  ParallelFor(seen.size(), [&](size_t i) { ++seen[i]; });
+  for (size_t i = 0; i < seen.size(); ++i)
+    EXPECT_EQ(seen[i].load(), 1) << i;
+  EXPECT_THROW(ParallelFor(100,
+                           [](size_t i) {
+                             if (i == 37)
+                               throw std::runtime_error("chunk 37");
+                           }),
+               std::runtime_error);
+}
+
+TEST(RandomInput, ValuesInTheirRanges) {
+  for (ElementType type : kTestedTypes) {
+    const HostArray a = RandomInput(type, kManyChunks, 5);
+    DispatchType(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      const T* x = a.As<T>();
+      const T lo = std::is_floating_point_v<T> ? T(-1) : std::is_signed_v<T> ? T(-1000) : T(0);
+      const T hi = std::is_floating_point_v<T> ? T(1) : std::is_signed_v<T> ? T(1000) : T(2000);
+      T min = x[0], max = x[0];
+      for (size_t i = 0; i < a.Size(); ++i) {
+        ASSERT_GE(x[i], lo) << ToString(type) << " " << i;
+        if (std::is_floating_point_v<T>)
+          ASSERT_LT(x[i], hi) << ToString(type) << " " << i;
+        else
+          ASSERT_LE(x[i], hi) << ToString(type) << " " << i;
+        min = std::min(min, x[i]), max = std::max(max, x[i]);
+      }
+      // The whole range is used, not a corner of it.
+      EXPECT_LT(double(min), double(lo) + 0.01 * (double(hi) - double(lo))) << ToString(type);
+      EXPECT_GT(double(max), double(hi) - 0.01 * (double(hi) - double(lo))) << ToString(type);
+    });
+  }
+}
+
+// The input, the references and the comparison do not depend on how many threads compute them:
+// chunk boundaries are fixed, so even floating-point sums agree to the last bit.
+TEST(Reference, SameOnOneAndOnFourThreads) {
+  for (ElementType type : kTestedTypes) {
+    HostArray input[2];
+    Expected inc[2], exc[2], red[2], min[2];
+    for (size_t t : {0, 1}) {
+      HostThreadsScope threads(t == 0 ? 1 : 4);
+      input[t] = RandomInput(type, kManyChunks, 11);
+      inc[t] = ReferenceScan(input[t], Op::Sum, ScanKind::Inclusive);
+      exc[t] = ReferenceScan(input[t], Op::Sum, ScanKind::Exclusive);
+      min[t] = ReferenceScan(input[t], Op::Min, ScanKind::Inclusive);
+      red[t] = ReferenceReduce(input[t], Op::Sum);
+    }
+    const std::string name = ToString(type);
+    EXPECT_TRUE(SameBytes(input[0], input[1])) << name;
+    for (const Expected* e : {inc, exc, min}) {
+      EXPECT_TRUE(SameBytes(ExpectedValues(e[0], input[0]), ExpectedValues(e[1], input[1])))
+          << name;
+      EXPECT_TRUE(SameBytes(e[0].scan->acc, e[1].scan->acc)) << name;
+      EXPECT_EQ(e[0].scan->sum, e[1].scan->sum) << name;
+      EXPECT_EQ(e[0].scan->comp, e[1].scan->comp) << name;
+      EXPECT_EQ(e[0].scan->absSum, e[1].scan->absSum) << name;
+    }
+    EXPECT_EQ(inc[0].scan->absSum.size(), IsFloatingPoint(type) ? HostChunks(kManyChunks) : 0u);
+    EXPECT_TRUE(SameBytes(red[0].exact, red[1].exact)) << name;
+    EXPECT_EQ(red[0].value, red[1].value) << name;
+    EXPECT_EQ(red[0].bound, red[1].bound) << name;
+    // A different seed, a different input.
+    EXPECT_FALSE(SameBytes(input[0], RandomInput(type, kManyChunks, 12))) << name;
+  }
+}
+
+// Integers: the chunked reference equals the plain sequential loop, for every operator and
+// both scan kinds.
+TEST(Reference, ChunkedEqualsSequentialForIntegers) {
+  HostThreadsScope threads(3);
+  auto check = [](auto tag, ElementType type) {
+    using T = typename decltype(tag)::type;
+    using U = std::make_unsigned_t<T>;
+    const HostArray a = RandomInput(type, kManyChunks, 3);
+    const T* x = a.As<T>();
+    for (Op op : AllOps()) {
+      auto apply = [op](T p, T q) {
+        return op == Op::Sum ? T(U(p) + U(q)) : op == Op::Min ? std::min(p, q) : std::max(p, q);
+      };
+      const HostArray inc = ExpectedValues(ReferenceScan(a, op, ScanKind::Inclusive), a);
+      const HostArray exc = ExpectedValues(ReferenceScan(a, op, ScanKind::Exclusive), a);
+      T acc = IdentityOf<T>(op);
+      for (size_t i = 0; i < a.Size(); ++i) {
+        ASSERT_EQ(exc.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
+        acc = apply(acc, x[i]);
+        ASSERT_EQ(inc.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
+      }
+      EXPECT_EQ(ReferenceReduce(a, op).exact.As<T>()[0], acc) << ToString(type) << ToString(op);
+    }
+  };
+  check(TypeTag<uint32_t>{}, ElementType::Uint);
+  check(TypeTag<int32_t>{}, ElementType::Int);
+  check(TypeTag<uint64_t>{}, ElementType::Ulong);
+  check(TypeTag<int64_t>{}, ElementType::Long);
+}
+
+// Floating point: the chunked reference is within its rounding of a long double sequential sum,
+// and a device that sums in T, in order, one element after the other, passes the comparison.
+TEST(Reference, ChunkedFloatSumsWithinTheBound) {
+  HostThreadsScope threads(3);
+  auto check = [](auto tag, ElementType type) {
+    using T = typename decltype(tag)::type;
+    const HostArray a = RandomInput(type, kManyChunks, 9);
+    const T* x = a.As<T>();
+    for (ScanKind kind : AllScanKinds()) {
+      const bool inclusive = kind == ScanKind::Inclusive;
+      const Expected e = ReferenceScan(a, Op::Sum, kind);
+      ASSERT_TRUE(e.approximate);
+      const HostArray values = ExpectedValues(e, a);
+      HostArray naive(type, a.Size());
+      long double exact = 0;
+      T inOrder = 0;
+      for (size_t i = 0; i < a.Size(); ++i) {
+        if (inclusive)
+          exact += x[i], inOrder += x[i];
+        const double want = values.As<T>()[i];
+        ASSERT_LE(std::abs(want - double(exact)),
+                  std::numeric_limits<T>::epsilon() * std::abs(double(exact)) + 1e-300)
+            << ToString(type) << " " << ToString(kind) << " " << i;
+        naive.As<T>()[i] = inOrder;
+        if (!inclusive)
+          exact += x[i], inOrder += x[i];
+      }
+      const Validation v = CompareResults("in-order", e, naive, a);
+      EXPECT_TRUE(v.passed) << v.message;
+    }
+    const Expected r = ReferenceReduce(a, Op::Sum);
+    long double exact = 0;
+    for (size_t i = 0; i < a.Size(); ++i)
+      exact += x[i];
+    EXPECT_NEAR(r.value[0], double(exact), 1e-9);
+  };
+  check(TypeTag<float>{}, ElementType::Float);
+  check(TypeTag<double>{}, ElementType::Double);
+}
+
+// The first wrong index is the smallest over the chunks, in the first and in the last chunk,
+// and the count adds up every chunk's.
+TEST(Compare, FirstWrongIndexAndCountAcrossChunks) {
+  HostThreadsScope threads(4);
+  const size_t n = kManyChunks;
+  for (ElementType type : {ElementType::Uint, ElementType::Float}) {
+    const HostArray a = RandomInput(type, n, 21);
+    const Expected e = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+    HostArray got = ExpectedValues(e, a);
+    ASSERT_TRUE(CompareResults("v", e, got, a).passed) << ToString(type);
+    auto spoil = [&](size_t i) {
+      DispatchType(type, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        got.As<T>()[i] += T(100);
+      });
+    };
+    spoil(n - 1);  // the last element of the last (short) chunk
+    Validation v = CompareResults("v", e, got, a);
+    EXPECT_FALSE(v.passed);
+    EXPECT_NE(v.message.find(fmt::format("index {}:", n - 1)), std::string::npos) << v.message;
+    EXPECT_NE(v.message.find(fmt::format("(1 of {} elements wrong)", n)), std::string::npos)
+        << v.message;
+    spoil(2 * kHostChunk + 7);
+    spoil(kHostChunk);  // the first element of the second chunk
+    v = CompareResults("v", e, got, a);
+    EXPECT_NE(v.message.find(fmt::format("index {}:", kHostChunk)), std::string::npos) << v.message;
+    EXPECT_NE(v.message.find(fmt::format("(3 of {} elements wrong)", n)), std::string::npos)
+        << v.message;
+    spoil(0);
+    spoil(1);
+    v = CompareResults("v", e, got, a);
+    EXPECT_NE(v.message.find("index 0:"), std::string::npos) << v.message;
+    EXPECT_NE(v.message.find(fmt::format("(5 of {} elements wrong)", n)), std::string::npos)
+        << v.message;
+    if (type == ElementType::Float) {  // the expected value comes with its bound
+      EXPECT_NE(v.message.find("(+-"), std::string::npos) << v.message;
+    }
+  }
+}
+
+// The runner compares the output piece by piece as it is read back (ReadBackAndCompare): pieces
+// in any order give the verdict and message of the whole output at once.
+TEST(Compare, PiecesInAnyOrderGiveTheWholeVerdict) {
+  HostThreadsScope threads(2);
+  for (ElementType type : {ElementType::Int, ElementType::Double}) {
+    const HostArray a = RandomInput(type, kManyChunks, 4);
+    const Expected e = ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
+    HostArray got = ExpectedValues(e, a);
+    DispatchType(type, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      got.As<T>()[kHostChunk + 3] += T(50);
+      got.As<T>()[3 * kHostChunk + 1] -= T(50);
+      std::memset(&got.As<T>()[kManyChunks - 1], kPoisonByte, sizeof(T));
+    });
+    const Validation whole = CompareResults("v", e, got, a);
+    EXPECT_FALSE(whole.passed);
+    EXPECT_NE(whole.message.find(fmt::format("index {}:", kHostChunk + 3)), std::string::npos)
+        << whole.message;
+    EXPECT_NE(whole.message.find("(3 of"), std::string::npos) << whole.message;
+    // Pieces of two chunks, last first, each copied into its own array.
+    OutputComparison pieces("v", e, a);
+    const size_t piece = 2 * kHostChunk;
+    for (size_t k = HostChunks(kManyChunks) / 2 + 1; k-- > 0;) {
+      const size_t first = k * piece;
+      if (first >= kManyChunks)
+        continue;
+      const size_t count = std::min(piece, kManyChunks - first);
+      HostArray p(type, piece);
+      std::memcpy(p.Data(), got.As<unsigned char>() + first * SizeOf(type), count * SizeOf(type));
+      pieces.Add(first, p, count);
+    }
+    const Validation v = pieces.Result();
+    EXPECT_FALSE(v.passed);
+    EXPECT_EQ(v.message, whole.message);
+    // Only the last element wrong, never written: named as such.
+    HostArray right = ExpectedValues(e, a);
+    std::memset(right.As<unsigned char>() + (kManyChunks - 1) * SizeOf(type), kPoisonByte,
+                SizeOf(type));
+    const Validation poisoned = CompareResults("v", e, right, a);
+    EXPECT_NE(poisoned.message.find(fmt::format("index {}:", kManyChunks - 1)), std::string::npos)
+        << poisoned.message;
+    EXPECT_NE(poisoned.message.find("still holds the poison"), std::string::npos)
+        << poisoned.message;
+    // No verdict before every piece is in.
+    OutputComparison part("v", e, a);
+    part.Add(0, right, kHostChunk);
+    EXPECT_THROW(part.Result(), std::logic_error);
+  }
+}
+
+// A float scan's bound grows with the prefix: element 0 of an exclusive scan must be 0 within a
+// hair, and the bound of element i is eps * sum|x| * (ceil(log2(terms)) + 16), plus the
+// reference's rounding.
+TEST(Compare, FloatScanBoundFollowsThePrefix) {
+  const auto a = Make<float>(ElementType::Float, {1.0f, -3.0f, 0.5f, 2.0f});
+  const Expected exc = ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
+  EXPECT_TRUE(
+      CompareResults("x", exc, Make<float>(ElementType::Float, {0, 1, -2, -1.5f}), a).passed);
+  Validation v =
+      CompareResults("x", exc, Make<float>(ElementType::Float, {1e-30f, 1, -2, -1.5f}), a);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.message.find("index 0: expected 0 (+-"), std::string::npos) << v.message;
+  const Expected inc = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  const float eps = std::numeric_limits<float>::epsilon();
+  // Element 3: sum|x| = 6.5 over 4 terms (3 levels), reference 0.5: bound 6.5 * 19 + 0.5 eps.
+  const double bound = eps * (6.5 * 19 + 0.5);
+  EXPECT_TRUE(
+      CompareResults("x", inc,
+                     Make<float>(ElementType::Float, {1, -2, -1.5f, 0.5f + float(0.9 * bound)}), a)
+          .passed);
+  v = CompareResults("x", inc,
+                     Make<float>(ElementType::Float, {1, -2, -1.5f, 0.5f + float(1.2 * bound)}), a);
+  EXPECT_FALSE(v.passed);
+  EXPECT_NE(v.message.find(fmt::format("index 3: expected 0.5 (+-{:.3g})", bound)),
+            std::string::npos)
+      << v.message;
 }
 
 TEST(Stats, MedianMinMaxMeanStddev) {

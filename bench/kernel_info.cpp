@@ -73,7 +73,7 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
         spec.scanKind = task->ScanKinds().front();
       LaunchPlan plan;
       try {
-        plan = task->Plan(info, variant, spec);
+        plan = task->PlanFor(info, variant, spec);  // as it runs: index width included
       } catch (const VariantSkipped& e) {
         std::printf("%-22s %-28s %6zu  skipped: %s\n", variant.c_str(), "-", L, e.what());
         continue;
@@ -84,8 +84,8 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
       std::stringstream text;
       text << file.rdbuf();
       cl::Program program(context, text.str());
-      const std::string options = "-cl-std=CL1.2 -I " + dir + " " + plan.options + " " + extra +
-                                  (nv ? " -cl-nv-verbose" : "");
+      const std::string options = "-cl-std=CL1.2 -I " + dir + " " + plan.BuildOptions() + " " +
+                                  extra + (nv ? " -cl-nv-verbose" : "");
       try {
         program.build({device}, options.c_str());
       } catch (const cl::Error&) {

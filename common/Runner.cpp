@@ -145,15 +145,24 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
   ctx.queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
   host = {};
   const bool cpu = !ctx.info.isGpu;
-  cl::Program& program = ctx.programs.Get("Bandwidth.cl", cpu ? "-DCPU_SHAPE=1" : "");
-  // GPU: 8 work-groups of 256 per compute unit; CPU: 4 work-items (each a run) per core.
+  // Tiled shape: TILE_ITEMS 16-byte elements per work-item, a work-group per tile.
+  constexpr size_t kTileItems = 8;
+  cl::Program& program = ctx.programs.Get(
+      "Bandwidth.cl", cpu ? "-DCPU_SHAPE=1" : fmt::format("-DTILE_ITEMS={}", kTileItems));
+  // GPU: 8 work-groups of 256 per compute unit (grid-stride), or a work-group per tile;
+  // CPU: 4 work-items (each a run) per core.
   const size_t local = cpu ? 1 : std::min<size_t>(256, ctx.info.maxWorkGroupSize);
-  size_t global = (cpu ? 4 : 8 * local) * std::max<size_t>(1, ctx.info.computeUnits);
-  // The sink has a word per work-item of the larger grid (the tiled one's, on a GPU).
-  const size_t sinkWords =
-      std::max(global, cpu ? size_t(0) : (size_t(n4) + 8 * local - 1) / (8 * local) * local);
-  cl::Buffer sink(ctx.context, CL_MEM_WRITE_ONLY, sinkWords * sizeof(cl_uint));
-  auto time = [&](cl::Kernel k, double bytesMoved) {
+  const size_t strided = (cpu ? 4 : 8 * local) * std::max<size_t>(1, ctx.info.computeUnits);
+  const size_t tiled = CeilDiv(size_t(n4), kTileItems * local) * local;
+  // Each stream in each shape (Bandwidth.cl), as kernel-name suffix and grid; a ceiling is the
+  // fastest shape's.
+  std::vector<std::pair<std::string, size_t>> shapes = {{"", strided}};
+  if (!cpu)
+    shapes.emplace_back("Tiled", tiled);
+  // The sink has a word per work-item of the larger grid.
+  cl::Buffer sink(ctx.context, CL_MEM_WRITE_ONLY,
+                  std::max(strided, cpu ? 0 : tiled) * sizeof(cl_uint));
+  auto time = [&](cl::Kernel k, size_t global, double bytesMoved) {
     const auto samples = TimeRepeatedly(settings, [&] {
       cl::Event e;
       ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local),
@@ -164,22 +173,15 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
     const double ms = Summarise(samples).median;
     return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
   };
-  // Each stream in each shape (Bandwidth.cl): the GPU's grid-stride and tiled kernels, the
-  // CPU's runs; a ceiling is the fastest shape's.
-  const std::vector<std::pair<std::string, size_t>> shapes =
-      cpu ? std::vector<std::pair<std::string, size_t>>{{"", global}}
-          : std::vector<std::pair<std::string, size_t>>{
-                {"", global}, {"Tiled", (n4 + 8 * local - 1) / (8 * local) * local}};
-  for (const auto& [suffix, items] : shapes) {
-    global = items;
+  for (const auto& [suffix, global] : shapes) {
     cl::Kernel read(program, ("Read4" + suffix).c_str()),
         write(program, ("Write4" + suffix).c_str()), copy(program, ("Copy4" + suffix).c_str());
     read.setArg(0, in), read.setArg(1, sink), read.setArg(2, n4);
     write.setArg(0, out), write.setArg(1, n4);
     copy.setArg(0, in), copy.setArg(1, out), copy.setArg(2, n4);
-    c.readGBs = std::max(c.readGBs, time(read, double(bytes)));
-    c.writeGBs = std::max(c.writeGBs, time(write, double(bytes)));
-    c.copyGBs = std::max(c.copyGBs, time(copy, 2.0 * double(bytes)));
+    c.readGBs = std::max(c.readGBs, time(read, global, double(bytes)));
+    c.writeGBs = std::max(c.writeGBs, time(write, global, double(bytes)));
+    c.copyGBs = std::max(c.copyGBs, time(copy, global, 2.0 * double(bytes)));
   }
   return c;
 }

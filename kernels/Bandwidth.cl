@@ -86,19 +86,20 @@ __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
 }
 
 #if !CPU_SHAPE
-#define TILE_ITEMS 8
+#ifndef TILE_ITEMS
+#define TILE_ITEMS 8  // the host passes its own (common/Runner.cpp)
+#endif
 // GPU, tiled: element k of this work-item's TILE_ITEMS is base + k * L (consecutive work-items,
 // consecutive addresses), base in this work-group's tile.
-#define TILED(n4, BODY)                                                                    \
-  {                                                                                        \
-    const ulong base_ =                                                                    \
-        (ulong)get_group_id(0) * get_local_size(0) * TILE_ITEMS + get_local_id(0);        \
-    _Pragma("unroll") for (uint k = 0; k < TILE_ITEMS; ++k) {                              \
-      const ulong i_ = base_ + (ulong)k * get_local_size(0);                              \
-      if (i_ < n4) {                                                                       \
-        BODY((uint)i_);                                                                    \
-      }                                                                                    \
-    }                                                                                      \
+#define TILED(n4, BODY)                                                                            \
+  {                                                                                                \
+    const ulong base_ = (ulong)get_group_id(0) * get_local_size(0) * TILE_ITEMS + get_local_id(0); \
+    _Pragma("unroll") for (uint k = 0; k < TILE_ITEMS; ++k) {                                      \
+      const ulong i_ = base_ + (ulong)k * get_local_size(0);                                       \
+      if (i_ < n4) {                                                                               \
+        BODY((uint)i_);                                                                            \
+      }                                                                                            \
+    }                                                                                              \
   }
 
 __kernel void Read4Tiled(__global const uint4* in, __global uint* sink, uint n4) {
@@ -108,9 +109,7 @@ __kernel void Read4Tiled(__global const uint4* in, __global uint* sink, uint n4)
     sink[get_global_id(0)] = acc.x;
 }
 
-__kernel void Write4Tiled(__global uint4* out, uint n4) {
-  TILED(n4, WRITE)
-}
+__kernel void Write4Tiled(__global uint4* out, uint n4){TILED(n4, WRITE)}
 
 // All TILE_ITEMS loads first (into registers), then the stores: the scan's order.
 __kernel void Copy4Tiled(__global const uint4* in, __global uint4* out, uint n4) {

@@ -561,32 +561,44 @@ TEST(Cli, TimedResultsCarryTheMediansInterval) {
 
 // The memory-ceiling streams in both shapes (the GPU's unrolled grid-stride and the CPU's runs)
 // build on the test device and move every element: Copy4 copies, Write4 writes its pattern.
+// Every shape of the ceiling streams (kernels/Bandwidth.cl) on the test device, whatever the
+// runner picks for it: GPU grid-stride, GPU tiled (a work-group per tile of 8 x 64 elements, the
+// last one partial), CPU runs.
 TEST(Cli, CeilingStreamsInBothShapesMoveEveryElement) {
   TaskContext& ctx = *Device().ctx;
-  for (const char* options : {"", "-DCPU_SHAPE=1"}) {
-    const cl_uint n4 = 100003;  // not a multiple of the grid
+  const cl_uint n4 = 100003;  // not a multiple of the grid, nor of the tile
+  const size_t tiled = (n4 + 8 * 64 - 1) / (8 * 64) * 64;
+  struct Shape {
+    const char *options, *suffix;
+    size_t global;
+  };
+  for (const Shape& shape : {Shape{"", "", 512}, Shape{"-DTILE_ITEMS=8", "Tiled", tiled},
+                             Shape{"-DCPU_SHAPE=1", "", 512}}) {
+    const std::string name = std::string(shape.options) + " " + shape.suffix;
+    cl::Program& program = ctx.programs.Get("Bandwidth.cl", shape.options);
     std::vector<cl_uint> in(4 * size_t(n4)), out(in.size(), 0);
     for (size_t i = 0; i < in.size(); ++i)
       in[i] = cl_uint(i * 2654435761u);
     cl::Buffer a(ctx.context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, in.size() * 4, in.data());
     cl::Buffer b(ctx.context, CL_MEM_READ_WRITE, in.size() * 4);
-    cl::Kernel copy(ctx.programs.Get("Bandwidth.cl", options), "Copy4");
+    cl::Kernel copy(program, ("Copy4" + std::string(shape.suffix)).c_str());
     copy.setArg(0, a), copy.setArg(1, b), copy.setArg(2, n4);
-    ctx.queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(512), cl::NDRange(64));
+    ctx.queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(shape.global), cl::NDRange(64));
     ctx.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
-    EXPECT_EQ(in, out) << "Copy4 " << options;
-    cl::Kernel write(ctx.programs.Get("Bandwidth.cl", options), "Write4");
+    EXPECT_EQ(in, out) << "Copy4 " << name;
+    cl::Kernel write(program, ("Write4" + std::string(shape.suffix)).c_str());
     write.setArg(0, b), write.setArg(1, n4);
-    ctx.queue.enqueueNDRangeKernel(write, cl::NullRange, cl::NDRange(512), cl::NDRange(64));
+    ctx.queue.enqueueNDRangeKernel(write, cl::NullRange, cl::NDRange(shape.global),
+                                   cl::NDRange(64));
     ctx.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
     size_t wrong = 0;
     for (cl_uint j = 0; j < n4; ++j)
       wrong += out[4 * size_t(j)] != j || out[4 * size_t(j) + 3] != ~j;
-    EXPECT_EQ(wrong, 0u) << "Write4 " << options;
-    cl::Buffer sink(ctx.context, CL_MEM_READ_WRITE, 512 * 4);
-    cl::Kernel read(ctx.programs.Get("Bandwidth.cl", options), "Read4");
+    EXPECT_EQ(wrong, 0u) << "Write4 " << name;
+    cl::Buffer sink(ctx.context, CL_MEM_READ_WRITE, shape.global * 4);
+    cl::Kernel read(program, ("Read4" + std::string(shape.suffix)).c_str());
     read.setArg(0, a), read.setArg(1, sink), read.setArg(2, n4);
-    ctx.queue.enqueueNDRangeKernel(read, cl::NullRange, cl::NDRange(512), cl::NDRange(64));
+    ctx.queue.enqueueNDRangeKernel(read, cl::NullRange, cl::NDRange(shape.global), cl::NDRange(64));
     ctx.queue.finish();
   }
 }

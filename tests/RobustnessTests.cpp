@@ -232,38 +232,5 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
   }
 }
 
-// The GPU shapes of the memory-ceiling streams (kernels/Bandwidth.cl) move every element once,
-// on whatever device runs the tests (the runner uses them on GPUs only): Copy4 and Copy4Tiled
-// copy an odd count exactly, and Write4Tiled writes the same values as Write4.
-TEST(Ceilings, GpuStreamKernelsMoveEveryElementOnce) {
-  TaskContext& ctx = *Device().ctx;
-  cl::Program& program = ctx.programs.Get("Bandwidth.cl", "");
-  const cl_uint n4 = 8 * 64 * 3 + 5;  // three tiles of 64 work-items and part of a fourth
-  std::vector<cl_uint> in(4 * n4);
-  for (size_t i = 0; i < in.size(); ++i)
-    in[i] = cl_uint(i * 2654435761u + 7);
-  const size_t bytes = in.size() * sizeof(cl_uint);
-  cl::Buffer src(ctx.context, CL_MEM_READ_WRITE, bytes), dst(ctx.context, CL_MEM_READ_WRITE, bytes);
-  ctx.queue.enqueueWriteBuffer(src, CL_TRUE, 0, bytes, in.data());
-  const auto run = [&](const char* name, size_t global, bool copy) {
-    std::vector<cl_uint> out(in.size(), 0);
-    ctx.queue.enqueueWriteBuffer(dst, CL_TRUE, 0, bytes, out.data());
-    cl::Kernel k(program, name);
-    if (copy)
-      k.setArg(0, src), k.setArg(1, dst), k.setArg(2, n4);
-    else
-      k.setArg(0, dst), k.setArg(1, n4);
-    ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(64));
-    ctx.queue.enqueueReadBuffer(dst, CL_TRUE, 0, bytes, out.data());
-    return out;
-  };
-  const size_t tiled = (n4 + 8 * 64 - 1) / (8 * 64) * 64;
-  EXPECT_EQ(run("Copy4", 128, true), in);
-  EXPECT_EQ(run("Copy4Tiled", tiled, true), in);
-  const auto written = run("Write4", 128, false);
-  EXPECT_EQ(written[4 * (n4 - 1)], n4 - 1);  // element n4 - 1 starts with its index
-  EXPECT_EQ(run("Write4Tiled", tiled, false), written);
-}
-
 }  // namespace
 }  // namespace rsb::test

@@ -1,6 +1,8 @@
 // The suite survives the kernels it judges: each case stands alone (error, timeout), what has
 // finished is never lost (output after every case, Ctrl-C), and validation sees what a single
 // checked run cannot (poisoned scratch, the last timed run).
+#include "PlannedTask.h"
+#include "Tasks.h"
 #include "TestSupport.h"
 #include "Worker.h"
 
@@ -229,6 +231,34 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
     EXPECT_GE(j["results"].size(), 1u) << mode;
     EXPECT_LT(j["results"].size(), 6u * 6 * 3 + 5u * 6 * 3 * 2) << mode;
     std::filesystem::remove(out);
+  }
+}
+
+// Every kernel of every variant declares the work-group size it is built for (RSB_WG_ATTR,
+// kernels/Common.clh), so that a compiler can budget its registers for 512 or 1024 work-items
+// (the NVIDIA driver otherwise allowed 256): the device reports it back as the kernel's
+// CL_KERNEL_COMPILE_WORK_GROUP_SIZE, which is (0, 0, 0) without the attribute.
+TEST(Kernels, DeclareTheWorkGroupSizeTheyAreBuiltFor) {
+  TaskContext& ctx = *Device().ctx;
+  for (const auto& t : MakeTasks()) {
+    const auto* task = dynamic_cast<const PlannedTask*>(t.get());
+    ASSERT_NE(task, nullptr) << t->Name();
+    for (const std::string& variant : task->Variants()) {
+      ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, 4099, 64, 1);
+      if (!task->ScanKinds().empty())
+        spec.scanKind = task->ScanKinds().front();
+      const LaunchPlan plan = task->PlanFor(Device().info, variant, spec);
+      cl::Program& program = ctx.programs.Get(plan.file, plan.BuildOptions());
+      for (const LaunchStep& step : plan.steps) {
+        if (step.kernel.empty())
+          continue;
+        const cl::Kernel kernel(program, step.kernel.c_str());
+        const auto declared =
+            kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(ctx.device);
+        EXPECT_EQ(declared[0], step.localSize) << variant << " " << step.kernel;
+        EXPECT_EQ(declared[1] * declared[2], 1u) << variant << " " << step.kernel;
+      }
+    }
   }
 }
 

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# kernel-info: bad input is exit 2 with one line naming it; a real run lists every kernel of the
+# selected variants with the largest work-group the device allows for it.
+#   tests/kernel_info_options.sh KERNEL_INFO_BINARY KERNELS_DIR
+set -u
+bin=$1
+kernels=$2
+fail=0
+check() {  # expected-status text args...
+  local want_rc=$1 want=$2 out rc; shift 2
+  out=$("$bin" --kernels "$kernels" "$@" 2>&1 >/dev/null); rc=$?
+  if [ $rc -ne "$want_rc" ] || [[ $out != *"$want"* ]]; then
+    echo "FAIL: $* -> exit $rc: $out (wanted exit $want_rc and '$want')"; fail=1
+  fi
+}
+check 2 "--task 'sort'" --task sort
+check 2 "--type 'char'" --type char
+out=$("$bin" --kernels "$kernels" --task scan --variants work-efficient --local-sizes 64 2>&1); rc=$?
+for want in "wg-max" "ScanTileWorkEfficient" "AddBlockOffsets"; do
+  if [ $rc -ne 0 ] || [[ $out != *"$want"* ]]; then
+    echo "FAIL: --task scan --variants work-efficient -> exit $rc, no '$want': $out"; fail=1
+  fi
+done
+exit $fail

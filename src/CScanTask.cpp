@@ -204,12 +204,12 @@ LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const
 }
 
 namespace {
-// The single-pass scan's elements per work-item: the knob of its path and element size.
+// The knob of the single-pass scan's elements per work-item: by path and element size.
+const char* SinglePassItemsKnob(bool gpu, const ProblemSpec& spec) {
+  return !gpu ? "scan-cpu-items" : SizeOf(spec.type) == 8 ? "scan-gpu-items-64" : "scan-gpu-items";
+}
 size_t SinglePassItems(bool gpu, const ProblemSpec& spec) {
-  const char* knob = !gpu                     ? "scan-cpu-items"
-                     : SizeOf(spec.type) == 8 ? "scan-gpu-items-64"
-                                              : "scan-gpu-items";
-  return Tuned(kKnobs, spec, knob);
+  return Tuned(kKnobs, spec, SinglePassItemsKnob(gpu, spec));
 }
 }  // namespace
 
@@ -231,7 +231,7 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
     throw VariantSkipped(fmt::format(
         "single-pass tiles of {} x {} elements need more local memory than the device has "
         "({} KiB): use a smaller --local-size or --tune {}",
-        L, items, device.localMemBytes >> 10, size == 8 ? "scan-gpu-items-64" : "scan-gpu-items"));
+        L, items, device.localMemBytes >> 10, SinglePassItemsKnob(gpu, spec)));
   LaunchPlan plan;
   plan.file = v.file;
   plan.options = KernelBuildOptions(spec.type, spec.op) +

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes compare stress trace isolation robustness ceilings sizes default breakdown conv
+# stages: info cub sweep tests bench localsizes compare cpuref check31 stress trace isolation robustness ceilings sizes default breakdown conv
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -46,6 +46,18 @@ for stage in "$@"; do
     compare)
       python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
         --sizes 2^24,2^26,2^28 --types uint,float | tee "$out/compare.txt";;
+    cpuref)  # issue 11: against what a CPU programmer would use, std::execution::par on the host
+      python3 bench/compare.py --bench "$bin" --reference "$build/cpu-reference" --platform NVIDIA \
+        --sizes 2^24,2^26,2^28 --types uint,float | tee "$out/compare-cpu.txt";;
+    check31)  # issue 11: --check of the single-pass scan at 2^31, end to end (host side included)
+      for t in uint float; do
+        s=$EPOCHREALTIME
+        "$bin" $nv --check --task scan --variant single-pass --scan-kind inclusive --size 2^31 \
+          --type $t --format csv > "$out/check31-$t.csv" 2>&1; rc=$?; e=$EPOCHREALTIME
+        echo "check 2^31 $t: exit $rc in $(awk "BEGIN { printf \"%.1f\", $e - $s }") s;" \
+          "$(grep -c ,passed, "$out/check31-$t.csv") passed"
+      done
+      "$build/host-data-bench" --sizes 2^31 --types uint,float --threads 1,16 | tee "$out/host-data-2^31.jsonl";;
     stress)  # single-pass scan, every run validated (poisoned output, every element checked)
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \

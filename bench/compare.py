@@ -4,10 +4,13 @@ prints our throughput over the reference's, per task, type and size.
 
   GPU (NVIDIA):  bench/compare.py --reference build/cub-reference --platform NVIDIA
   CPU (pocl):    bench/compare.py --reference build/boost-reference --platform Portable
+  against the host's cores:  bench/compare.py --reference build/cpu-reference --platform NVIDIA
 
-The reference is CUB (cub-reference, built where CMake finds CUDA) or Boost.Compute
-(boost-reference, built where Boost's headers are installed). Both print JSON lines; the
-suite runs its single-pass variants (or --variants) with --format json.
+The reference is CUB (cub-reference, built where CMake finds CUDA), Boost.Compute
+(boost-reference, built where Boost's headers are installed) or std::reduce /
+std::inclusive_scan under std::execution::par on every core of the host (cpu-reference, built
+where oneTBB is found). All print JSON lines; the suite runs its single-pass variants (or
+--variants) with --format json.
 """
 import argparse
 import json
@@ -28,7 +31,7 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--bench", default=os.path.join(here, "..", "build", "reduce-scan-bench"))
-    ap.add_argument("--reference", required=True, help="cub-reference or boost-reference binary")
+    ap.add_argument("--reference", required=True, help="cub-reference, boost-reference or cpu-reference binary")
     ap.add_argument("--platform", default="", help="OpenCL platform substring for both")
     ap.add_argument("--sizes", default="2^24,2^26,2^28")
     ap.add_argument("--types", default="uint,float")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable checktime stress stress64 trace isolation
-#         robustness ceilings sizes default breakdown conv big index-ab
+# stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable cpuref check31 stress stress64
+#         trace isolation robustness ceilings sizes default breakdown conv big index-ab
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -59,11 +59,6 @@ for stage in "$@"; do
     portable)  # the single-pass path every non-NVIDIA GPU runs, forced on the H100, against CUB
       python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
         --sizes 2^26,2^28 --types uint,float --bench-args "--portable" | tee "$out/portable.txt";;
-    checktime)  # issue 11.4: --check of the single-pass scan at 2^31, end to end, 16 host cores
-      for t in uint float; do
-        TIMEFORMAT="check scan single-pass $t 2^31: %R s wall, %U s user, %S s system"
-        time "$bin" $nv --check --task scan --variant single-pass --type $t --size 2^31 > /dev/null
-      done 2>&1 | tee "$out/checktime.txt";;
     stress64)  # the 64-bit single-pass scan, every run validated: 12,000+ runs over odd sizes
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \
@@ -74,6 +69,18 @@ for stage in "$@"; do
             --size 2^26+3 --type ulong,double --validate-runs 5
         done; } | grep -v "^device" > "$out/stress64.csv"
       awk -F, '{ runs += $28; if ($0 ~ /,passed,/) ok++; else bad++ } END { printf "stress64: %d cases passed, %d not; %d validated runs\n", ok, bad, runs }' "$out/stress64.csv";;
+    cpuref)  # issue 11: against what a CPU programmer would use, std::execution::par on the host
+      python3 bench/compare.py --bench "$bin" --reference "$build/cpu-reference" --platform NVIDIA \
+        --sizes 2^24,2^26,2^28 --types uint,float | tee "$out/compare-cpu.txt";;
+    check31)  # issue 11: --check of the single-pass scan at 2^31, end to end (host side included)
+      for t in uint float; do
+        s=$EPOCHREALTIME
+        "$bin" $nv --check --task scan --variant single-pass --scan-kind inclusive --size 2^31 \
+          --type $t --format csv > "$out/check31-$t.csv" 2>&1; rc=$?; e=$EPOCHREALTIME
+        echo "check 2^31 $t: exit $rc in $(awk "BEGIN { printf \"%.1f\", $e - $s }") s;" \
+          "$(grep -c ,passed, "$out/check31-$t.csv") passed"
+      done
+      "$build/host-data-bench" --sizes 2^31 --types uint,float --threads 1,16 | tee "$out/host-data-2^31.jsonl";;
     stress)  # single-pass scan, every run validated (poisoned output, every element checked)
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
-# stages: info cub sweep tests bench localsizes kernelinfo compare compare64 portable cpuref check31 stress stress64
+# stages: info cub sweep sweep64 tests bench localsizes kernelinfo compare compare64 portable cpuref check31 stress stress64
 #         trace isolation robustness ceilings sizes default breakdown conv big index-ab
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
@@ -33,6 +33,22 @@ for stage in "$@"; do
         echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
       done | tee "$out/sweep.txt"
       echo "best: $(sort -t= -k4 -n "$out/sweep.txt" | tail -1)";;
+    sweep64)  # the 64-bit single-pass scan's tile (work-items x items each); with BASE_KERNELS=DIR,
+      # first the default tile with those kernels and with ours, three interleaved pairs (A/B)
+      if [ -n "${BASE_KERNELS:-}" ]; then
+        for i in 1 2 3; do for k in "$BASE_KERNELS" kernels; do
+          echo "$k: $("$bin" $nv --kernels "$k" --format csv --task scan --variant single-pass --type long,double \
+            --size 2^26,2^28 --time-budget 0.3 | awk -F, '$34 == ""' | tail -4 | cut -d, -f5,8,10,18 | tr '\n' ' ')"
+        done; done | tee "$out/ab64.txt"
+      fi
+      for c in "128 16" "128 24" "128 32" "256 8" "256 12" "256 16" "256 24" "512 8" "512 12"; do set -- $c
+        r=$("$bin" $nv --format csv --task scan --variant single-pass --type long,double --size 2^26,2^28 \
+          --local-size $1 --tune scan-gpu-items-64=$2 --time-budget 0.2 | awk -F, '$34 == ""' | tail -4 \
+          | cut -d, -f10,18)
+        score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
+        echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
+      done | tee "$out/sweep64.txt"
+      echo "best: $(sort -t= -k4 -n "$out/sweep64.txt" | tail -1)";;
     tests)
       (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 --timeout 300 --output-on-failure > "$out/ctest-nvidia.log" 2>&1; \
        grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$out/ctest-nvidia.log");;
@@ -58,7 +74,7 @@ for stage in "$@"; do
         --sizes 2^24,2^26,2^28 --types long,ulong,double | tee "$out/compare64.txt";;
     portable)  # the single-pass path every non-NVIDIA GPU runs, forced on the H100, against CUB
       python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" --platform NVIDIA \
-        --sizes 2^26,2^28 --types uint,float --bench-args "--portable" | tee "$out/portable.txt";;
+        --sizes 2^26,2^28 --types uint,float --bench-args=--portable | tee "$out/portable.txt";;
     stress64)  # the 64-bit single-pass scan, every run validated: 12,000+ runs over odd sizes
       { for k in inclusive exclusive; do
           "$bin" $nv --check --task scan --variant single-pass --scan-kind $k --format csv \

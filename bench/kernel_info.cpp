@@ -1,5 +1,6 @@
 // kernel-info: what the device's compiler made of each variant's kernels, per local size: the
-// largest work-group the driver allows for the kernel (CL_KERNEL_WORK_GROUP_SIZE), its private and
+// largest work-group the driver allows for the kernel (CL_KERNEL_WORK_GROUP_SIZE), the size it
+// declares (reqd_work_group_size; what the suite allows, common/TaskContext.h), its private and
 // local memory, and on NVIDIA ptxas's register report (-cl-nv-verbose). The kernels are built
 // with the suite's own options (the variant's launch plan), plus --options.
 //
@@ -61,8 +62,8 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
   if (!type)
     throw UsageError("--type '" + typeName + "': allowed: int, uint, long, ulong, float, double");
   cl::Context context(device);
-  std::printf("%-22s %-28s %6s %9s %8s %8s  %s\n", "variant", "kernel", "local", "wg-max",
-              "private", "local-B", nv ? "ptxas" : "");
+  std::printf("%-22s %-28s %6s %9s %6s %8s %8s  %s\n", "variant", "kernel", "local", "wg-max",
+              "reqd", "private", "local-B", nv ? "ptxas" : "");
   for (const std::string& variant : variants) {
     for (size_t L : locals) {
       ProblemSpec spec;
@@ -98,8 +99,10 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
         if (step.kernel.empty() || !seen.insert(step.kernel).second)
           continue;
         cl::Kernel k(program, step.kernel.c_str());
-        std::printf("%-22s %-28s %6zu %9zu %8llu %8llu  %s\n", variant.c_str(), step.kernel.c_str(),
-                    L, k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
+        const auto reqd = k.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(device);
+        std::printf("%-22s %-28s %6zu %9zu %6zu %8llu %8llu  %s\n", variant.c_str(),
+                    step.kernel.c_str(), L, k.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(device),
+                    reqd[0] * reqd[1] * reqd[2],
                     (unsigned long long)k.getWorkGroupInfo<CL_KERNEL_PRIVATE_MEM_SIZE>(device),
                     (unsigned long long)k.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(device),
                     nv ? RegistersOf(log, step.kernel).c_str() : "");

@@ -9,6 +9,14 @@
 
 namespace rsb {
 
+size_t AllowedLocalSize(size_t kernelWorkGroupSize, const std::array<size_t, 3>& compiled,
+                        size_t deviceMax) {
+  const size_t declared = compiled[0] * compiled[1] * compiled[2];
+  if (declared > kernelWorkGroupSize && declared <= deviceMax)
+    return declared;
+  return kernelWorkGroupSize;
+}
+
 cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
                              const std::string& options, const std::string& name,
                              size_t localSize) {
@@ -24,8 +32,12 @@ cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
           fmt::format("cannot create kernel {} from {}: {}", name, file, ClErrorName(e.err())));
     }
     const cl::Device& d = programs.Device();
+    const auto compiled = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(d);
     it = kernels_
-             .emplace(key, Entry{kernel, kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(d),
+             .emplace(key, Entry{kernel,
+                                 AllowedLocalSize(kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(d),
+                                                  {compiled[0], compiled[1], compiled[2]},
+                                                  d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()),
                                  kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d),
                                  d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()})
              .first;
@@ -34,7 +46,7 @@ cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
   if (localSize > e.maxLocalSize)
     throw VariantSkipped(
         fmt::format("local size {} exceeds what kernel {} allows on this device "
-                    "({}, CL_KERNEL_WORK_GROUP_SIZE)",
+                    "({}: CL_KERNEL_WORK_GROUP_SIZE, or the size it declares)",
                     localSize, name, e.maxLocalSize));
   if (e.localBytes > e.deviceLocalBytes)
     throw VariantSkipped(fmt::format(

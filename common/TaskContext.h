@@ -6,6 +6,7 @@
 #include "CLUtil.h"
 #include "OpenCL.h"
 
+#include <array>
 #include <map>
 #include <string>
 
@@ -14,6 +15,17 @@ namespace rsb {
 // Kernels by (file, options, name), created once from the ProgramCache. Throws VariantSkipped
 // when the compiled kernel cannot run work-groups of localSize, or needs more local memory than
 // the device has.
+// AllowedLocalSize: the largest work-group a compiled kernel runs. Normally the driver's
+// CL_KERNEL_WORK_GROUP_SIZE; but a kernel that declares reqd_work_group_size (every kernel here,
+// RSB_WG_ATTR) was compiled for exactly that many work-items (the compiler fits its registers
+// to it, or the build fails), so its declared size counts, up to the device's maximum.
+// Why: NVIDIA's driver (580.159.04, H100) reports CL_KERNEL_WORK_GROUP_SIZE 256 for every
+// kernel, a one-line kernel of 12 registers and one declaring 1024 alike, while launches of 512
+// and 1024 work-items run and compute right (docs/BENCHMARKS.md, "Work-group sizes past 256").
+// If a launch still fails for resources, its enqueue error is the case's error.
+size_t AllowedLocalSize(size_t kernelWorkGroupSize, const std::array<size_t, 3>& compiled,
+                        size_t deviceMax);
+
 class KernelCache {
  public:
   cl::Kernel& Get(ProgramCache& programs, const std::string& file, const std::string& options,

@@ -262,5 +262,17 @@ TEST(Kernels, DeclareTheWorkGroupSizeTheyAreBuiltFor) {
   }
 }
 
+// The driver's CL_KERNEL_WORK_GROUP_SIZE, raised to the size the kernel declares (NVIDIA reports
+// 256 for every kernel), but never past the device's maximum, and never lowered.
+TEST(Kernels, AllowTheWorkGroupSizeTheyDeclare) {
+  EXPECT_EQ(AllowedLocalSize(256, {1024, 1, 1}, 1024), 1024u);  // NVIDIA: declared 1024 runs
+  EXPECT_EQ(AllowedLocalSize(256, {512, 1, 1}, 1024), 512u);
+  EXPECT_EQ(AllowedLocalSize(256, {16, 16, 1}, 1024), 256u);   // 2-D: the product
+  EXPECT_EQ(AllowedLocalSize(256, {32, 32, 1}, 1024), 1024u);
+  EXPECT_EQ(AllowedLocalSize(256, {0, 0, 0}, 1024), 256u);     // nothing declared
+  EXPECT_EQ(AllowedLocalSize(256, {2048, 1, 1}, 1024), 256u);  // past the device: not believed
+  EXPECT_EQ(AllowedLocalSize(4096, {64, 1, 1}, 4096), 4096u);  // pocl: larger already
+}
+
 }  // namespace
 }  // namespace rsb::test

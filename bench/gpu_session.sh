@@ -220,8 +220,7 @@ PY
       ;;
     big)  # issue 11: past 2^31 with 64-bit indices, validated (every element checked): reduction and
       # scan, single-pass and a course variant, uint at 2^32 + 7 and double at 2^31 + 3 (16 GiB of
-      # input each; the host holds up to 5 times that). The double single-pass scan is skipped
-      # until the single-pass scan takes 64-bit types.
+      # input each; the host holds the input and pieces of the read-back).
       for c in "uint 2^32+7" "double 2^31+3"; do set -- $c
         s=$EPOCHREALTIME
         "$bin" $nv --check --task reduction,scan --variant single-pass,unrolled,work-efficient \

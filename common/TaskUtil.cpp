@@ -104,8 +104,9 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
 void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count,
             RunEvents* events) {
   const size_t size = SizeOf(type);
-  // In chunks of 2^30 patterns: NVIDIA's driver never completes a fill of 2^31 or more.
-  const size_t chunk = size_t(1) << 30;
+  // In chunks of 1 GiB: NVIDIA's driver never completes a fill of 2^31 bytes or more. (Until
+  // 2026-11-23 the chunk was 2^30 elements, 4 or 8 GiB, and scans past 2^31 elements faulted.)
+  const size_t chunk = kTransferChunk / size;
   for (size_t first = 0; first < count; first += chunk) {
     const size_t offset = first * size, bytes = std::min(chunk, count - first) * size;
     cl::Event* event = events ? events->Next("Poison output") : nullptr;

@@ -182,15 +182,9 @@ void PlannedTask::PoisonScratch(TaskContext& ctx, const LaunchPlan& plan,
     const std::vector<unsigned char> pattern = ScratchPoison(plan, variant, i);
     const size_t bytes =
         plan.scratchBytes[i] - plan.scratchBytes[i] % std::max<size_t>(1, pattern.size());
-    // In chunks of 2^30 patterns: NVIDIA's driver never completes a fill of 2^31 or more.
-    const size_t chunk = pattern.size() << 30;
-    for (size_t offset = 0; !pattern.empty() && offset < bytes; offset += chunk) {
-      const cl_int err = clEnqueueFillBuffer(
-          ctx.queue(), scratch_[i].Get()(), pattern.data(), pattern.size(), offset,
-          std::min(chunk, bytes - offset), 0, nullptr, &(*untimed.Next("Poison scratch"))());
-      if (err != CL_SUCCESS)
-        throw cl::Error(err, "clEnqueueFillBuffer (poisoning scratch)");
-    }
+    if (!pattern.empty())
+      FillPattern(ctx.queue, scratch_[i].Get(), pattern, bytes,
+                  [&] { return untimed.Next("Poison scratch"); });
   }
 }
 

@@ -101,22 +101,37 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
   return buffer;
 }
 
+void FillPattern(cl::CommandQueue& queue, const cl::Buffer& buffer,
+                 const std::vector<unsigned char>& pattern, size_t bytes,
+                 const std::function<cl::Event*()>& nextEvent, size_t maxFillPatterns) {
+  const size_t p = pattern.size();
+  const size_t chunk = kTransferChunk - kTransferChunk % p;
+  const size_t fillable = maxFillPatterns * p;  // NVIDIA: patterns counted in 32 bits
+  std::vector<unsigned char> host;                      // the pattern repeated, for the writes
+  for (size_t offset = 0; offset < bytes; offset += chunk) {
+    const size_t n = std::min(chunk, bytes - offset);
+    cl::Event* event = nextEvent();
+    if (offset + n <= fillable) {
+      const cl_int err = clEnqueueFillBuffer(queue(), buffer(), pattern.data(), p, offset, n, 0,
+                                             nullptr, event ? &(*event)() : nullptr);
+      if (err != CL_SUCCESS)
+        throw cl::Error(err, "clEnqueueFillBuffer");
+      continue;
+    }
+    if (host.size() < n) {
+      host.resize(std::min(chunk, bytes - offset));
+      for (size_t i = 0; i < host.size(); ++i)
+        host[i] = pattern[i % p];
+    }
+    queue.enqueueWriteBuffer(buffer, CL_TRUE, offset, n, host.data(), nullptr, event);
+  }
+}
+
 void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_t count,
             RunEvents* events) {
-  const size_t size = SizeOf(type);
-  // In chunks of 1 GiB: NVIDIA's driver never completes a fill of 2^31 bytes or more. (Until
-  // 2026-11-23 the chunk was 2^30 elements, 4 or 8 GiB, and scans past 2^31 elements faulted.)
-  const size_t chunk = kTransferChunk / size;
-  for (size_t first = 0; first < count; first += chunk) {
-    const size_t offset = first * size, bytes = std::min(chunk, count - first) * size;
-    cl::Event* event = events ? events->Next("Poison output") : nullptr;
-    if (size == 4)
-      queue.enqueueFillBuffer(buffer, cl_uint(0x01010101u * kPoisonByte), offset, bytes, nullptr,
-                              event);
-    else
-      queue.enqueueFillBuffer(buffer, cl_ulong(0x0101010101010101ull * kPoisonByte), offset, bytes,
-                              nullptr, event);
-  }
+  const std::vector<unsigned char> pattern(SizeOf(type), kPoisonByte);
+  FillPattern(queue, buffer, pattern, count * SizeOf(type),
+              [&] { return events ? events->Next("Poison output") : nullptr; });
 }
 
 static_assert(kReadBackPiece % kHostChunk == 0, "pieces are whole chunks");

@@ -6,7 +6,9 @@
 #include "HostData.h"
 #include "IComputeTask.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
 namespace rsb {
 
@@ -51,6 +53,20 @@ void RequireAllocation(const DeviceInfo& device, size_t bytes, const std::string
 // (tests pass their own), then it is uploaded into the returned read-only buffer.
 cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
                        const cl::Context& context, cl::CommandQueue& queue, HostArray& input);
+
+// FillPattern: the first `bytes` of buffer (a multiple of the pattern's size) set to the pattern
+// repeated, in pieces of at most 1 GiB, each command's event from nextEvent (may return null).
+// clEnqueueFillBuffer for the pieces that end within 2^31 - 1 patterns, a blocking write from
+// the host for the rest: NVIDIA's driver (580.159.04, H100) counts a fill's patterns in 32 bits,
+// so a fill that reaches past 2^31 patterns faults (12-13 GiB of 4-byte patterns: the queue is
+// lost) or silently writes nothing (16-17 GiB), while fills below that complete (probe,
+// docs/BENCHMARKS.md "Sizes past 2^31"). Uploads and read-backs at those offsets are sound.
+// (maxFillPatterns: tests lower it to reach the write path on a small buffer.)
+constexpr size_t kMaxFillPatterns = (size_t(1) << 31) - 1;
+void FillPattern(cl::CommandQueue& queue, const cl::Buffer& buffer,
+                 const std::vector<unsigned char>& pattern, size_t bytes,
+                 const std::function<cl::Event*()>& nextEvent,
+                 size_t maxFillPatterns = kMaxFillPatterns);
 
 // Fills count elements of type with the poison pattern (HostData.h); each command takes its
 // event from `events` if given ("Poison output").

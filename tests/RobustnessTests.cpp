@@ -262,6 +262,28 @@ TEST(Kernels, DeclareTheWorkGroupSizeTheyAreBuiltFor) {
   }
 }
 
+// Fills past 2^31 patterns go as host writes (NVIDIA's fills fault there): with the limit
+// lowered, one buffer takes both paths and every byte holds the pattern.
+TEST(Poison, FillsAndWritesThePatternEverywhere) {
+  TaskContext& ctx = *Device().ctx;
+  const std::vector<unsigned char> pattern = {0x11, 0x22, 0x33, 0x44};
+  for (size_t maxPatterns : {kMaxFillPatterns, size_t(0), size_t(5)}) {
+    const size_t bytes = 4000;
+    cl::Buffer buffer(ctx.context, CL_MEM_READ_WRITE, bytes + 8);
+    const std::vector<unsigned char> zero(bytes + 8, 0);
+    ctx.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, zero.size(), zero.data());
+    int commands = 0;
+    FillPattern(ctx.queue, buffer, pattern, bytes, [&] { ++commands; return nullptr; }, maxPatterns);
+    std::vector<unsigned char> back(bytes + 8);
+    ctx.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, back.size(), back.data());
+    for (size_t i = 0; i < bytes; ++i)
+      ASSERT_EQ(back[i], pattern[i % 4]) << "byte " << i << ", limit " << maxPatterns;
+    for (size_t i = bytes; i < back.size(); ++i)
+      ASSERT_EQ(back[i], 0) << "byte " << i << " past the range, limit " << maxPatterns;
+    EXPECT_EQ(commands, 1);
+  }
+}
+
 // The driver's CL_KERNEL_WORK_GROUP_SIZE, raised to the size the kernel declares (NVIDIA reports
 // 256 for every kernel), but never past the device's maximum, and never lowered.
 TEST(Kernels, AllowTheWorkGroupSizeTheyDeclare) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Real output against docs/result-schema.json: a timed run (both tasks, passed cases with
 confidence intervals), a --check, a skipped case and a failed one, a --cold run, a sweep of local
-sizes and a run on several devices (pocl made to show two: POCL_DEVICES="pthread basic").
+sizes and a run on several devices (pocl made to show two: POCL_DEVICES="pthread basic"); and
+--explain's JSON against docs/explain-schema.json (every task, an image, a skipped case).
    tests/schema_test.py BENCH SOURCE_DIR
 The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
 import json, os, shutil, subprocess, sys, tempfile
@@ -81,6 +82,32 @@ for wanted in ("passed", "failed", "skipped"):
     if wanted not in statuses:
         print(f"FAIL: no {wanted} case was checked against the schema")
         failures += 1
+# --explain's JSON against docs/explain-schema.json: every task, an image, a skipped case.
+explain_schema = json.load(open(os.path.join(src, "docs", "explain-schema.json")))
+jsonschema.Draft202012Validator.check_schema(explain_schema)
+explain_validator = jsonschema.Draft202012Validator(explain_schema)
+explain_statuses = set()
+for args in (["--task", "reduction,scan", "--size", "2^20,1000", "--type", "uint,double"],
+             ["--task", "convolution", "--size", "300,64x33", "--mask-width", "3,5"],
+             ["--task", "reduction", "--variant", "sequential", "--size", "2^12",
+              "--local-size", "8192"]):  # skipped: beyond the device's work-group limit
+    p = subprocess.run([bench, "--explain", "--format", "json"] + selectors + args,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"FAIL: --explain {' '.join(args)} -> exit {p.returncode}: {p.stderr[-500:]}")
+        failures += 1
+        continue
+    doc = json.loads(p.stdout)
+    errors = sorted(explain_validator.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errors[:10]:
+        print(f"FAIL: --explain {' '.join(args)}: {'/'.join(map(str, e.path))}: {e.message}")
+    failures += bool(errors)
+    explain_statuses |= {c["status"] for c in doc["cases"]}
+for wanted in ("explained", "skipped"):
+    if wanted not in explain_statuses:
+        print(f"FAIL: no {wanted} --explain case was checked against the schema")
+        failures += 1
+
 shutil.rmtree(tmp)
 print("schema: every result file valid" if not failures else f"schema: {failures} failures")
 sys.exit(1 if failures else 0)

@@ -170,7 +170,7 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
       e.wait();
       return SpanMs(e, e);
     });
-    const double ms = Summarise(samples).median;
+    const double ms = Summarise(samples).min;  // the fastest run: what the device reached
     return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
   };
   for (const auto& [suffix, global] : shapes) {
@@ -201,8 +201,11 @@ Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten)
 }
 
 void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
-  r.fitsInCache =
-      device.globalMemCacheBytes > 0 && r.cost.DistinctBytesRead() <= device.globalMemCacheBytes;
+  // Within twice the last-level cache a part of the input can stay cached from one run to the
+  // next (caches that do not evict in LRU order: pocl's 64 MiB inputs on a 32 MiB L3 ran at up
+  // to 162% of the read ceiling, 2026-11-23); such a case may pass the ceilings.
+  r.fitsInCache = device.globalMemCacheBytes > 0 &&
+                  r.cost.DistinctBytesRead() <= 2 * device.globalMemCacheBytes;
   if (r.gbytesS <= 0 || !c.Known())
     return;
   // Against the memory ceilings, the bytes that must cross the memory interface: the distinct

@@ -119,7 +119,11 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
 // The device's memory ceilings in GB/s (bytes read plus written): read-only, write-only and copy
 // streams (kernels/Bandwidth.cl, shaped for the device type) over a random buffer at least four
 // times the last-level cache (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE) and 1 GiB on a GPU, 256 MiB on a
-// CPU, timed like a variant (median; the interval target as for variants).
+// CPU, each stream repeated like a variant (the interval target as for variants); a ceiling is
+// the FASTEST run's throughput, what the device reached with that traffic: on a shared CPU the
+// median of a stream moved by 10-20% from run to run with other load, and a variant's median
+// then passed it (pocl, 2026-11-23: a reduction at 120-160% of a median read stream). The
+// fastest of the shapes (GPU: grid-stride and tiled) is taken per stream.
 struct Ceilings {
   double readGBs = 0, writeGBs = 0, copyGBs = 0;
   size_t bufferBytes = 0;

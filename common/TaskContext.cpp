@@ -34,12 +34,13 @@ cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
     const cl::Device& d = programs.Device();
     const auto compiled = kernel.getWorkGroupInfo<CL_KERNEL_COMPILE_WORK_GROUP_SIZE>(d);
     it = kernels_
-             .emplace(key, Entry{kernel,
-                                 AllowedLocalSize(kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(d),
-                                                  {compiled[0], compiled[1], compiled[2]},
-                                                  d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()),
-                                 kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d),
-                                 d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()})
+             .emplace(key,
+                      Entry{kernel,
+                            AllowedLocalSize(kernel.getWorkGroupInfo<CL_KERNEL_WORK_GROUP_SIZE>(d),
+                                             {compiled[0], compiled[1], compiled[2]},
+                                             d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>()),
+                            kernel.getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d),
+                            d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>()})
              .first;
   }
   const Entry& e = it->second;

@@ -107,7 +107,7 @@ void FillPattern(cl::CommandQueue& queue, const cl::Buffer& buffer,
   const size_t p = pattern.size();
   const size_t chunk = kTransferChunk - kTransferChunk % p;
   const size_t fillable = maxFillPatterns * p;  // NVIDIA: patterns counted in 32 bits
-  std::vector<unsigned char> host;                      // the pattern repeated, for the writes
+  std::vector<unsigned char> host;              // the pattern repeated, for the writes
   for (size_t offset = 0; offset < bytes; offset += chunk) {
     const size_t n = std::min(chunk, bytes - offset);
     cl::Event* event = nextEvent();

@@ -273,7 +273,13 @@ TEST(Poison, FillsAndWritesThePatternEverywhere) {
     const std::vector<unsigned char> zero(bytes + 8, 0);
     ctx.queue.enqueueWriteBuffer(buffer, CL_TRUE, 0, zero.size(), zero.data());
     int commands = 0;
-    FillPattern(ctx.queue, buffer, pattern, bytes, [&] { ++commands; return nullptr; }, maxPatterns);
+    FillPattern(
+        ctx.queue, buffer, pattern, bytes,
+        [&] {
+          ++commands;
+          return nullptr;
+        },
+        maxPatterns);
     std::vector<unsigned char> back(bytes + 8);
     ctx.queue.enqueueReadBuffer(buffer, CL_TRUE, 0, back.size(), back.data());
     for (size_t i = 0; i < bytes; ++i)
@@ -289,7 +295,7 @@ TEST(Poison, FillsAndWritesThePatternEverywhere) {
 TEST(Kernels, AllowTheWorkGroupSizeTheyDeclare) {
   EXPECT_EQ(AllowedLocalSize(256, {1024, 1, 1}, 1024), 1024u);  // NVIDIA: declared 1024 runs
   EXPECT_EQ(AllowedLocalSize(256, {512, 1, 1}, 1024), 512u);
-  EXPECT_EQ(AllowedLocalSize(256, {16, 16, 1}, 1024), 256u);   // 2-D: the product
+  EXPECT_EQ(AllowedLocalSize(256, {16, 16, 1}, 1024), 256u);  // 2-D: the product
   EXPECT_EQ(AllowedLocalSize(256, {32, 32, 1}, 1024), 1024u);
   EXPECT_EQ(AllowedLocalSize(256, {0, 0, 0}, 1024), 256u);     // nothing declared
   EXPECT_EQ(AllowedLocalSize(256, {2048, 1, 1}, 1024), 256u);  // past the device: not believed

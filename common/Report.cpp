@@ -353,8 +353,9 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
         "of the variant's own traffic (reads only: read; as many writes as reads: copy; a mix: "
         "both in turn){}\n",
         bullet,
-        cached ? fmt::format("; c: its input fits in the {} MiB last-level cache, so it may pass "
-                             "the memory ceilings",
+        cached ? fmt::format("; c: its input is at most twice the {} MiB last-level cache, so "
+                             "a part of it can stay cached between runs and it may pass the "
+                             "memory ceilings",
                              device.info.globalMemCacheBytes >> 20)
                : "");
     header = true;

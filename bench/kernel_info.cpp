@@ -17,7 +17,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 #include <set>
 #include <sstream>
 #include <string>
@@ -61,7 +61,7 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
   const auto type = ParseElementType(typeName);
   if (!type)
     throw UsageError("--type '" + typeName + "': allowed: int, uint, long, ulong, float, double");
-  cl::Context context(device);
+  ProgramCache programs(cl::Context(device), device, dir);
   std::printf("%-22s %-28s %6s %9s %6s %8s %8s  %s\n", "variant", "kernel", "local", "wg-max",
               "reqd", "private", "local-B", nv ? "ptxas" : "");
   for (const std::string& variant : variants) {
@@ -79,20 +79,12 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
         std::printf("%-22s %-28s %6zu  skipped: %s\n", variant.c_str(), "-", L, e.what());
         continue;
       }
-      std::ifstream file(dir + "/" + plan.file);
-      if (!file)
+      if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / plan.file))
         throw UsageError("--kernels '" + dir + "': cannot read " + plan.file);
-      std::stringstream text;
-      text << file.rdbuf();
-      cl::Program program(context, text.str());
-      const std::string options = "-cl-std=CL1.2 -I " + dir + " " + plan.BuildOptions() + " " +
-                                  extra + (nv ? " -cl-nv-verbose" : "");
-      try {
-        program.build({device}, options.c_str());
-      } catch (const cl::Error&) {
-        std::printf("%s\n", program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device).c_str());
-        throw DeviceError("the build of " + plan.file + " failed (log above)");
-      }
+      // As the suite builds it (ProgramCache: -cl-std, the include folder, the log's file
+      // names), with --options and, on NVIDIA, ptxas's report.
+      cl::Program& program = programs.Get(
+          plan.file, plan.BuildOptions() + " " + extra + (nv ? " -cl-nv-verbose" : ""));
       const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
       std::set<std::string> seen;
       for (const LaunchStep& step : plan.steps) {

@@ -16,6 +16,18 @@ mkdir -p /tmp/icd && echo libnvidia-opencl.so.1 > /tmp/icd/nvidia.icd \
 if [ ! -e /work/main ]; then mkdir -p /work && ln -s "$PWD" /work/main; fi
 bin=$build/reduce-scan-bench
 nv="--platform NVIDIA -q"
+# sweep_tiles NAME KNOB "CASE OPTIONS" "L ITEMS"...: the single-pass scan at each tile shape,
+# each shape's Gelem/s summed over the cases (the best shape last); $out/NAME.txt.
+sweep_tiles() {
+  local name=$1 knob=$2 cases=$3 r score; shift 3
+  for c in "$@"; do set -- $c
+    r=$("$bin" $nv --format csv --task scan --variant single-pass $cases --local-size $1 \
+      --tune $knob=$2 --time-budget 0.2 | awk -F, 'NR > 1 && $34 == ""' | cut -d, -f10,18)
+    score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
+    echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
+  done | tee "$out/$name.txt"
+  echo "best: $(sort -t= -k4 -n "$out/$name.txt" | tail -1)"
+}
 for stage in "$@"; do
   echo "=== $stage ($(date -u +%FT%TZ))"
   case $stage in
@@ -25,30 +37,18 @@ for stage in "$@"; do
       "$build/cub-reference" --sizes 2^20,2^24,2^26,2^28 --types uint,float > "$out/cub.jsonl"
       grep -v copy "$out/cub.jsonl" | cut -c1-150;;
     sweep)  # single-pass scan tile shape (work-items x items each, --local-size and --tune)
-      for c in "256 24" "256 28" "256 32" "128 32" "128 48" "256 40"; do set -- $c
-        r=$("$bin" $nv --format csv --task scan --variant single-pass --size 2^24,2^26,2^28 \
-          --local-size $1 --tune scan-gpu-items=$2 --time-budget 0.2 | awk -F, '$34 == ""' | tail -3 \
-          | cut -d, -f10,18)
-        score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
-        echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
-      done | tee "$out/sweep.txt"
-      echo "best: $(sort -t= -k4 -n "$out/sweep.txt" | tail -1)";;
+      sweep_tiles sweep scan-gpu-items "--size 2^24,2^26,2^28" "256 24" "256 28" "256 32" "128 32" \
+        "128 48" "256 40";;
     sweep64)  # the 64-bit single-pass scan's tile (work-items x items each); with BASE_KERNELS=DIR,
       # first the default tile with those kernels and with ours, three interleaved pairs (A/B)
       if [ -n "${BASE_KERNELS:-}" ]; then
         for i in 1 2 3; do for k in "$BASE_KERNELS" kernels; do
           echo "$k: $("$bin" $nv --kernels "$k" --format csv --task scan --variant single-pass --type long,double \
-            --size 2^26,2^28 --time-budget 0.3 | awk -F, '$34 == ""' | tail -4 | cut -d, -f5,8,10,18 | tr '\n' ' ')"
+            --size 2^26,2^28 --time-budget 0.3 | awk -F, 'NR > 1 && $34 == ""' | cut -d, -f5,8,10,18 | tr '\n' ' ')"
         done; done | tee "$out/ab64.txt"
       fi
-      for c in "128 16" "128 24" "128 32" "256 8" "256 12" "256 16" "256 24" "512 8" "512 12"; do set -- $c
-        r=$("$bin" $nv --format csv --task scan --variant single-pass --type long,double --size 2^26,2^28 \
-          --local-size $1 --tune scan-gpu-items-64=$2 --time-budget 0.2 | awk -F, '$34 == ""' | tail -4 \
-          | cut -d, -f10,18)
-        score=$(echo "$r" | awk -F, '$1 == "passed" { s += $2 } END { printf "%d", s }')
-        echo "L=$1 items=$2: $(echo $r | tr '\n' ' ') sum=$score"
-      done | tee "$out/sweep64.txt"
-      echo "best: $(sort -t= -k4 -n "$out/sweep64.txt" | tail -1)";;
+      sweep_tiles sweep64 scan-gpu-items-64 "--type long,double --size 2^26,2^28" "128 16" "128 24" \
+        "128 32" "256 8" "256 12" "256 16" "256 24" "512 8" "512 12";;
     tests)
       (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -j8 --timeout 300 --output-on-failure > "$out/ctest-nvidia.log" 2>&1; \
        grep -E "tests passed|tests failed|\(Failed\)|Timeout" "$out/ctest-nvidia.log");;

@@ -47,20 +47,33 @@ runs = [
       "16,64,auto", "--iterations", "8", "--device", "all"], {0}),
 ]
 failures = 0
+
+
+def validated(command, args, schema_validator, allowed=(0,), env=None):
+    """The JSON document the suite prints for command + args, once checked against the schema
+    (failures counted and printed); None if the run itself failed."""
+    global failures
+    p = subprocess.run([bench] + command + selectors + args, capture_output=True, text=True,
+                       env=env)
+    name = " ".join(command[:1] + args)
+    if p.returncode not in allowed:
+        print(f"FAIL: {name} -> exit {p.returncode}: {p.stderr[-500:]}")
+        failures += 1
+        return None
+    doc = json.loads(p.stdout)
+    errors = sorted(schema_validator.iter_errors(doc), key=lambda e: list(e.path))
+    for e in errors[:10]:
+        print(f"FAIL: {name}: {'/'.join(map(str, e.path))}: {e.message}")
+    failures += bool(errors)
+    return doc
+
+
 statuses = set()
 for args, allowed in runs:
     env = two_devices if "all" in args else None
-    p = subprocess.run([bench, "-q", "--format", "json"] + selectors + args,
-                       capture_output=True, text=True, env=env)
-    if p.returncode not in allowed:
-        print(f"FAIL: {' '.join(args)} -> exit {p.returncode}: {p.stderr[-500:]}")
-        failures += 1
+    doc = validated(["-q", "--format", "json"], args, validator, allowed, env)
+    if doc is None:
         continue
-    doc = json.loads(p.stdout)
-    errors = sorted(validator.iter_errors(doc), key=lambda e: list(e.path))
-    for e in errors[:10]:
-        print(f"FAIL: {' '.join(args)}: {'/'.join(map(str, e.path))}: {e.message}")
-    failures += bool(errors)
     statuses |= {r["status"] for r in doc["results"]}
     if "all" in args and "devices" in doc:
         devices = {r["device"]["index"] for r in doc["results"]}
@@ -91,18 +104,9 @@ for args in (["--task", "reduction,scan", "--size", "2^20,1000", "--type", "uint
              ["--task", "convolution", "--size", "300,64x33", "--mask-width", "3,5"],
              ["--task", "reduction", "--variant", "sequential", "--size", "2^12",
               "--local-size", "8192"]):  # skipped: beyond the device's work-group limit
-    p = subprocess.run([bench, "--explain", "--format", "json"] + selectors + args,
-                       capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"FAIL: --explain {' '.join(args)} -> exit {p.returncode}: {p.stderr[-500:]}")
-        failures += 1
-        continue
-    doc = json.loads(p.stdout)
-    errors = sorted(explain_validator.iter_errors(doc), key=lambda e: list(e.path))
-    for e in errors[:10]:
-        print(f"FAIL: --explain {' '.join(args)}: {'/'.join(map(str, e.path))}: {e.message}")
-    failures += bool(errors)
-    explain_statuses |= {c["status"] for c in doc["cases"]}
+    doc = validated(["--explain", "--format", "json"], args, explain_validator)
+    if doc is not None:
+        explain_statuses |= {c["status"] for c in doc["cases"]}
 for wanted in ("explained", "skipped"):
     if wanted not in explain_statuses:
         print(f"FAIL: no {wanted} --explain case was checked against the schema")

@@ -123,6 +123,11 @@ double SpanMs(const cl::Event& first, const cl::Event& last) {
 }
 }  // namespace
 
+double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved) {
+  const double ms = Summarise(samplesMs).min;  // the fastest run: what the device reached
+  return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
+}
+
 Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
   Ceilings c;
   // A GPU streams 1 GiB (a 256 MiB read takes ~90 us on an H100, where a launch and the grid's
@@ -170,8 +175,7 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
       e.wait();
       return SpanMs(e, e);
     });
-    const double ms = Summarise(samples).min;  // the fastest run: what the device reached
-    return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
+    return StreamGBs(samples, bytesMoved);
   };
   for (const auto& [suffix, global] : shapes) {
     cl::Kernel read(program, ("Read4" + suffix).c_str()),

@@ -130,6 +130,8 @@ struct Ceilings {
   bool Known() const { return readGBs > 0 && writeGBs > 0 && copyGBs > 0; }
 };
 Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings);
+// A stream's GB/s from its timed runs (ms) moving bytesMoved each: the fastest run's.
+double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved);
 
 // The ceiling of a run that reads R and writes W bytes: min(R, W) of each moved as a copy, the
 // rest as a read-only (R > W) or write-only stream, one after the other; its name says which

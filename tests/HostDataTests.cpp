@@ -480,5 +480,34 @@ TEST(Stats, UtilisationLeavesOutRepeatedReads) {
   EXPECT_FALSE(r.fitsInCache);                   // 1 GB distinct, past the 50 MB cache
 }
 
+// A ceiling is the fastest run of its stream (a shared machine's median moves with others'
+// load, and a variant's median then passes it); no runs, no ceiling.
+TEST(Stats, CeilingIsTheFastestRun) {
+  EXPECT_NEAR(StreamGBs({10, 8, 12, 9, 11}, 1e9), 125, 1e-9);  // 1 GB in 8 ms
+  EXPECT_EQ(StreamGBs({}, 1e9), 0);
+}
+
+// The cache mark: inputs up to twice the last-level cache, where a part can stay cached
+// between runs; one byte more is past it.
+TEST(Stats, CacheMarkCoversTwiceTheLastLevelCache) {
+  Ceilings c;
+  c.readGBs = c.writeGBs = c.copyGBs = 1;
+  DeviceInfo device;
+  device.globalMemCacheBytes = 32 << 20;
+  Result r;
+  r.timeMs.median = 1;
+  r.gbytesS = 1;
+  r.cost.bytesRead = 64 << 20;
+  SetUtilisation(r, c, device);
+  EXPECT_TRUE(r.fitsInCache);
+  r.cost.bytesRead = (64 << 20) + 1;
+  SetUtilisation(r, c, device);
+  EXPECT_FALSE(r.fitsInCache);
+  device.globalMemCacheBytes = 0;  // unknown: never marked
+  r.cost.bytesRead = 1;
+  SetUtilisation(r, c, device);
+  EXPECT_FALSE(r.fitsInCache);
+}
+
 }  // namespace
 }  // namespace rsb

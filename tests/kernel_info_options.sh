@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # kernel-info: bad input is exit 2 with one line naming it; a real run lists every kernel of the
-# selected variants with the largest work-group the device allows for it.
+# selected variants with the largest work-group the device allows for it and the size it declares.
 #   tests/kernel_info_options.sh KERNEL_INFO_BINARY KERNELS_DIR
 set -u
 bin=$1
@@ -16,7 +16,7 @@ check() {  # expected-status text args...
 check 2 "--task 'sort'" --task sort
 check 2 "--type 'char'" --type char
 out=$("$bin" --kernels "$kernels" --task scan --variants work-efficient --local-sizes 64 2>&1); rc=$?
-for want in "wg-max" "ScanTileWorkEfficient" "AddBlockOffsets"; do
+for want in "wg-max" "reqd" "ScanTileWorkEfficient" "AddBlockOffsets"; do
   if [ $rc -ne 0 ] || [[ $out != *"$want"* ]]; then
     echo "FAIL: --task scan --variants work-efficient -> exit $rc, no '$want': $out"; fail=1
   fi

@@ -2,7 +2,7 @@
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
 # stages: info cub sweep sweep64 tests bench localsizes kernelinfo compare compare64 portable cpuref check31 stress stress64
-#         trace isolation robustness ceilings sizes default breakdown conv big index-ab
+#         trace isolation robustness ceilings sizes default breakdown conv conv2d big index-ab
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -218,6 +218,21 @@ for path in sys.argv[1:]:
               f"{100 * r.get('utilisation', 0):4.0f}% of {r.get('ceiling', '?')}")
 PY
       ;;
+    conv2d)  # tiled-2d's register block (4 columns x convolution-rows rows a work-item) at local
+      # sizes 128 and 256, masks 5 and 9, 8192x8192 float; ptxas's registers for each build; the
+      # FP32 multiply-add rate the device sustains (bench/probes/fma_probe.cpp), mask 9's ceiling
+      g++ -std=c++17 -O1 -o "$out/fma-probe" bench/probes/fma_probe.cpp -lOpenCL 2> /dev/null \
+        && "$out/fma-probe" | tee "$out/fma-probe.txt"
+      for m in 5 9; do for k in 2 4 8; do
+        "$build/kernel-info" --kernels kernels --platform NVIDIA --task convolution --variants tiled-2d \
+          --type float --local-sizes 128,256 --set mask-width=$m,convolution-rows=$k | grep tiled-2d \
+          | sed "s/^/mask $m rows $k: /"
+      done; done | tee "$out/conv2d-registers.txt" | cut -c1-160
+      for L in 128 256; do for k in 1 2 4 8; do
+        "$bin" $nv --format csv --task convolution --variant tiled-2d --type float --size 8192x8192 \
+          --mask-width 5,9 --local-size $L --tune convolution-rows=$k --time-budget 0.3 \
+          | awk -F, 'NR > 1 && $34 == ""' | cut -d, -f10,18,23 | tr '\n' ' ' | sed "s/^/L=$L rows=$k: /"; echo
+      done; done | tee "$out/conv2d.txt";;
     big)  # issue 11: past 2^31 with 64-bit indices, validated (every element checked): reduction and
       # scan, single-pass and a course variant, uint at 2^32 + 7 and double at 2^31 + 3 (16 GiB of
       # input each; the host holds the input and pieces of the read-back).

@@ -43,7 +43,7 @@ std::string RegistersOf(const std::string& log, const std::string& kernel) {
 
 int Run(const std::string& dir, const std::string& taskName, std::vector<std::string> variants,
         const std::string& typeName, const std::vector<size_t>& locals, const std::string& platform,
-        const std::string& extra) {
+        const std::string& extra, const std::vector<std::string>& settings) {
   const cl::Device device = SelectDevice(platform, "");
   const DeviceInfo info = DescribeDevice(device);
   const bool nv = info.extensions.find("cl_nv_compiler_options") != std::string::npos;
@@ -70,6 +70,18 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
       spec.type = *type;
       spec.n = size_t(1) << 24;
       spec.localSize = L;
+      for (const std::string& s : settings) {  // NAME=V: a task parameter or a tuning knob
+        const size_t eq = s.find('=');
+        const std::string name = s.substr(0, eq), digits = s.substr(eq + 1);
+        if (eq == std::string::npos || digits.empty() ||
+            digits.find_first_not_of("0123456789") != std::string::npos)
+          throw UsageError("--set '" + s + "': allowed: NAME=VALUE, VALUE a whole number");
+        const size_t value = std::stoul(digits);
+        bool param = false;
+        for (const TaskParameter& p : task->Parameters())
+          param = param || p.name == name;
+        (param ? spec.params : spec.tuning)[name] = value;
+      }
       if (!task->ScanKinds().empty())
         spec.scanKind = task->ScanKinds().front();
       LaunchPlan plan;
@@ -110,7 +122,7 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
 int main(int argc, char** argv) {
   CLI::App app{"kernel-info: each variant's kernels as the device's compiler built them"};
   std::string dir = "kernels", task = "reduction", type = "uint", platform, options;
-  std::vector<std::string> variants;
+  std::vector<std::string> variants, settings;
   std::vector<size_t> locals = {256, 512, 1024};
   app.add_option("--kernels", dir, "kernels folder");
   app.add_option("--task", task, "reduction, scan or convolution");
@@ -119,6 +131,8 @@ int main(int argc, char** argv) {
   app.add_option("--local-sizes", locals, "local sizes to build for")->delimiter(',');
   app.add_option("--platform", platform, "platform name (substring), as the suite's --platform");
   app.add_option("--options", options, "extra build options");
+  app.add_option("--set", settings, "NAME=VALUE: a task parameter (mask-width) or tuning knob")
+      ->delimiter(',');
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -126,7 +140,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    return rsb::Run(dir, task, variants, type, locals, platform, options);
+    return rsb::Run(dir, task, variants, type, locals, platform, options, settings);
   } catch (const rsb::UsageError& e) {
     std::fprintf(stderr, "kernel-info: %s\n", e.what());
     return 2;

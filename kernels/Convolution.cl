@@ -6,7 +6,7 @@
 //
 // Built by the host once per (type, mask width, local size) with
 //   -DT=float -DT_FLOAT=1 -DOP_SUM=1 -DIDENTITY=((T)0) -DMASK_WIDTH=5 -DLOCAL_SIZE=256
-//   -DITEMS=4 -DTILE_X=32
+//   -DITEMS=4
 // Any n >= MASK_WIDTH (any width, height >= MASK_WIDTH in 2-D) works. Index arithmetic is
 // unsigned (IDX, Common.clh): an index left of 0 wraps past 2^32 - R (2^64 - R with 64-bit
 // indices), above every n built with that index width (2^31 with 32-bit indices), so one
@@ -174,75 +174,151 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
   //! // 0 where the row or the column lies outside the image.
 }
 
-// 6. tiled-2d: each work-group computes an output tile of OX = TILE_X columns and OY = (L /
-// TILE_X) * K rows. It loads the input tile with its halo, (OX + 2R) x (OY + 2R) cells (ghosts
-// 0), into local memory, then work-item (lx, ly) computes column lx, rows ly*K .. ly*K + K-1 of
-// the tile: for each mask column it reads K + W - 1 tile cells into registers and uses each for
-// up to W outputs, so local memory is read W (K + W - 1) / K times per output instead of W^2.
-// Consecutive work-items own consecutive columns: coalesced stores, no bank conflicts. The load
-// keeps 8 reads in flight per work-item (a batch in registers, then stored), so a work-item waits
-// one round trip to memory per 8 cells, not per cell.
-// Global reads per output: (OX + 2R)(OY + 2R) / (OX OY) input cells, the mask from the constant
-// cache. Steps: 2 (load, compute).
-#ifndef TILE_X
-#define TILE_X 32
-#endif
-#define OX TILE_X
-#define OY ((LOCAL_SIZE / TILE_X) * ITEMS)
+// 6. tiled-2d: each work-group computes an output tile of OX = 4 * TPX columns by OY = TPY * K
+// rows, its L work-items arranged TPX = min(L, 16) across and TPY = L / TPX down. It loads the
+// input tile with its halo (ghosts 0) into local memory; then work-item (tx, ty) computes a block
+// of 4 columns x K rows of the tile (register blocking): it walks the tile rows its block needs,
+// reads each row's cells from local memory as vectors of 4 (Q of them: the block's 4 columns
+// and the halo on both sides) into registers, and uses each cell for up to 4 x G outputs
+// (every output whose window covers it, for the G mask rows held in registers). The mask is
+// taken G rows at a time (G = W up to W = 5, 3 up to 9, else 1): G x W registers, read once
+// from the constant cache per work-item; each pass over the mask reads K + G - 1 tile rows, so
+// local memory is read about (W / G)(K + G - 1) Q / (4K) vectors per output instead of W^2
+// cells, and the registers (the mask's G rows, 4K sums, 4Q cells) stay few enough for several
+// work-groups per compute unit.
+// The tile's rows start HP = R rounded up to 4 cells left of the tile, so every vector read is
+// aligned. Where the width is a multiple of 4 the tile is loaded as 4-cell vectors from x0 - HP
+// (TWP = OX + 2HP cells a row; a vector lies wholly inside the image or wholly outside), else
+// cell by cell from x0 - R (TW = OX + 2R; the HP - R cells at each end are then never written
+// and never read into a sum). The load keeps 8 reads in flight per work-item (a batch in
+// registers, then stored): one round trip to memory per batch.
+// Consecutive work-items own consecutive 4-column blocks: their vector reads of a tile row are
+// contiguous (no bank conflicts) and their stores coalesce.
+// Global reads per output: (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the
+// width is not a multiple of 4), the mask from the constant cache. Steps: 2 (load, compute).
+#define TPX (LOCAL_SIZE < 16 ? LOCAL_SIZE : 16)
+#define TPY (LOCAL_SIZE / TPX)
+#define OX (4 * TPX)
+#define OY (TPY * ITEMS)
+#define HP ((R + 3) / 4 * 4)
+#define OFF (HP - R)
+#define TWP (OX + 2 * HP)
+#define TW4 (TWP / 4)
 #define TW (OX + 2 * R)
 #define TH (OY + 2 * R)
+#define Q ((OFF + MASK_WIDTH + 2) / 4 + 1)
 #define LOAD_BATCH 8
+#define T4 RSB_VEC_TYPE(T, 4)
+#if MASK_WIDTH <= 5
+#define G MASK_WIDTH
+#elif MASK_WIDTH <= 9
+#define G 3
+#else
+#define G 1
+#endif
 
 RSB_WG_ATTR
 __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __global T* out,
                                  IDX width, IDX height) {
   // SOLUTION BEGIN
-  __local T tile[TW * TH];
+  __local T4 tile4[TW4 * TH];  // a vector type: every row and every vector read aligned
+  __local T* tile = (__local T*)tile4;
   const IDX groupsX = (width + OX - 1) / OX;
   const IDX x0 = (get_group_id(0) % groupsX) * OX, y0 = (get_group_id(0) / groupsX) * OY;
-  // LOAD_BATCH cells a work-item, loaded into registers before any is stored: that many reads
-  // in flight per work-item, one round trip to memory for the batch instead of one per cell.
-  for (uint base = 0; base < TW * TH; base += LOAD_BATCH * LOCAL_SIZE) {
-    T v[LOAD_BATCH];
+  if (width % 4 == 0) {
+    // Vectors: t = row * TW4 + vector, the tile's layout exactly.
+    for (uint base = 0; base < TW4 * TH; base += LOAD_BATCH * LOCAL_SIZE) {
+      T4 v[LOAD_BATCH];
 #pragma unroll
-    for (uint i = 0; i < LOAD_BATCH; ++i) {
-      const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
-      const IDX row = y0 - R + t / TW, col = x0 - R + t % TW;
-      v[i] = t < TW * TH && row < height && col < width ? in[row * width + col] : (T)0;
+      for (uint i = 0; i < LOAD_BATCH; ++i) {
+        const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
+        const IDX row = y0 - R + t / TW4, col = x0 - HP + 4 * (t % TW4);
+        v[i] = t < TW4 * TH && row < height && col < width
+                   ? *(__global const T4*)(in + row * width + col)
+                   : (T4)0;
+      }
+#pragma unroll
+      for (uint i = 0; i < LOAD_BATCH; ++i) {
+        const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
+        if (t < TW4 * TH)
+          tile4[t] = v[i];
+      }
     }
+  } else {
+    for (uint base = 0; base < TW * TH; base += LOAD_BATCH * LOCAL_SIZE) {
+      T v[LOAD_BATCH];
 #pragma unroll
-    for (uint i = 0; i < LOAD_BATCH; ++i) {
-      const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
-      if (t < TW * TH)
-        tile[t] = v[i];
+      for (uint i = 0; i < LOAD_BATCH; ++i) {
+        const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
+        const IDX row = y0 - R + t / TW, col = x0 - R + t % TW;
+        v[i] = t < TW * TH && row < height && col < width ? in[row * width + col] : (T)0;
+      }
+#pragma unroll
+      for (uint i = 0; i < LOAD_BATCH; ++i) {
+        const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
+        if (t < TW * TH)
+          tile[t / TW * TWP + OFF + t % TW] = v[i];
+      }
     }
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: outputs read tile cells other work-items loaded
-  const uint lx = get_local_id(0) % TILE_X, ly = get_local_id(0) / TILE_X;
-  T acc[ITEMS];
+  const uint tx = get_local_id(0) % TPX, ty = get_local_id(0) / TPX;
+  if (ty >= TPY)
+    return;  // L not a multiple of TPX: the last work-items only help to load
+  T acc[ITEMS][4];
+#pragma unroll
   for (uint k = 0; k < ITEMS; ++k)
-    acc[k] = 0;
-  // The window and the accumulators must stay in registers: the loops over them are unrolled
-  // (their bounds are compile-time constants).
-  for (uint b = 0; b < MASK_WIDTH; ++b) {
-    T win[ITEMS + MASK_WIDTH - 1];
 #pragma unroll
-    for (uint r = 0; r < ITEMS + MASK_WIDTH - 1; ++r)
-      win[r] = tile[(ly * ITEMS + r) * TW + lx + b];
+    for (uint x = 0; x < 4; ++x)
+      acc[k][x] = 0;
+  // Every loop below has compile-time bounds and is unrolled, so the mask rows, the sums and
+  // the row's cells stay in registers and every test on them is settled by the compiler.
 #pragma unroll
-    for (uint k = 0; k < ITEMS; ++k)
+  for (uint g = 0; g < MASK_WIDTH; g += G) {  // mask rows g .. g + G - 1
+    T m[G * MASK_WIDTH];
 #pragma unroll
-      for (uint a = 0; a < MASK_WIDTH; ++a)
-        acc[k] += mask[a * MASK_WIDTH + b] * win[k + a];
+    for (uint i = 0; i < G * MASK_WIDTH; ++i)
+      m[i] = g * MASK_WIDTH + i < MASK_WIDTH * MASK_WIDTH ? mask[g * MASK_WIDTH + i] : (T)0;
+    // Tile row ty * K + g + rr feeds output row k = rr - j with mask row g + j.
+#pragma unroll
+    for (uint rr = 0; rr < ITEMS + G - 1; ++rr) {
+      if (g + rr >= ITEMS + MASK_WIDTH - 1)
+        break;  // the last pass holds fewer than G mask rows
+      T cell[4 * Q];
+      const __local T4* row = tile4 + (ty * ITEMS + g + rr) * TW4 + tx;
+#pragma unroll
+      for (uint q = 0; q < Q; ++q)
+        vstore4(row[q], q, cell);
+#pragma unroll
+      for (uint j = 0; j < G; ++j) {
+        if (g + j >= MASK_WIDTH || rr < j || rr - j >= ITEMS)
+          continue;
+#pragma unroll
+        for (uint b = 0; b < MASK_WIDTH; ++b)
+#pragma unroll
+          for (uint x = 0; x < 4; ++x)
+            acc[rr - j][x] += m[j * MASK_WIDTH + b] * cell[OFF + x + b];
+      }
+    }
   }
-  const IDX x = x0 + lx;
+  const IDX x = x0 + 4 * tx;
+#pragma unroll
   for (uint k = 0; k < ITEMS; ++k) {
-    const IDX y = y0 + ly * ITEMS + k;
-    if (x < width && y < height)
-      out[y * width + x] = acc[k];
+    const IDX y = y0 + ty * ITEMS + k;
+    if (y >= height)
+      break;
+    if (width % 4 == 0 && x + 3 < width) {  // the row and the block 16-byte aligned: one store
+      *(__global T4*)(out + y * width + x) = (T4)(acc[k][0], acc[k][1], acc[k][2], acc[k][3]);
+    } else {
+#pragma unroll
+      for (uint c = 0; c < 4; ++c)
+        if (x + c < width)
+          out[y * width + x + c] = acc[k][c];
+    }
   }
   // SOLUTION END
-  //! // TODO (tiled-2d): load the group's input tile with its halo, TW x TH cells from (x0 - R,
-  //! // y0 - R), ghosts 0, into local memory; wait; then work-item (lx, ly) computes column
-  //! // x0 + lx, rows y0 + ly*ITEMS .. + ITEMS-1 from the tile (inside the image only).
+  //! // TODO (tiled-2d): load the group's input tile with its halo from (x0 - R, y0 - R), ghosts
+  //! // 0, into local memory (tile cell (row, col) at tile[row * TWP + OFF + col]); wait; then
+  //! // work-item (tx, ty) computes columns x0 + 4tx .. + 3, rows y0 + ty*ITEMS .. + ITEMS-1
+  //! // from the tile (inside the image only).
 }

@@ -145,6 +145,13 @@ size_t CConvolutionTask::Rows(const ProblemSpec& spec) const {
   return Tuned(kKnobs, spec, "convolution-rows");
 }
 
+// The tiled-2d output tile (kernels/Convolution.cl): TPX = min(L, 16) work-items across, each
+// computing 4 columns, and L / TPX down, each computing `rows` rows.
+std::pair<size_t, size_t> CConvolutionTask::Tile2D(const ProblemSpec& spec) const {
+  const size_t tpx = std::min<size_t>(spec.localSize, 16);
+  return {4 * tpx, spec.localSize / tpx * Rows(spec)};
+}
+
 void CConvolutionTask::CheckProblem(const ProblemSpec& spec,
                                     const std::vector<std::string>& variants) const {
   const size_t w = MaskWidth(spec);
@@ -260,9 +267,8 @@ Expected CConvolutionTask::KeyedReference(const HostArray& input, const ProblemS
 
 std::string CConvolutionTask::Options(const ProblemSpec& spec, bool twoD) const {
   return KernelBuildOptions(spec.type, Op::Sum) +
-         fmt::format(" -DMASK_WIDTH={} -DLOCAL_SIZE={} -DITEMS={} -DTILE_X={}", MaskWidth(spec),
-                     spec.localSize, twoD ? Rows(spec) : Items(spec),
-                     std::min<size_t>(spec.localSize, 32));
+         fmt::format(" -DMASK_WIDTH={} -DLOCAL_SIZE={} -DITEMS={}", MaskWidth(spec), spec.localSize,
+                     twoD ? Rows(spec) : Items(spec));
 }
 
 LaunchPlan CConvolutionTask::Plan(const DeviceInfo& /*device*/, const std::string& variant,
@@ -306,14 +312,14 @@ std::vector<size_t> CConvolutionTask::BoundarySizes(const DeviceInfo& /*device*/
   }
 }
 
-// Images around the 2-D tile (OX = min(L, 32) columns, OY = L / OX * items rows) and its
+// Images around the 2-D tile (Tile2D: OX x OY) and its
 // neighbours, the mask itself, thin images (1 x n, n x 1, which only a mask of 1 fits), odd
 // squares and a large odd image (smaller for wide masks: W^2 taps per output on a CPU).
 std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& /*device*/,
                                                      const std::string& /*variant*/,
                                                      const ProblemSpec& spec) const {
-  const size_t w = MaskWidth(spec), L = spec.localSize, ox = std::min<size_t>(L, 32);
-  const size_t oy = L / ox * Rows(spec);
+  const size_t w = MaskWidth(spec);
+  const auto [ox, oy] = Tile2D(spec);
   const std::vector<std::pair<size_t, size_t>> shapes = {
       {1, 1},
       {2, 1},
@@ -405,12 +411,16 @@ LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& sp
 // tile with its halo (the cells inside the image: the product of the columns and the rows).
 LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), w = MaskWidth(spec), r = w / 2, n = spec.n;
-  const size_t L = spec.localSize, ox = std::min<size_t>(L, 32), oy = L / ox * Rows(spec);
+  const size_t L = spec.localSize;
+  const auto [ox, oy] = Tile2D(spec);
   const size_t width = spec.Width(), height = spec.Height();
   LaunchPlan plan;
   // SOLUTION BEGIN
   const size_t groups = CeilDiv(width, ox) * CeilDiv(height, oy);
-  const uint64_t reads = TileWithHaloReads(width, ox, r) * TileWithHaloReads(height, oy, r);
+  // Where the width is a multiple of 4 the tile's rows are loaded as aligned 4-cell vectors, from
+  // HP = r rounded up to 4 columns left of the tile to HP right of it.
+  const size_t across = width % 4 == 0 ? (r + 3) / 4 * 4 : r;
+  const uint64_t reads = TileWithHaloReads(width, ox, across) * TileWithHaloReads(height, oy, r);
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kFirstConstInput + 1},
                                    BufferArg{kOutputBuffer}, IndexArg{width}, IndexArg{height}},
@@ -423,7 +433,7 @@ LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& sp
   //! // height.
   //! static_cast<void>(v), static_cast<void>(size), static_cast<void>(r), static_cast<void>(n);
   //! static_cast<void>(width), static_cast<void>(height), static_cast<void>(ox);
-  //! static_cast<void>(oy);
+  //! static_cast<void>(oy), static_cast<void>(L);
   return plan;
 }
 

@@ -75,6 +75,7 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
   size_t MaskWidth(const ProblemSpec& spec) const;
   size_t Items(const ProblemSpec& spec) const;  // tiled-1d, cached-1d: outputs per work-item
   size_t Rows(const ProblemSpec& spec) const;   // tiled-2d: rows per work-item
+  std::pair<size_t, size_t> Tile2D(const ProblemSpec& spec) const;  // tiled-2d: OX, OY outputs
   // Build options; twoD: ITEMS is the tiled-2d rows per work-item.
   std::string Options(const ProblemSpec& spec, bool twoD) const;
   // One plan function per family of shapes.

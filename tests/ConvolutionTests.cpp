@@ -121,17 +121,24 @@ TEST(Convolution, PlanTrafficMatchesHandCountedReads) {
   EXPECT_EQ(c.bytesRead, 4u * (100 + 6 * 2 * 3));
   EXPECT_EQ(c.DistinctBytesRead(), 4u * 100);
   // 2-D, 10 x 10 image: 10 * 5 - 6 = 44 taps per row and per column, 44^2 in all, each with its
-  // mask element; tiled-2d at L = 4: tiles of 4 x 4 (3 x 3 of them), each loading 8 x 8 less
-  // what lies outside the image: per axis 6 + 8 + 4 = 18 (the last tile holds 2 columns).
+  // mask element; tiled-2d at L = 4: tiles of 16 x 4 (4 work-items across, 4 columns each, 4
+  // rows each), 1 x 3 of them, each loading 20 x 8 less what lies outside the image: across,
+  // the one tile loads all 10 columns; down, 6 + 8 + 4 = 18 rows (the last tile holds 2 rows).
   spec.height = 10;
-  spec.tuning["convolution-rows"] = 4;  // tiled-2d: 4 rows per work-item, OY = 4 / 4 * 4
+  spec.tuning["convolution-rows"] = 4;
   c = task.Cost(device, "basic-2d", spec);
   EXPECT_EQ(c.bytesRead, 4u * 2 * 44 * 44);
   EXPECT_EQ(c.ops, 100u * 25);
   EXPECT_EQ(c.DistinctBytesRead(), 4u * (100 + 25));  // each pixel and each mask cell once
   c = task.Cost(device, "tiled-2d", spec);
-  EXPECT_EQ(c.bytesRead, 4u * 18 * 18);
+  EXPECT_EQ(c.bytesRead, 4u * 10 * 18);
   EXPECT_EQ(c.DistinctBytesRead(), 4u * 100);
+  // A width that is a multiple of 4 (40 x 10): rows are read as aligned vectors from 4 columns
+  // left of the tile to 4 right (R = 2 rounded up), three tiles across: 20 + 24 + 12 columns.
+  spec.n = 400;
+  EXPECT_EQ(task.Cost(device, "tiled-2d", spec).bytesRead, 4u * 56 * 18);
+  EXPECT_EQ(Failures(Validate(task, spec, {"tiled-2d"})), "");
+  spec.n = 100;
   // The runner counts what the variant really enqueued.
   for (const auto& v : {"tiled-2d", "basic-2d"}) {
     const auto results = Validate(task, spec, {v});

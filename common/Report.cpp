@@ -94,7 +94,11 @@ nlohmann::json DeviceJson(const DeviceRun& run) {
            {{"read_gbytes_s", c.readGBs},
             {"write_gbytes_s", c.writeGBs},
             {"copy_gbytes_s", c.copyGBs},
-            {"buffer_bytes", c.bufferBytes}}}};
+            {"buffer_bytes", c.bufferBytes},
+            {"near_cache_read_gbytes_s", c.nearReadGBs},
+            {"near_cache_write_gbytes_s", c.nearWriteGBs},
+            {"near_cache_copy_gbytes_s", c.nearCopyGBs},
+            {"near_cache_buffer_bytes", c.nearBufferBytes}}}};
 }
 
 // The device a result ran on (the first, should its index be out of range).
@@ -194,6 +198,7 @@ nlohmann::json ResultToJson(const Result& r) {
       {"bandwidth_util", r.bandwidthUtil},
       {"ceiling", r.ceiling},
       {"ceiling_gbytes_s", r.ceilingGBs},
+      {"ceiling_stream_bytes", r.ceilingStreamBytes},
       {"utilisation", r.utilisation},
       {"fits_in_cache", r.fitsInCache},
       {"cost",
@@ -257,6 +262,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.bandwidthUtil = j.at("bandwidth_util").get<double>();
   r.ceiling = j.at("ceiling").get<std::string>();
   r.ceilingGBs = j.at("ceiling_gbytes_s").get<double>();
+  r.ceilingStreamBytes = j.value("ceiling_stream_bytes", size_t(0));  // absent in older files
   r.utilisation = j.at("utilisation").get<double>();
   r.fitsInCache = j.at("fits_in_cache").get<bool>();
   const auto& c = j.at("cost");
@@ -330,10 +336,15 @@ std::string DeviceLine(const RunInfo& info, size_t index) {
 }
 
 std::string CeilingsLine(const Ceilings& c) {
-  return fmt::format(
+  std::string line = fmt::format(
       "ceilings (GB/s, bytes read + written, {} MiB streams): read {:.1f}, write {:.1f}, copy "
       "{:.1f}",
       c.bufferBytes >> 20, c.readGBs, c.writeGBs, c.copyGBs);
+  if (c.nearBufferBytes)
+    line +=
+        fmt::format("; {} MiB streams, for smaller inputs: read {:.1f}, write {:.1f}, copy {:.1f}",
+                    c.nearBufferBytes >> 20, c.nearReadGBs, c.nearWriteGBs, c.nearCopyGBs);
+  return line;
 }
 
 // What the table's marks mean, and every case that did not pass, with its message.
@@ -487,13 +498,15 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
     const DeviceInfo& d = run.info;
     const Ceilings& c = run.ceilings;
     return fmt::format(
-        "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{}",
+        "{},{},{},{},{},{},{},{},{},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{:.3f},{:.3f},"
+        "{:.3f},{}",
         CsvQuote(d.platform), CsvQuote(d.vendor), d.type, CsvQuote(d.deviceVersion),
         CsvQuote(d.openclCVersion), d.computeUnits, d.globalMemBytes, d.localMemBytes,
         d.maxWorkGroupSize, c.copyGBs, CsvQuote(b.version), CsvQuote(b.gitRevision),
         CsvQuote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), CsvQuote(info.date),
         CsvQuote(info.host), CsvQuote(info.command), CsvQuote(files), c.readGBs, c.writeGBs,
-        c.bufferBytes, d.globalMemCacheBytes);
+        c.bufferBytes, c.nearBufferBytes, c.nearReadGBs, c.nearWriteGBs, c.nearCopyGBs,
+        d.globalMemCacheBytes);
   };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
          "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
@@ -502,11 +515,13 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "kernel,kernel_phase,kernel_launches,kernel_time_ms,kernel_time_ms_median,kernel_share,"
          "kernel_bytes_moved,kernel_gbytes_s,kernel_bandwidth_util,"
          "time_ms_ci_low,time_ms_ci_high,ci_met,ci_target,cold,"
-         "ceiling,ceiling_gbytes_s,utilisation,fits_in_cache,"
+         "ceiling,ceiling_gbytes_s,utilisation,fits_in_cache,ceiling_stream_bytes,"
          "platform,vendor,device_type,device_version,opencl_c_version,compute_units,"
          "global_mem_bytes,local_mem_bytes,max_work_group_size,copy_gbytes_s,suite_version,"
          "git_revision,build,date,host,command,kernel_files,read_gbytes_s,write_gbytes_s,"
-         "ceiling_buffer_bytes,global_mem_cache_bytes,width,height,params,bytes_read_repeated,"
+         "ceiling_buffer_bytes,ceiling_near_cache_buffer_bytes,near_cache_read_gbytes_s,"
+         "near_cache_write_gbytes_s,near_cache_copy_gbytes_s,global_mem_cache_bytes,width,height,"
+         "params,bytes_read_repeated,"
          "kernel_memory_bytes,kernel_options\n";
   for (const auto& r : results) {
     const DeviceRun& device = DeviceOf(info, r);
@@ -519,10 +534,10 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
                                           r.lookbackFallback ? 1 : 0, CsvQuote(TuningText(r)));
     const bool hasBreakdown = !r.breakdown.Empty();
     const std::string caseFields =
-        fmt::format("{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{}", r.timeMs.ciLow, r.timeMs.ciHigh,
-                    r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling, r.ceilingGBs,
-                    r.utilisation, r.fitsInCache ? 1 : 0);
-    const std::string noCaseFields(8, ',');
+        fmt::format("{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{},{}", r.timeMs.ciLow,
+                    r.timeMs.ciHigh, r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling,
+                    r.ceilingGBs, r.utilisation, r.fitsInCache ? 1 : 0, r.ceilingStreamBytes);
+    const std::string noCaseFields(9, ',');
     // What else defines the case (an image's shape, the task's parameters), on every row.
     const std::string extent =
         fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,

@@ -61,20 +61,21 @@ struct Result {
   std::string message;
   size_t iterations = 0;
   TimeStats timeMs;
-  bool ciMet = false;           // the median's interval is within +-ciTarget of it
-  double ciTarget = 0;          // the target it was timed to
-  bool cold = false;            // timed with the last-level cache flushed before every run
-  double gelemS = 0;            // n / median time
-  double gbytesS = 0;           // cost.BytesMoved() / median time
-  double bandwidthUtil = 0;     // gbytesS / the device's copy ceiling (0: unknown)
-  std::string ceiling;          // the stream mix of its traffic (CeilingFor), "" if unknown
-  double ceilingGBs = 0;        // that mix's ceiling
-  double utilisation = 0;       // gbytesS / ceilingGBs (0: unknown)
-  bool fitsInCache = false;     // its bytes read fit in the device's last-level cache
-  CostModel cost;               // the variant's launch plan, summed
-  size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
-  size_t validatedRuns = 0;     // runs whose every output element was checked
-  Breakdown breakdown;          // per kernel, from the timed runs (Breakdown.h)
+  bool ciMet = false;             // the median's interval is within +-ciTarget of it
+  double ciTarget = 0;            // the target it was timed to
+  bool cold = false;              // timed with the last-level cache flushed before every run
+  double gelemS = 0;              // n / median time
+  double gbytesS = 0;             // cost.BytesMoved() / median time
+  double bandwidthUtil = 0;       // gbytesS / the device's copy ceiling (0: unknown)
+  std::string ceiling;            // the stream mix of its traffic (CeilingFor), "" if unknown
+  double ceilingGBs = 0;          // that mix's ceiling
+  size_t ceilingStreamBytes = 0;  // the smallest stream size that ceiling took rates from
+  double utilisation = 0;         // gbytesS / ceilingGBs (0: unknown)
+  bool fitsInCache = false;       // its bytes read fit in the device's last-level cache
+  CostModel cost;                 // the variant's launch plan, summed
+  size_t launchesEnqueued = 0;    // commands the validated run actually enqueued
+  size_t validatedRuns = 0;       // runs whose every output element was checked
+  Breakdown breakdown;            // per kernel, from the timed runs (Breakdown.h)
 };
 
 // "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
@@ -126,7 +127,11 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
 // fastest of the shapes (GPU: grid-stride and tiled) is taken per stream.
 struct Ceilings {
   double readGBs = 0, writeGBs = 0, copyGBs = 0;
-  size_t bufferBytes = 0;
+  size_t bufferBytes = 0;  // the streams' size, well past the last-level cache
+  // The same streams over just past twice that cache (0: not run): the ceilings of a case that
+  // reads less than bufferBytes are each stream's faster of the two (CeilingFor).
+  double nearReadGBs = 0, nearWriteGBs = 0, nearCopyGBs = 0;
+  size_t nearBufferBytes = 0;
   bool Known() const { return readGBs > 0 && writeGBs > 0 && copyGBs > 0; }
 };
 Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings);
@@ -136,9 +141,13 @@ double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved);
 // The ceiling of a run that reads R and writes W bytes: min(R, W) of each moved as a copy, the
 // rest as a read-only (R > W) or write-only stream, one after the other; its name says which
 // ("read", "write", "copy", "copy+read", "copy+write"). 0 and "" when unknown or no traffic.
+// A case that reads less than the streams' size may keep more of its input in the cache than
+// they do: its rates are each stream's faster over the two sizes (Ceilings::near*); a larger
+// case takes the large streams' alone.
 struct Ceiling {
   double gbytesS = 0;
   std::string name;
+  size_t streamBytes = 0;  // the smallest stream size it took rates from
 };
 Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten);
 

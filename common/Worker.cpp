@@ -256,7 +256,9 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
         if (line->rfind("ceilings ", 0) == 0) {
           std::istringstream in(line->substr(9));
-          in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes;
+          in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes >>
+              ceilings.nearReadGBs >> ceilings.nearWriteGBs >> ceilings.nearCopyGBs >>
+              ceilings.nearBufferBytes;
           wantBandwidth = false;
         } else if (*line == "begin") {
           begun = true;

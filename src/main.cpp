@@ -396,8 +396,9 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
   if (o.worker.bandwidth) {
     const Ceilings c = MeasureCeilings(ctx, o.run);
-    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {}", c.readGBs, c.writeGBs, c.copyGBs,
-                                        c.bufferBytes));
+    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
+                                        c.copyGBs, c.bufferBytes, c.nearReadGBs, c.nearWriteGBs,
+                                        c.nearCopyGBs, c.nearBufferBytes));
   }
   size_t index = 0;
   runner.RunJob(

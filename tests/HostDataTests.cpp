@@ -460,6 +460,35 @@ TEST(Stats, CeilingOfATrafficMix) {
   EXPECT_EQ(CeilingFor(Ceilings{}, 1000, 0).gbytesS, 0);  // not measured
 }
 
+// An input smaller than the large streams may keep more of itself in the cache than they do: it
+// is held against each stream's faster of the two sizes; an input of the large streams' size or
+// more against theirs alone. Each records the smallest stream size its ceiling took rates from.
+TEST(Stats, SmallerInputsMeetTheNearCacheStreams) {
+  Ceilings c;
+  c.readGBs = 30, c.writeGBs = 20, c.copyGBs = 25, c.bufferBytes = 256 << 20;
+  c.nearReadGBs = 40, c.nearWriteGBs = 18, c.nearCopyGBs = 35, c.nearBufferBytes = 64 << 20;
+  const uint64_t small = 100 << 20, large = 256 << 20;
+  EXPECT_DOUBLE_EQ(CeilingFor(c, small, 0).gbytesS, 40);
+  EXPECT_EQ(CeilingFor(c, small, 0).streamBytes, 64u << 20);
+  EXPECT_DOUBLE_EQ(CeilingFor(c, 0, small).gbytesS, 20);  // the faster write stream: the large
+  EXPECT_DOUBLE_EQ(CeilingFor(c, small, small).gbytesS, 35);
+  EXPECT_DOUBLE_EQ(CeilingFor(c, large, 0).gbytesS, 30);
+  EXPECT_EQ(CeilingFor(c, large, 0).streamBytes, 256u << 20);
+  EXPECT_DOUBLE_EQ(CeilingFor(c, large, large).gbytesS, 25);
+  c.nearBufferBytes = 0;  // not run (no cache size): the large streams for every input
+  EXPECT_DOUBLE_EQ(CeilingFor(c, small, 0).gbytesS, 30);
+  Result r;
+  r.cost.bytesRead = small, r.cost.bytesWritten = small;
+  r.timeMs.median = 10;
+  r.gbytesS = 2.0 * small / 1e7;
+  DeviceInfo device;
+  device.globalMemCacheBytes = 32 << 20;
+  c.nearBufferBytes = 64 << 20;
+  SetUtilisation(r, c, device);
+  EXPECT_EQ(r.ceilingStreamBytes, 64u << 20);
+  EXPECT_NEAR(r.utilisation, r.gbytesS / 35, 1e-12);
+}
+
 // Utilisation holds the bytes that must cross the memory interface against the ceiling of their
 // mix: a convolution-like case reads 5 GB, 4 of them repeats the cache serves, and writes 1 GB
 // in 1 s: 2 GB/s of copy traffic against the copy ceiling, while GB/s counts all 6 GB.

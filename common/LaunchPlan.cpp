@@ -38,6 +38,17 @@ LaunchStep KernelStep(std::string kernel, std::vector<KernelArg> args, size_t wo
   return s;
 }
 
+void CountCacheServedReads(LaunchPlan& plan, uint64_t cacheBytes) {
+  if (cacheBytes == 0)
+    return;
+  uint64_t before = 0;  // what the previous command wrote
+  for (LaunchStep& s : plan.steps) {
+    if (before > 0 && before <= cacheBytes)
+      s.cost.bytesReadRepeated += std::min(s.cost.DistinctBytesRead(), before);
+    before = s.cost.bytesWritten;
+  }
+}
+
 CostModel CostOf(const LaunchPlan& plan) {
   CostModel c;
   for (const LaunchStep& s : plan.steps) {

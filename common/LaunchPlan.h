@@ -48,8 +48,10 @@ struct CostModel {
   uint64_t bytesRead = 0;     // from global memory: every read the kernels ask for
   uint64_t bytesWritten = 0;  // to global memory
   // Of bytesRead, the reads of a byte that the same command has already read (neighbouring
-  // work-items reading overlapping input: convolution's taps, halos): the cache can serve them,
-  // DRAM need not. Utilisation of the memory ceilings counts MemoryBytes(), GB/s BytesMoved().
+  // work-items reading overlapping input: convolution's taps, halos), and the reads of what the
+  // command before wrote where that fits in the last-level cache (CountCacheServedReads): the
+  // cache can serve them, DRAM need not. Utilisation of the memory ceilings counts
+  // MemoryBytes(), GB/s BytesMoved().
   uint64_t bytesReadRepeated = 0;
   // p, the work-items launched: the largest global size of the run's launches (CostOf; fills
   // launch none). The course's cost of a run is p * steps.
@@ -113,6 +115,12 @@ struct LaunchPlan {
 
 // The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the
 // largest global size among them.
+// A command's reads of what the command before it wrote (a tree's partial sums, the next level
+// of a multi-launch reduction), where that is at most cacheBytes (the last-level cache): the
+// cache serves them, so they join cost.bytesReadRepeated (at most the command's distinct reads,
+// at most what the one before wrote). cacheBytes 0: nothing changes. PlannedTask::PlanFor
+// applies it with the device's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE.
+void CountCacheServedReads(LaunchPlan& plan, uint64_t cacheBytes);
 CostModel CostOf(const LaunchPlan& plan);
 
 }  // namespace rsb

@@ -32,6 +32,7 @@ std::vector<TuningKnob> PlannedTask::WithSharedKnobs(std::vector<TuningKnob> kno
 LaunchPlan PlannedTask::PlanFor(const DeviceInfo& device, const std::string& variant,
                                 const ProblemSpec& spec) const {
   LaunchPlan plan = Plan(device, variant, spec);
+  CountCacheServedReads(plan, device.globalMemCacheBytes);
   plan.index64 = Index64(spec);
   const uint64_t size = SizeOf(spec.type);
   const uint64_t input = uint64_t(spec.n) * size, output = OutputElements(spec) * size;

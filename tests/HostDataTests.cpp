@@ -1,6 +1,7 @@
 // The CPU reference and the comparison, on hand-computed cases: if these are wrong, every
 // validation is.
 #include "HostData.h"
+#include "LaunchPlan.h"
 #include "Parallel.h"
 #include "Runner.h"
 
@@ -511,6 +512,30 @@ TEST(Stats, UtilisationLeavesOutRepeatedReads) {
 
 // A ceiling is the fastest run of its stream (a shared machine's median moves with others'
 // load, and a variant's median then passes it); no runs, no ceiling.
+// A launch's reads of what the launch before wrote are served by the cache where that fits in
+// it: a three-level tree of 64, 32 and 16 MiB reads (each level writing half) on a 32 MiB cache
+// reads the 32 and 16 MiB levels from the cache; with a 16 MiB cache only the last level.
+TEST(Stats, ReadsOfTheLaunchBeforeComeFromTheCacheWhereTheyFit) {
+  const uint64_t M = 1 << 20;
+  LaunchPlan plan;
+  for (uint64_t read : {64 * M, 32 * M, 16 * M})
+    plan.steps.push_back(KernelStep("Level", {}, 1, 1).Costs(read, read / 2, 0, 1));
+  LaunchPlan cached = plan;
+  CountCacheServedReads(cached, 32 * M);
+  EXPECT_EQ(CostOf(cached).bytesReadRepeated, 48 * M);
+  EXPECT_EQ(CostOf(cached).MemoryBytes(), 64 * M + 56 * M);
+  cached = plan;
+  CountCacheServedReads(cached, 16 * M);
+  EXPECT_EQ(CostOf(cached).bytesReadRepeated, 16 * M);
+  cached = plan;
+  CountCacheServedReads(cached, 0);  // no cache size reported: every read from memory
+  EXPECT_EQ(CostOf(cached).bytesReadRepeated, 0u);
+  // A read that repeats already (a halo) is not counted twice: at most the distinct reads.
+  plan.steps[1].Repeated(30 * M);
+  CountCacheServedReads(plan, 32 * M);
+  EXPECT_EQ(plan.steps[1].cost.bytesReadRepeated, 32 * M);
+}
+
 TEST(Stats, CeilingIsTheFastestRun) {
   EXPECT_NEAR(StreamGBs({10, 8, 12, 9, 11}, 1e9), 125, 1e-9);  // 1 GB in 8 ms
   EXPECT_EQ(StreamGBs({}, 1e9), 0);

@@ -15,6 +15,14 @@ check() {  # expected-status text args...
 }
 check 2 "--task 'sort'" --task sort
 check 2 "--type 'char'" --type char
+check 2 "--set 'mask-width=x'" --task convolution --set mask-width=x
+# --set reaches the plan: tiled-2d's local tile at L = 64 (64 x 4K outputs) grows with the mask
+# and the rows: (64 + 2 * 4) x (4 * 2 + 2 * 2) floats at mask 5 and 2 rows, 3456 bytes.
+out=$("$bin" --kernels "$kernels" --task convolution --variants tiled-2d --type float \
+  --local-sizes 64 --set mask-width=5,convolution-rows=2 2>&1); rc=$?
+if [ $rc -ne 0 ] || [[ $out != *" 3456 "* ]]; then
+  echo "FAIL: --set mask-width=5,convolution-rows=2 -> exit $rc, no local size 3456: $out"; fail=1
+fi
 out=$("$bin" --kernels "$kernels" --task scan --variants work-efficient --local-sizes 64 2>&1); rc=$?
 for want in "wg-max" "reqd" "ScanTileWorkEfficient" "AddBlockOffsets"; do
   if [ $rc -ne 0 ] || [[ $out != *"$want"* ]]; then

@@ -113,14 +113,15 @@ struct LaunchPlan {
   std::string BuildOptions() const { return index64 ? options + " -DRSB_INDEX64=1" : options; }
 };
 
-// The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the
-// largest global size among them.
 // A command's reads of what the command before it wrote (a tree's partial sums, the next level
 // of a multi-launch reduction), where that is at most cacheBytes (the last-level cache): the
 // cache serves them, so they join cost.bytesReadRepeated (at most the command's distinct reads,
 // at most what the one before wrote). cacheBytes 0: nothing changes. PlannedTask::PlanFor
 // applies it with the device's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE.
 void CountCacheServedReads(LaunchPlan& plan, uint64_t cacheBytes);
+
+// The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the
+// largest global size among them.
 CostModel CostOf(const LaunchPlan& plan);
 
 }  // namespace rsb

@@ -312,9 +312,9 @@ std::vector<size_t> CConvolutionTask::BoundarySizes(const DeviceInfo& /*device*/
   }
 }
 
-// Images around the 2-D tile (Tile2D: OX x OY) and its
-// neighbours, the mask itself, thin images (1 x n, n x 1, which only a mask of 1 fits), odd
-// squares and a large odd image (smaller for wide masks: W^2 taps per output on a CPU).
+// Images around the 2-D tile (Tile2D: OX x OY) and its neighbours, the mask itself, thin images
+// (1 x n, n x 1, which only a mask of 1 fits), odd squares and a large odd image (smaller for
+// wide masks: W^2 taps per output on a CPU).
 std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& /*device*/,
                                                      const std::string& /*variant*/,
                                                      const ProblemSpec& spec) const {

@@ -360,9 +360,11 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
   if (device.ceilings.Known()) {
     out << fmt::format(
         "\n{}util: the bytes that must cross the memory interface (every write, every distinct "
-        "read: not the reads that repeat one the cache can serve) per second, over the ceiling "
+        "read: not the reads that repeat one the cache can serve, nor the reads of what the "
+        "launch before wrote where it fits in the last-level cache) per second, over the ceiling "
         "of the variant's own traffic (reads only: read; as many writes as reads: copy; a mix: "
-        "both in turn){}\n",
+        "both in turn; an input smaller than the ceilings' large streams against the faster of "
+        "those and the streams just past twice the cache){}\n",
         bullet,
         cached ? fmt::format("; c: its input is at most twice the {} MiB last-level cache, so "
                              "a part of it can stay cached between runs and it may pass the "

@@ -267,18 +267,20 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
     return;  // L not a multiple of TPX: the last work-items only help to load
   T acc[ITEMS][4];
 #pragma unroll
-  for (uint k = 0; k < ITEMS; ++k)
+  for (uint k = 0; k < ITEMS; ++k) {
 #pragma unroll
     for (uint x = 0; x < 4; ++x)
       acc[k][x] = 0;
+  }
   // Every loop below has compile-time bounds and is unrolled, so the mask rows, the sums and
   // the row's cells stay in registers and every test on them is settled by the compiler.
 #pragma unroll
   for (uint g = 0; g < MASK_WIDTH; g += G) {  // mask rows g .. g + G - 1
     T m[G * MASK_WIDTH];
 #pragma unroll
-    for (uint i = 0; i < G * MASK_WIDTH; ++i)
+    for (uint i = 0; i < G * MASK_WIDTH; ++i) {
       m[i] = g * MASK_WIDTH + i < MASK_WIDTH * MASK_WIDTH ? mask[g * MASK_WIDTH + i] : (T)0;
+    }
     // Tile row ty * K + g + rr feeds output row k = rr - j with mask row g + j.
 #pragma unroll
     for (uint rr = 0; rr < ITEMS + G - 1; ++rr) {

@@ -4,24 +4,22 @@
 //   g++ -std=c++17 -O1 -o /tmp/fill bench/probes/fill_probe.cpp -lOpenCL
 //   /tmp/fill OFFSET_GIB SIZE_GIB PATTERN_BYTES
 // Not built by CMake: a record of how docs/BENCHMARKS.md's "Sizes past 2^31" found the limit.
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include "NvidiaDevice.h"
 int main(int argc, char** argv) {
+  if (argc < 4) {
+    printf("usage: %s OFFSET_GIB SIZE_GIB PATTERN_BYTES\n", argv[0]);
+    return 2;
+  }
   const size_t G = size_t(1) << 30;
   const size_t off = size_t(atof(argv[1]) * G), size = size_t(atof(argv[2]) * G),
                pat = atoi(argv[3]);
-  cl_uint np;
-  cl_platform_id ps[8];
-  clGetPlatformIDs(8, ps, &np);
-  cl_device_id dev = nullptr;
-  for (cl_uint i = 0; i < np; ++i) {
-    char n[256];
-    clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof n, n, nullptr);
-    if (std::string(n).find("NVIDIA") != std::string::npos)
-      clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_ALL, 1, &dev, nullptr);
+  cl_device_id dev = FirstNvidiaDevice();
+  if (!dev) {
+    printf("no NVIDIA device\n");
+    return 1;
   }
   cl_int e;
   cl_context ctx = clCreateContext(nullptr, 1, &dev, nullptr, nullptr, &e);

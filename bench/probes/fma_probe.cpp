@@ -4,11 +4,10 @@
 // hide the FMA latency), ITERS times; 64 work-groups of 256 per compute unit; best of 10 runs.
 //   g++ -std=c++17 -O1 -o /tmp/fma bench/probes/fma_probe.cpp -lOpenCL && /tmp/fma
 // Not built by CMake: a record of how the compute ceiling in docs/BENCHMARKS.md was measured.
-#define CL_TARGET_OPENCL_VERSION 300
-#include <CL/cl.h>
 #include <cstdio>
 #include <string>
 #include <vector>
+#include "NvidiaDevice.h"
 
 static const char* kSource = R"(
 #define CHAINS 16
@@ -27,16 +26,7 @@ void Fma(__global float* out, float b, float c, uint iters) {
 )";
 
 int main() {
-  cl_uint np;
-  cl_platform_id ps[8];
-  clGetPlatformIDs(8, ps, &np);
-  cl_device_id dev = nullptr;
-  for (cl_uint i = 0; i < np; ++i) {
-    char n[256];
-    clGetPlatformInfo(ps[i], CL_PLATFORM_NAME, sizeof n, n, nullptr);
-    if (std::string(n).find("NVIDIA") != std::string::npos)
-      clGetDeviceIDs(ps[i], CL_DEVICE_TYPE_ALL, 1, &dev, nullptr);
-  }
+  cl_device_id dev = FirstNvidiaDevice();
   if (!dev) {
     printf("no NVIDIA device\n");
     return 1;

@@ -11,6 +11,7 @@
 #include "CLUtil.h"
 #include "Errors.h"
 #include "PlannedTask.h"
+#include "Sizes.h"
 #include "Tasks.h"
 
 #include <fmt/format.h>
@@ -18,6 +19,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -61,6 +64,23 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
   const auto type = ParseElementType(typeName);
   if (!type)
     throw UsageError("--type '" + typeName + "': allowed: int, uint, long, ulong, float, double");
+  // --set NAME=V: a task parameter or a tuning knob, parsed as --tune's values are.
+  std::map<std::string, size_t> params, tuning;
+  for (const std::string& s : settings) {
+    const size_t eq = s.find('=');
+    const std::string name = s.substr(0, eq);
+    const auto value = eq == std::string::npos ? std::nullopt : ParseUnsigned(s.substr(eq + 1));
+    bool param = false, knob = false;
+    for (const TaskParameter& p : task->Parameters())
+      param = param || p.name == name;
+    for (const TuningKnob& k : task->Tunables())
+      knob = knob || k.name == name;
+    if (!value || !(param || knob))
+      throw UsageError("--set '" + s +
+                       "': allowed: NAME=VALUE, NAME a parameter or tuning knob of " + taskName +
+                       ", VALUE a whole number");
+    (param ? params : tuning)[name] = size_t(*value);
+  }
   ProgramCache programs(cl::Context(device), device, dir);
   std::printf("%-22s %-28s %6s %9s %6s %8s %8s  %s\n", "variant", "kernel", "local", "wg-max",
               "reqd", "private", "local-B", nv ? "ptxas" : "");
@@ -70,18 +90,8 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
       spec.type = *type;
       spec.n = size_t(1) << 24;
       spec.localSize = L;
-      for (const std::string& s : settings) {  // NAME=V: a task parameter or a tuning knob
-        const size_t eq = s.find('=');
-        const std::string name = s.substr(0, eq), digits = s.substr(eq + 1);
-        if (eq == std::string::npos || digits.empty() ||
-            digits.find_first_not_of("0123456789") != std::string::npos)
-          throw UsageError("--set '" + s + "': allowed: NAME=VALUE, VALUE a whole number");
-        const size_t value = std::stoul(digits);
-        bool param = false;
-        for (const TaskParameter& p : task->Parameters())
-          param = param || p.name == name;
-        (param ? spec.params : spec.tuning)[name] = value;
-      }
+      spec.params = params;
+      spec.tuning = tuning;
       if (!task->ScanKinds().empty())
         spec.scanKind = task->ScanKinds().front();
       LaunchPlan plan;

@@ -16,6 +16,7 @@ check() {  # expected-status text args...
 check 2 "--task 'sort'" --task sort
 check 2 "--type 'char'" --type char
 check 2 "--set 'mask-width=x'" --task convolution --set mask-width=x
+check 2 "--set 'mask-widht=9'" --task convolution --set mask-widht=9
 # --set reaches the plan: tiled-2d's local tile at L = 64 (64 x 4K outputs) grows with the mask
 # and the rows: (64 + 2 * 4) x (4 * 2 + 2 * 2) floats at mask 5 and 2 rows, 3456 bytes.
 out=$("$bin" --kernels "$kernels" --task convolution --variants tiled-2d --type float \

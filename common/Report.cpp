@@ -95,9 +95,9 @@ nlohmann::json DeviceJson(const DeviceRun& run) {
             {"write_gbytes_s", c.writeGBs},
             {"copy_gbytes_s", c.copyGBs},
             {"buffer_bytes", c.bufferBytes},
-            {"near_cache_read_gbytes_s", c.nearReadGBs},
-            {"near_cache_write_gbytes_s", c.nearWriteGBs},
-            {"near_cache_copy_gbytes_s", c.nearCopyGBs},
+            {"near_cache_read_gbytes_s", c.near.readGBs},
+            {"near_cache_write_gbytes_s", c.near.writeGBs},
+            {"near_cache_copy_gbytes_s", c.near.copyGBs},
             {"near_cache_buffer_bytes", c.nearBufferBytes}}}};
 }
 
@@ -343,7 +343,7 @@ std::string CeilingsLine(const Ceilings& c) {
   if (c.nearBufferBytes)
     line +=
         fmt::format("; {} MiB streams, for smaller inputs: read {:.1f}, write {:.1f}, copy {:.1f}",
-                    c.nearBufferBytes >> 20, c.nearReadGBs, c.nearWriteGBs, c.nearCopyGBs);
+                    c.nearBufferBytes >> 20, c.near.readGBs, c.near.writeGBs, c.near.copyGBs);
   return line;
 }
 
@@ -507,7 +507,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
         d.maxWorkGroupSize, c.copyGBs, CsvQuote(b.version), CsvQuote(b.gitRevision),
         CsvQuote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags), CsvQuote(info.date),
         CsvQuote(info.host), CsvQuote(info.command), CsvQuote(files), c.readGBs, c.writeGBs,
-        c.bufferBytes, c.nearBufferBytes, c.nearReadGBs, c.nearWriteGBs, c.nearCopyGBs,
+        c.bufferBytes, c.nearBufferBytes, c.near.readGBs, c.near.writeGBs, c.near.copyGBs,
         d.globalMemCacheBytes);
   };
   out << "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"

@@ -194,13 +194,10 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
       read.setArg(0, in), read.setArg(1, sink), read.setArg(2, n4);
       write.setArg(0, out), write.setArg(1, n4);
       copy.setArg(0, in), copy.setArg(1, out), copy.setArg(2, n4);
-      const bool far = size == bytes;
-      double& r = far ? c.readGBs : c.nearReadGBs;
-      double& w = far ? c.writeGBs : c.nearWriteGBs;
-      double& cp = far ? c.copyGBs : c.nearCopyGBs;
-      r = std::max(r, time(read, global, double(size)));
-      w = std::max(w, time(write, global, double(size)));
-      cp = std::max(cp, time(copy, global, 2.0 * double(size)));
+      StreamRates& rates = size == bytes ? static_cast<StreamRates&>(c) : c.near;
+      rates.readGBs = std::max(rates.readGBs, time(read, global, double(size)));
+      rates.writeGBs = std::max(rates.writeGBs, time(write, global, double(size)));
+      rates.copyGBs = std::max(rates.copyGBs, time(copy, global, 2.0 * double(size)));
     }
   }
   return c;
@@ -210,9 +207,9 @@ Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten)
   if (!c.Known() || bytesRead + bytesWritten == 0)
     return {};
   const bool near = c.nearBufferBytes > 0 && bytesRead < c.bufferBytes;
-  const double read = near ? std::max(c.readGBs, c.nearReadGBs) : c.readGBs;
-  const double write = near ? std::max(c.writeGBs, c.nearWriteGBs) : c.writeGBs;
-  const double copy = near ? std::max(c.copyGBs, c.nearCopyGBs) : c.copyGBs;
+  const double read = near ? std::max(c.readGBs, c.near.readGBs) : c.readGBs;
+  const double write = near ? std::max(c.writeGBs, c.near.writeGBs) : c.writeGBs;
+  const double copy = near ? std::max(c.copyGBs, c.near.copyGBs) : c.copyGBs;
   const double both = double(std::min(bytesRead, bytesWritten));
   const double readOnly = double(bytesRead) - both, writeOnly = double(bytesWritten) - both;
   // Seconds per GB at each ceiling, summed over the parts (GB/s = bytes / ns).

@@ -125,12 +125,15 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
 // median of a stream moved by 10-20% from run to run with other load, and a variant's median
 // then passed it (pocl, 2026-11-23: a reduction at 120-160% of a median read stream). The
 // fastest of the shapes (GPU: grid-stride and tiled) is taken per stream.
-struct Ceilings {
+struct StreamRates {  // one set of streams' GB/s
   double readGBs = 0, writeGBs = 0, copyGBs = 0;
-  size_t bufferBytes = 0;  // the streams' size, well past the last-level cache
-  // The same streams over just past twice that cache (0: not run): the ceilings of a case that
-  // reads less than bufferBytes are each stream's faster of the two (CeilingFor).
-  double nearReadGBs = 0, nearWriteGBs = 0, nearCopyGBs = 0;
+};
+// The base rates (inherited): the streams over bufferBytes, well past the last-level cache.
+// `near`: the same streams over nearBufferBytes, just past twice that cache (0: not run); a case
+// that reads less than bufferBytes is held against each stream's faster of the two (CeilingFor).
+struct Ceilings : StreamRates {
+  size_t bufferBytes = 0;
+  StreamRates near;
   size_t nearBufferBytes = 0;
   bool Known() const { return readGBs > 0 && writeGBs > 0 && copyGBs > 0; }
 };
@@ -142,7 +145,7 @@ double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved);
 // rest as a read-only (R > W) or write-only stream, one after the other; its name says which
 // ("read", "write", "copy", "copy+read", "copy+write"). 0 and "" when unknown or no traffic.
 // A case that reads less than the streams' size may keep more of its input in the cache than
-// they do: its rates are each stream's faster over the two sizes (Ceilings::near*); a larger
+// they do: its rates are each stream's faster over the two sizes (Ceilings::near); a larger
 // case takes the large streams' alone.
 struct Ceiling {
   double gbytesS = 0;

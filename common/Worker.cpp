@@ -257,7 +257,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
         if (line->rfind("ceilings ", 0) == 0) {
           std::istringstream in(line->substr(9));
           in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes >>
-              ceilings.nearReadGBs >> ceilings.nearWriteGBs >> ceilings.nearCopyGBs >>
+              ceilings.near.readGBs >> ceilings.near.writeGBs >> ceilings.near.copyGBs >>
               ceilings.nearBufferBytes;
           wantBandwidth = false;
         } else if (*line == "begin") {

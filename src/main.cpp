@@ -397,8 +397,8 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
   if (o.worker.bandwidth) {
     const Ceilings c = MeasureCeilings(ctx, o.run);
     WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
-                                        c.copyGBs, c.bufferBytes, c.nearReadGBs, c.nearWriteGBs,
-                                        c.nearCopyGBs, c.nearBufferBytes));
+                                        c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
+                                        c.near.copyGBs, c.nearBufferBytes));
   }
   size_t index = 0;
   runner.RunJob(

@@ -467,7 +467,7 @@ TEST(Stats, CeilingOfATrafficMix) {
 TEST(Stats, SmallerInputsMeetTheNearCacheStreams) {
   Ceilings c;
   c.readGBs = 30, c.writeGBs = 20, c.copyGBs = 25, c.bufferBytes = 256 << 20;
-  c.nearReadGBs = 40, c.nearWriteGBs = 18, c.nearCopyGBs = 35, c.nearBufferBytes = 64 << 20;
+  c.near.readGBs = 40, c.near.writeGBs = 18, c.near.copyGBs = 35, c.nearBufferBytes = 64 << 20;
   const uint64_t small = 100 << 20, large = 256 << 20;
   EXPECT_DOUBLE_EQ(CeilingFor(c, small, 0).gbytesS, 40);
   EXPECT_EQ(CeilingFor(c, small, 0).streamBytes, 64u << 20);

@@ -165,10 +165,11 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
   // CPU: 4 work-items (each a run) per core.
   const size_t local = cpu ? 1 : std::min<size_t>(256, ctx.info.maxWorkGroupSize);
   const size_t strided = (cpu ? 4 : 8 * local) * std::max<size_t>(1, ctx.info.computeUnits);
-  const size_t maxTiled = CeilDiv(bytes / 16, kTileItems * local) * local;
+  // The tiled grid for a stream of `size` bytes: a work-group per tile.
+  const auto tiled = [&](size_t size) { return CeilDiv(size / 16, kTileItems * local) * local; };
   // The sink has a word per work-item of the larger grid.
   cl::Buffer sink(ctx.context, CL_MEM_WRITE_ONLY,
-                  std::max(strided, cpu ? 0 : maxTiled) * sizeof(cl_uint));
+                  std::max(strided, cpu ? 0 : tiled(bytes)) * sizeof(cl_uint));
   auto time = [&](cl::Kernel k, size_t global, double bytesMoved) {
     const auto samples = TimeRepeatedly(settings, [&] {
       cl::Event e;
@@ -187,7 +188,7 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
     // the fastest shape's.
     std::vector<std::pair<std::string, size_t>> shapes = {{"", strided}};
     if (!cpu)
-      shapes.emplace_back("Tiled", CeilDiv(size_t(n4), kTileItems * local) * local);
+      shapes.emplace_back("Tiled", tiled(size));
     for (const auto& [suffix, global] : shapes) {
       cl::Kernel read(program, ("Read4" + suffix).c_str()),
           write(program, ("Write4" + suffix).c_str()), copy(program, ("Copy4" + suffix).c_str());

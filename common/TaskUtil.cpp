@@ -119,9 +119,9 @@ void FillPattern(cl::CommandQueue& queue, const cl::Buffer& buffer,
         throw cl::Error(err, "clEnqueueFillBuffer");
       continue;
     }
-    if (host.size() < n) {
-      host.resize(std::min(chunk, bytes - offset));
-      for (size_t i = 0; i < host.size(); ++i)
+    if (host.size() < n) {  // made once: only the last piece can be shorter
+      host.resize(n);
+      for (size_t i = 0; i < n; ++i)
         host[i] = pattern[i % p];
     }
     queue.enqueueWriteBuffer(buffer, CL_TRUE, offset, n, host.data(), nullptr, event);

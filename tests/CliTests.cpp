@@ -390,6 +390,31 @@ TEST(Cli, DeviceAllRunsTheSelectionOnEachDevice) {
     EXPECT_EQ(CountOf(csv.out, "\n\"" + name + "\","), 2u) << csv.out;
 }
 
+// A timed run measures the streams a second time just past twice the last-level cache, and a
+// case that reads less than the large streams records that it was held against them; in process
+// and through an isolated worker alike (the worker passes every rate on).
+TEST(Cli, TimedRunsMeasureTheNearCacheStreams) {
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const CommandResult r =
+        RunBench(std::string("-q --task reduction --variant single-pass --size 2^16 --iterations 3 "
+                             "--time-budget 0 --format json ") +
+                 mode);
+    ASSERT_EQ(r.status, 0) << mode << "\n" << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    const auto& c = j["device"]["ceilings"];
+    const uint64_t cache = j["device"]["global_mem_cache_bytes"];
+    const uint64_t near = (2 * cache + 4096 + 15) / 16 * 16;
+    if (cache == 0 || near >= c["buffer_bytes"].get<uint64_t>())
+      GTEST_SKIP() << "the device reports no cache, or one too large for a second size";
+    EXPECT_EQ(c["near_cache_buffer_bytes"].get<uint64_t>(), near) << mode;
+    for (const char* stream : {"read", "write", "copy"})
+      EXPECT_GT(c[std::string("near_cache_") + stream + "_gbytes_s"].get<double>(), 0.0)
+          << mode << " " << stream;
+    ASSERT_EQ(j["results"].size(), 1u) << mode;
+    EXPECT_EQ(j["results"][0]["ceiling_stream_bytes"].get<uint64_t>(), near) << mode;
+  }
+}
+
 // A --device that matches nothing: exit 2, one line naming the devices there are.
 TEST(Cli, UnknownDeviceNamesTheAllowedDevices) {
   const CommandResult json = RunBench("--check -q --size 10 --variant atomic --format json");

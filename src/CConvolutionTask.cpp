@@ -15,8 +15,9 @@ namespace {
 const std::vector<TuningKnob> kKnobs = {
     {"convolution-items", "tiled-1d, cached-1d: outputs per work-item (tile = local size x items)",
      4, 1, 16},
-    // 8 rows: on the H100 at 8192x8192 (docs/BENCHMARKS.md) 242 against 235 Gelem/s at 4 for
-    // mask 5, 139 against 112 for mask 9 (a register window of 8 + W - 1 cells serves 8 outputs).
+    // 8 rows: on the H100 (NVIDIA 580.159.04) at 8192x8192, L = 256, 2026-11-23 about 17:50 UTC
+    // (docs/BENCHMARKS.md, Convolution, H100): 331-334 against 342 Gelem/s at 4 rows for mask 5,
+    // 227-231 against 207 for mask 9: a tile row read into registers serves more outputs.
     {"convolution-rows", "tiled-2d: rows (outputs) per work-item", 8, 1, 16},
 };
 

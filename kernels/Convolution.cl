@@ -190,8 +190,11 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 // aligned. Where the width is a multiple of 4 the tile is loaded as 4-cell vectors from x0 - HP
 // (TWP = OX + 2HP cells a row; a vector lies wholly inside the image or wholly outside), else
 // cell by cell from x0 - R (TW = OX + 2R; the HP - R cells at each end are then never written
-// and never read into a sum). The load keeps 8 reads in flight per work-item (a batch in
-// registers, then stored): one round trip to memory per batch.
+// and never read into a sum). The load keeps a work-item's whole share of the tile in flight
+// (NV vectors or NS cells; batches of at most 12 vectors or 40 cells where the share is larger),
+// then stores it: one round trip to memory per tile at the usual shapes. (Reading the next tile
+// while computing this one, software pipelining, was measured on the H100 and was no faster:
+// docs/BENCHMARKS.md, Convolution.)
 // Consecutive work-items own consecutive 4-column blocks: their vector reads of a tile row are
 // contiguous (no bank conflicts) and their stores coalesce.
 // Global reads per output: (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the
@@ -207,7 +210,10 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #define TW (OX + 2 * R)
 #define TH (OY + 2 * R)
 #define Q ((OFF + MASK_WIDTH + 2) / 4 + 1)
-#define LOAD_BATCH 8
+#define NV ((TW4 * TH + LOCAL_SIZE - 1) / LOCAL_SIZE)  // vectors of the tile per work-item
+#define NS ((TW * TH + LOCAL_SIZE - 1) / LOCAL_SIZE)   // cells of the tile per work-item
+#define VBATCH (NV < 12 ? NV : 12)
+#define SBATCH (NS < 40 ? NS : 40)
 #define T4 RSB_VEC_TYPE(T, 4)
 #if MASK_WIDTH <= 5
 #define G MASK_WIDTH
@@ -227,10 +233,10 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   const IDX x0 = (get_group_id(0) % groupsX) * OX, y0 = (get_group_id(0) / groupsX) * OY;
   if (width % 4 == 0) {
     // Vectors: t = row * TW4 + vector, the tile's layout exactly.
-    for (uint base = 0; base < TW4 * TH; base += LOAD_BATCH * LOCAL_SIZE) {
-      T4 v[LOAD_BATCH];
+    for (uint base = 0; base < TW4 * TH; base += VBATCH * LOCAL_SIZE) {
+      T4 v[VBATCH];
 #pragma unroll
-      for (uint i = 0; i < LOAD_BATCH; ++i) {
+      for (uint i = 0; i < VBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         const IDX row = y0 - R + t / TW4, col = x0 - HP + 4 * (t % TW4);
         v[i] = t < TW4 * TH && row < height && col < width
@@ -238,23 +244,23 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
                    : (T4)0;
       }
 #pragma unroll
-      for (uint i = 0; i < LOAD_BATCH; ++i) {
+      for (uint i = 0; i < VBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         if (t < TW4 * TH)
           tile4[t] = v[i];
       }
     }
   } else {
-    for (uint base = 0; base < TW * TH; base += LOAD_BATCH * LOCAL_SIZE) {
-      T v[LOAD_BATCH];
+    for (uint base = 0; base < TW * TH; base += SBATCH * LOCAL_SIZE) {
+      T v[SBATCH];
 #pragma unroll
-      for (uint i = 0; i < LOAD_BATCH; ++i) {
+      for (uint i = 0; i < SBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         const IDX row = y0 - R + t / TW, col = x0 - R + t % TW;
         v[i] = t < TW * TH && row < height && col < width ? in[row * width + col] : (T)0;
       }
 #pragma unroll
-      for (uint i = 0; i < LOAD_BATCH; ++i) {
+      for (uint i = 0; i < SBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         if (t < TW * TH)
           tile[t / TW * TWP + OFF + t % TW] = v[i];

@@ -15,7 +15,9 @@
 // counting from launch to launch; the host passes the ticket of this launch's first tile.
 //  1. Load: the tile comes in with coalesced 16-byte loads through local memory (GPU; see
 //     SpLoadTile), each work-item takes ITEMS consecutive elements and reduces them in registers.
-//     On a CPU (SP_RELOAD) each work-item streams its elements from memory instead.
+//     On a CPU (SP_RELOAD) each work-item streams its elements from memory instead, and a
+//     work-group goes on to the next free tile, scanning this one in the loop that reduces
+//     the next (the CPU kernel below the GPU one).
 //  2. Work-group scan of the LOCAL_SIZE per-work-item values: each work-item's exclusive prefix
 //     within the tile, and the tile's aggregate (the course's Kogge-Stone in local memory,
 //     double-buffered; on NVIDIA, SP_NV_WARP_SCAN, Kogge-Stone within each warp through
@@ -66,6 +68,77 @@
 #include "SinglePassTrace.clh"
 #include "SinglePassWorkGroupScan.clh"
 
+#if defined(SP_RELOAD)
+// The CPU path: a work-group, once it has a tile, keeps going. It reduces its first tile and
+// publishes the aggregate; then, per tile: look back for the tile's prefix, publish the
+// inclusive prefix, take the next ticket, and in ONE loop per work-item scan and store the
+// current tile while reducing the next one (SpThreadScanReduceGlobal), then the work-group scan
+// of the next tile's per-work-item values and its aggregate published. A core then reads memory
+// (the next tile) and writes it (the current one) at once, as a copy does; one tile a
+// work-group read each tile twice from memory's side, a reading pass, then a writing one.
+// Tickets are taken only while tiles are left (SpNextTile), so a launch consumes exactly one
+// ticket per tile whatever number of work-groups ran, as the host counts (the launch has one
+// work-group per tile; those that find none left end at once). A work-group waits only for
+// tiles taken before its own, by work-groups already running: no deadlock.
+inline uint SpNextTile(__global uint* ticket, uint ticketBase, uint tiles) {
+  uint seen = atomic_add(ticket, 0u);
+  while (seen - ticketBase < tiles) {
+    const uint got = atomic_cmpxchg(ticket, seen, seen + 1);
+    if (got == seen)
+      return seen - ticketBase;
+    seen = got;
+  }
+  return tiles;  // none left
+}
+
+RSB_WG_ATTR
+__kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,
+                             __global ulong* status, __global uint* ticket, uint ticketBase,
+                             uint gen SP_TRACE_ARG) {
+  __local T scratch[SP_SCAN_SCRATCH];
+  __local uint lTile;
+  __local T lPrefix;
+  const uint lid = get_local_id(0);
+  const uint tiles = (uint)((n + SP_TILE - 1) / SP_TILE);
+  if (lid == 0)
+    lTile = SpNextTile(ticket, ticketBase, tiles);
+  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
+  uint tile = lTile;
+  if (tile >= tiles)
+    return;  // every tile taken: the same for the whole work-group
+  IDX start = (IDX)tile * SP_TILE + lid * ITEMS;
+  T tileAggregate;
+  T inTile = SpWorkGroupScan(scratch, SpThreadReduceGlobal(src, n, start), &tileAggregate);
+  if (lid == 0)
+    SpPublish(status, tile, gen, tile ? SP_AGGREGATE : SP_PREFIX, tileAggregate);
+  for (;;) {
+    if (lid < SP_LOOKBACK_ITEMS) {
+      const T p = SpLookBack(src, n, status, gen, tile);  // IDENTITY for tile 0
+      if (lid == 0) {
+        if (tile != 0)
+          SpPublish(status, tile, gen, SP_PREFIX, OP(p, tileAggregate));
+        lPrefix = p;
+        lTile = SpNextTile(ticket, ticketBase, tiles);
+      }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the prefix and the next tile reach every work-item
+    const T run = OP(lPrefix, inTile);
+    const uint next = lTile;
+    barrier(CLK_LOCAL_MEM_FENCE);  // WAR: all have read lPrefix and lTile before they change
+    if (next >= tiles) {
+      SpThreadScanGlobal(src, dst, n, start, run, inclusive);
+      return;
+    }
+    const IDX nextStart = (IDX)next * SP_TILE + lid * ITEMS;
+    const T mine = SpThreadScanReduceGlobal(src, dst, n, start, run, inclusive, nextStart);
+    tile = next;
+    start = nextStart;
+    inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);
+    if (lid == 0)
+      SpPublish(status, tile, gen, SP_AGGREGATE, tileAggregate);  // tile > 0: taken after one
+  }
+}
+#else
 RSB_WG_ATTR
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
@@ -81,14 +154,10 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
   SP_TRACE_STAMP(0);
   const IDX start = (IDX)tile * SP_TILE + lid * ITEMS;
 
-#if defined(SP_RELOAD)
-  const T mine = SpThreadReduceGlobal(src, n, start);
-#else
   __local T buf[SP_PAD(SP_TILE)];
   T x[ITEMS];
   SpLoadTile(src, n, (IDX)tile * SP_TILE, buf, x);
   const T mine = SpThreadReduce(x);
-#endif
   SP_TRACE_STAMP(1);
   T tileAggregate;
   const T inTile = SpWorkGroupScan(scratch, mine, &tileAggregate);
@@ -110,15 +179,12 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
   SP_TRACE_STAMP(3);
 
   const T run = OP(tilePrefix, inTile);
-#if defined(SP_RELOAD)
-  SpThreadScanGlobal(src, dst, n, start, run, inclusive);
-#else
   SpThreadScan(x, run, inclusive);
   SpStoreTile(dst, n, (IDX)tile * SP_TILE, buf, x);
-#endif
   SP_TRACE_STAMP(4);
   SP_TRACE_STORE(tile);
 }
+#endif  // SP_RELOAD
 #else
 RSB_WG_ATTR
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,

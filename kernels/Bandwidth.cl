@@ -85,10 +85,36 @@ __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
 #endif
 }
 
-#if !CPU_SHAPE
 #ifndef TILE_ITEMS
 #define TILE_ITEMS 8  // the host passes its own (common/Runner.cpp)
 #endif
+#if CPU_SHAPE
+// CPU, tiled: each work-group (of one work-item) streams its own tile of TILE_ITEMS consecutive
+// elements, as many work-groups as tiles, taken by the cores in turn: the single-pass scan's CPU
+// tiles, which a core reads and writes a tile at a time (the contiguous runs above hand each
+// work-item an eighth of the buffer).
+#define TILED(n4, BODY)                                            \
+  {                                                                \
+    const ulong base_ = (ulong)get_group_id(0) * TILE_ITEMS;       \
+    const uint end_ = (uint)min((ulong)n4, base_ + TILE_ITEMS);    \
+    for (uint i_ = (uint)min((ulong)n4, base_); i_ < end_; ++i_) { \
+      BODY(i_);                                                    \
+    }                                                              \
+  }
+__kernel void Read4Tiled(__global const uint4* in, __global uint* sink, uint n4) {
+  uint4 acc = (uint4)(0);
+#define READ_TILED(j) acc ^= in[j];
+  TILED(n4, READ_TILED)
+  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9E3779B9u)
+    sink[get_global_id(0)] = acc.x;
+}
+#define WRITE_TILED(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j)*2654435761u, ~(j));
+__kernel void Write4Tiled(__global uint4* out, uint n4){TILED(n4, WRITE_TILED)}
+#define COPY_TILED(j) out[j] = in[j];
+__kernel void Copy4Tiled(__global const uint4* in, __global uint4* out, uint n4) {
+  TILED(n4, COPY_TILED)
+}
+#else
 // GPU, tiled: element k of this work-item's TILE_ITEMS is base + k * L (consecutive work-items,
 // consecutive addresses), base in this work-group's tile.
 #define TILED(n4, BODY)                                                                            \

@@ -588,17 +588,20 @@ TEST(Cli, TimedResultsCarryTheMediansInterval) {
 // build on the test device and move every element: Copy4 copies, Write4 writes its pattern.
 // Every shape of the ceiling streams (kernels/Bandwidth.cl) on the test device, whatever the
 // runner picks for it: GPU grid-stride, GPU tiled (a work-group per tile of 8 x 64 elements, the
-// last one partial), CPU runs.
+// last one partial), CPU runs, CPU tiled (a work-group of one per tile of 1000 elements, the
+// last one partial).
 TEST(Cli, CeilingStreamsInBothShapesMoveEveryElement) {
   TaskContext& ctx = *Device().ctx;
   const cl_uint n4 = 100003;  // not a multiple of the grid, nor of the tile
   const size_t tiled = (n4 + 8 * 64 - 1) / (8 * 64) * 64;
   struct Shape {
     const char *options, *suffix;
-    size_t global;
+    size_t global, local;
   };
-  for (const Shape& shape : {Shape{"", "", 512}, Shape{"-DTILE_ITEMS=8", "Tiled", tiled},
-                             Shape{"-DCPU_SHAPE=1", "", 512}}) {
+  for (const Shape& shape :
+       {Shape{"", "", 512, 64}, Shape{"-DTILE_ITEMS=8", "Tiled", tiled, 64},
+        Shape{"-DCPU_SHAPE=1", "", 512, 64},
+        Shape{"-DCPU_SHAPE=1 -DTILE_ITEMS=1000", "Tiled", (n4 + 999) / 1000, 1}}) {
     const std::string name = std::string(shape.options) + " " + shape.suffix;
     cl::Program& program = ctx.programs.Get("Bandwidth.cl", shape.options);
     std::vector<cl_uint> in(4 * size_t(n4)), out(in.size(), 0);
@@ -608,13 +611,14 @@ TEST(Cli, CeilingStreamsInBothShapesMoveEveryElement) {
     cl::Buffer b(ctx.context, CL_MEM_READ_WRITE, in.size() * 4);
     cl::Kernel copy(program, ("Copy4" + std::string(shape.suffix)).c_str());
     copy.setArg(0, a), copy.setArg(1, b), copy.setArg(2, n4);
-    ctx.queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(shape.global), cl::NDRange(64));
+    ctx.queue.enqueueNDRangeKernel(copy, cl::NullRange, cl::NDRange(shape.global),
+                                   cl::NDRange(shape.local));
     ctx.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
     EXPECT_EQ(in, out) << "Copy4 " << name;
     cl::Kernel write(program, ("Write4" + std::string(shape.suffix)).c_str());
     write.setArg(0, b), write.setArg(1, n4);
     ctx.queue.enqueueNDRangeKernel(write, cl::NullRange, cl::NDRange(shape.global),
-                                   cl::NDRange(64));
+                                   cl::NDRange(shape.local));
     ctx.queue.enqueueReadBuffer(b, CL_TRUE, 0, out.size() * 4, out.data());
     size_t wrong = 0;
     for (cl_uint j = 0; j < n4; ++j)
@@ -623,7 +627,8 @@ TEST(Cli, CeilingStreamsInBothShapesMoveEveryElement) {
     cl::Buffer sink(ctx.context, CL_MEM_READ_WRITE, shape.global * 4);
     cl::Kernel read(program, ("Read4" + std::string(shape.suffix)).c_str());
     read.setArg(0, a), read.setArg(1, sink), read.setArg(2, n4);
-    ctx.queue.enqueueNDRangeKernel(read, cl::NullRange, cl::NDRange(shape.global), cl::NDRange(64));
+    ctx.queue.enqueueNDRangeKernel(read, cl::NullRange, cl::NDRange(shape.global),
+                                   cl::NDRange(shape.local));
     ctx.queue.finish();
   }
 }

@@ -161,15 +161,15 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
   // tile of 256 KiB, the single-pass scan's default CPU tile (65,536 4-byte elements), which it
   // reads and writes a tile at a time and which moved more than the contiguous runs' copy did
   // (pocl, 2026-11-23: up to 110% of it, docs/BENCHMARKS.md).
-  const size_t kTileItems = cpu ? size_t(16384) : size_t(8);
+  const size_t tileItems = cpu ? size_t(16384) : size_t(8);
   cl::Program& program = ctx.programs.Get(
-      "Bandwidth.cl", fmt::format("{}-DTILE_ITEMS={}", cpu ? "-DCPU_SHAPE=1 " : "", kTileItems));
+      "Bandwidth.cl", fmt::format("{}-DTILE_ITEMS={}", cpu ? "-DCPU_SHAPE=1 " : "", tileItems));
   // GPU: 8 work-groups of 256 per compute unit (grid-stride), or a work-group per tile;
   // CPU: 4 work-items (each a run) per core, or a work-group of one per tile.
   const size_t local = cpu ? 1 : std::min<size_t>(256, ctx.info.maxWorkGroupSize);
   const size_t strided = (cpu ? 4 : 8 * local) * std::max<size_t>(1, ctx.info.computeUnits);
   // The tiled grid for a stream of `size` bytes: a work-group per tile.
-  const auto tiled = [&](size_t size) { return CeilDiv(size / 16, kTileItems * local) * local; };
+  const auto tiled = [&](size_t size) { return CeilDiv(size / 16, tileItems * local) * local; };
   // The sink has a word per work-item of the larger grid.
   cl::Buffer sink(ctx.context, CL_MEM_WRITE_ONLY,
                   std::max(strided, tiled(bytes)) * sizeof(cl_uint));

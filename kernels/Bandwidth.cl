@@ -51,36 +51,40 @@ inline void Run(uint n4, uint* begin, uint* end) {
     }                                                                    \
   }
 
-// Reads every element; writes one word per work-item only when the XOR of what it read is a
-// value the random input practically never gives (so the compiler must keep every load).
-__kernel void Read4(__global const uint4* in, __global uint* sink, uint n4) {
-  uint4 acc = (uint4)(0);
-#if CPU_SHAPE
-  FOR_EACH(i, n4) acc ^= in[i];
-#else
-#define READ(j) acc ^= in[j];
-  GRID_STRIDE_UNROLLED(n4, READ)
-#endif
+// What each stream does with element j, in every shape: Read4 XORs every element into acc and
+// writes one word per work-item only when the XOR is a value the random input practically never
+// gives (so the compiler must keep every load); Write4 writes a value that changes per element
+// (never a constant fill); Copy4 copies.
+#define READ(j) acc ^= in[j]
+#define WRITE(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j)*2654435761u, ~(j))
+#define COPY(j) out[j] = in[j]
+inline void Sink(uint4 acc, __global uint* sink) {
   if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9E3779B9u)
     sink[get_global_id(0)] = acc.x;
 }
 
-// Writes every element with a value that changes per element (never a constant fill).
-__kernel void Write4(__global uint4* out, uint n4) {
-#define WRITE(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j)*2654435761u, ~(j));
+__kernel void Read4(__global const uint4* in, __global uint* sink, uint n4) {
+  uint4 acc = (uint4)(0);
 #if CPU_SHAPE
-  FOR_EACH(i, n4) WRITE(i)
+  FOR_EACH(i, n4) READ(i);
+#else
+  GRID_STRIDE_UNROLLED(n4, READ)
+#endif
+  Sink(acc, sink);
+}
+
+__kernel void Write4(__global uint4* out, uint n4) {
+#if CPU_SHAPE
+  FOR_EACH(i, n4) WRITE(i);
 #else
   GRID_STRIDE_UNROLLED(n4, WRITE)
 #endif
 }
 
-// out[i] = in[i].
 __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
 #if CPU_SHAPE
-  FOR_EACH(i, n4) out[i] = in[i];
+  FOR_EACH(i, n4) COPY(i);
 #else
-#define COPY(j) out[j] = in[j];
   GRID_STRIDE_UNROLLED(n4, COPY)
 #endif
 }
@@ -101,19 +105,6 @@ __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
       BODY(i_);                                                    \
     }                                                              \
   }
-__kernel void Read4Tiled(__global const uint4* in, __global uint* sink, uint n4) {
-  uint4 acc = (uint4)(0);
-#define READ_TILED(j) acc ^= in[j];
-  TILED(n4, READ_TILED)
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9E3779B9u)
-    sink[get_global_id(0)] = acc.x;
-}
-#define WRITE_TILED(j) out[j] = (uint4)((j), (j) ^ 0x55555555u, (j)*2654435761u, ~(j));
-__kernel void Write4Tiled(__global uint4* out, uint n4){TILED(n4, WRITE_TILED)}
-#define COPY_TILED(j) out[j] = in[j];
-__kernel void Copy4Tiled(__global const uint4* in, __global uint4* out, uint n4) {
-  TILED(n4, COPY_TILED)
-}
 #else
 // GPU, tiled: element k of this work-item's TILE_ITEMS is base + k * L (consecutive work-items,
 // consecutive addresses), base in this work-group's tile.
@@ -127,22 +118,25 @@ __kernel void Copy4Tiled(__global const uint4* in, __global uint4* out, uint n4)
       }                                                                                            \
     }                                                                                              \
   }
+#endif
 
 __kernel void Read4Tiled(__global const uint4* in, __global uint* sink, uint n4) {
   uint4 acc = (uint4)(0);
   TILED(n4, READ)
-  if ((acc.x ^ acc.y ^ acc.z ^ acc.w) == 0x9E3779B9u)
-    sink[get_global_id(0)] = acc.x;
+  Sink(acc, sink);
 }
 
 __kernel void Write4Tiled(__global uint4* out, uint n4){TILED(n4, WRITE)}
 
-// All TILE_ITEMS loads first (into registers), then the stores: the scan's order.
 __kernel void Copy4Tiled(__global const uint4* in, __global uint4* out, uint n4) {
+#if CPU_SHAPE
+  TILED(n4, COPY)
+#else
+  // All TILE_ITEMS loads first (into registers), then the stores: the scan's order.
   uint4 v[TILE_ITEMS];
 #define LOAD(j) v[k] = in[j];
   TILED(n4, LOAD)
 #define STORE(j) out[j] = v[k];
   TILED(n4, STORE)
-}
 #endif
+}

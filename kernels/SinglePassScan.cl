@@ -91,19 +91,16 @@ inline uint SpNextTile(__global uint* ticket, uint ticketBase, uint tiles) {
   return tiles;  // none left
 }
 
-RSB_WG_ATTR
-__kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,
-                             __global ulong* status, __global uint* ticket, uint ticketBase,
-                             uint gen SP_TRACE_ARG) {
-  __local T scratch[SP_SCAN_SCRATCH];
-  __local uint lTile;
-  __local T lPrefix;
+inline void SpScanTilesInTurn(__global const T* src, __global T* dst, IDX n, uint inclusive,
+                              __global ulong* status, __global uint* ticket, uint ticketBase,
+                              uint gen, __local T* scratch, __local uint* lTile,
+                              __local T* lPrefix) {
   const uint lid = get_local_id(0);
   const uint tiles = (uint)((n + SP_TILE - 1) / SP_TILE);
   if (lid == 0)
-    lTile = SpNextTile(ticket, ticketBase, tiles);
+    *lTile = SpNextTile(ticket, ticketBase, tiles);
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
-  uint tile = lTile;
+  uint tile = *lTile;
   if (tile >= tiles)
     return;  // every tile taken: the same for the whole work-group
   IDX start = (IDX)tile * SP_TILE + lid * ITEMS;
@@ -113,17 +110,13 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
     SpPublish(status, tile, gen, tile ? SP_AGGREGATE : SP_PREFIX, tileAggregate);
   for (;;) {
     if (lid < SP_LOOKBACK_ITEMS) {
-      const T p = SpLookBack(src, n, status, gen, tile);  // IDENTITY for tile 0
-      if (lid == 0) {
-        if (tile != 0)
-          SpPublish(status, tile, gen, SP_PREFIX, OP(p, tileAggregate));
-        lPrefix = p;
-        lTile = SpNextTile(ticket, ticketBase, tiles);
-      }
+      SpResolvePrefix(src, n, status, gen, tile, tileAggregate, lPrefix);
+      if (lid == 0)
+        *lTile = SpNextTile(ticket, ticketBase, tiles);
     }
     barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the prefix and the next tile reach every work-item
-    const T run = OP(lPrefix, inTile);
-    const uint next = lTile;
+    const T run = OP(*lPrefix, inTile);
+    const uint next = *lTile;
     barrier(CLK_LOCAL_MEM_FENCE);  // WAR: all have read lPrefix and lTile before they change
     if (next >= tiles) {
       SpThreadScanGlobal(src, dst, n, start, run, inclusive);
@@ -138,7 +131,8 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
       SpPublish(status, tile, gen, SP_AGGREGATE, tileAggregate);  // tile > 0: taken after one
   }
 }
-#else
+#endif
+
 RSB_WG_ATTR
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,
                              __global ulong* status, __global uint* ticket, uint ticketBase,
@@ -146,13 +140,16 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
   __local T scratch[SP_SCAN_SCRATCH];
   __local uint lTile;
   __local T lPrefix;
+#if defined(SP_RELOAD)
+  SpScanTilesInTurn(src, dst, n, inclusive, status, ticket, ticketBase, gen, scratch, &lTile,
+                    &lPrefix);
+#else
   const uint lid = get_local_id(0);
   if (lid == 0)
     lTile = atomic_inc(ticket) - ticketBase;
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile number reaches every work-item
   const uint tile = lTile;
   SP_TRACE_STAMP(0);
-  const IDX start = (IDX)tile * SP_TILE + lid * ITEMS;
 
   __local T buf[SP_PAD(SP_TILE)];
   T x[ITEMS];
@@ -167,12 +164,7 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
     // Tile 0's aggregate is its inclusive prefix already.
     if (lid == 0)
       SpPublish(status, tile, gen, tile ? SP_AGGREGATE : SP_PREFIX, tileAggregate);
-    const T p = SpLookBack(src, n, status, gen, tile);  // IDENTITY for tile 0
-    if (lid == 0) {
-      if (tile != 0)
-        SpPublish(status, tile, gen, SP_PREFIX, OP(p, tileAggregate));
-      lPrefix = p;
-    }
+    SpResolvePrefix(src, n, status, gen, tile, tileAggregate, &lPrefix);
   }
   barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the tile's prefix reaches every work-item
   const T tilePrefix = lPrefix;
@@ -183,8 +175,8 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
   SpStoreTile(dst, n, (IDX)tile * SP_TILE, buf, x);
   SP_TRACE_STAMP(4);
   SP_TRACE_STORE(tile);
+#endif
 }
-#endif  // SP_RELOAD
 #else
 RSB_WG_ATTR
 __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint inclusive,

@@ -6,6 +6,10 @@
 //
 //   kernel-info [--kernels DIR] [--task reduction] [--variants a,b] [--type uint]
 //               [--local-sizes 256,512,1024] [--platform NVIDIA] [--options "..."]
+//               [--set NAME=V,...] [--binaries DIR]
+//
+// --binaries DIR writes each program as the driver returns it (CL_PROGRAM_BINARIES; NVIDIA: the
+// PTX, to read what the compiler made of a loop) to DIR/<variant>-L<local>.bin.
 //
 // It is how docs/BENCHMARKS.md explains which work-group sizes a variant can run at.
 #include "CLUtil.h"
@@ -19,6 +23,7 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <optional>
 #include <set>
@@ -44,9 +49,24 @@ std::string RegistersOf(const std::string& log, const std::string& kernel) {
   return "-";
 }
 
+// The program's binary for its one device, as the driver returns it, to dir/name.bin.
+void WriteBinary(const cl::Program& program, const std::string& dir, const std::string& name) {
+  const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
+  if (binaries.empty())
+    return;
+  std::filesystem::create_directories(dir);
+  const std::string path = (std::filesystem::path(dir) / (name + ".bin")).string();
+  std::ofstream out(path, std::ios::binary);
+  out.write(reinterpret_cast<const char*>(binaries.front().data()),
+            std::streamsize(binaries.front().size()));
+  if (!out)
+    throw std::runtime_error("cannot write " + path);
+}
+
 int Run(const std::string& dir, const std::string& taskName, std::vector<std::string> variants,
         const std::string& typeName, const std::vector<size_t>& locals, const std::string& platform,
-        const std::string& extra, const std::vector<std::string>& settings) {
+        const std::string& extra, const std::vector<std::string>& settings,
+        const std::string& binaries) {
   const cl::Device device = SelectDevice(platform, "");
   const DeviceInfo info = DescribeDevice(device);
   const bool nv = info.extensions.find("cl_nv_compiler_options") != std::string::npos;
@@ -108,6 +128,8 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
       cl::Program& program = programs.Get(
           plan.file, plan.BuildOptions() + " " + extra + (nv ? " -cl-nv-verbose" : ""));
       const std::string log = program.getBuildInfo<CL_PROGRAM_BUILD_LOG>(device);
+      if (!binaries.empty())
+        WriteBinary(program, binaries, fmt::format("{}-L{}", variant, L));
       std::set<std::string> seen;
       for (const LaunchStep& step : plan.steps) {
         if (step.kernel.empty() || !seen.insert(step.kernel).second)
@@ -131,7 +153,7 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
 
 int main(int argc, char** argv) {
   CLI::App app{"kernel-info: each variant's kernels as the device's compiler built them"};
-  std::string dir = "kernels", task = "reduction", type = "uint", platform, options;
+  std::string dir = "kernels", task = "reduction", type = "uint", platform, options, binaries;
   std::vector<std::string> variants, settings;
   std::vector<size_t> locals = {256, 512, 1024};
   app.add_option("--kernels", dir, "kernels folder");
@@ -143,6 +165,9 @@ int main(int argc, char** argv) {
   app.add_option("--options", options, "extra build options");
   app.add_option("--set", settings, "NAME=VALUE: a task parameter (mask-width) or tuning knob")
       ->delimiter(',');
+  app.add_option("--binaries", binaries,
+                 "folder: write each program's binary there (NVIDIA: its PTX), "
+                 "<variant>-L<local>.bin");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -150,7 +175,7 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   try {
-    return rsb::Run(dir, task, variants, type, locals, platform, options, settings);
+    return rsb::Run(dir, task, variants, type, locals, platform, options, settings, binaries);
   } catch (const rsb::UsageError& e) {
     std::fprintf(stderr, "kernel-info: %s\n", e.what());
     return 2;

@@ -18,12 +18,26 @@ check 2 "--type 'char'" --type char
 check 2 "--set 'mask-width=x'" --task convolution --set mask-width=x
 check 2 "--set 'mask-widht=9'" --task convolution --set mask-widht=9
 # --set reaches the plan: tiled-2d's local tile at L = 64 (64 x 4K outputs) grows with the mask
-# and the rows: (64 + 2 * 4) x (4 * 2 + 2 * 2) floats at mask 5 and 2 rows, 3456 bytes.
+# and the rows: (64 + 2 * 4) x (4 * 2 + 2 * 2) floats at mask 5 and 2 rows, 3456 bytes. The
+# local-B column is what the driver reports for the kernel: pocl the tile's bytes, NVIDIA 16 more
+# of its own (3472 on the H100, driver 580.159.04), so up to 64 bytes more are allowed.
 out=$("$bin" --kernels "$kernels" --task convolution --variants tiled-2d --type float \
   --local-sizes 64 --set mask-width=5,convolution-rows=2 2>&1); rc=$?
-if [ $rc -ne 0 ] || [[ $out != *" 3456 "* ]]; then
-  echo "FAIL: --set mask-width=5,convolution-rows=2 -> exit $rc, no local size 3456: $out"; fail=1
+bytes=$(echo "$out" | awk '$1 == "tiled-2d" { print $7 }')
+if [ $rc -ne 0 ] || [ -z "$bytes" ] || [ "$bytes" -lt 3456 ] || [ "$bytes" -ge $((3456 + 64)) ]; then
+  echo "FAIL: --set mask-width=5,convolution-rows=2 -> exit $rc, local bytes '$bytes', not 3456 (+ up to 63): $out"
+  fail=1
 fi
+# --binaries DIR: each program as the driver returns it, one file per variant and local size.
+dir=$(mktemp -d)
+out=$("$bin" --kernels "$kernels" --task convolution --variants tiled-2d --type float \
+  --local-sizes 32,64 --binaries "$dir/bin" 2>&1); rc=$?
+for f in tiled-2d-L32.bin tiled-2d-L64.bin; do
+  if [ $rc -ne 0 ] || [ ! -s "$dir/bin/$f" ]; then
+    echo "FAIL: --binaries -> exit $rc, no $f: $(ls "$dir/bin" 2>&1) $out"; fail=1
+  fi
+done
+rm -rf "$dir"
 out=$("$bin" --kernels "$kernels" --task scan --variants work-efficient --local-sizes 64 2>&1); rc=$?
 for want in "wg-max" "reqd" "ScanTileWorkEfficient" "AddBlockOffsets"; do
   if [ $rc -ne 0 ] || [[ $out != *"$want"* ]]; then

@@ -2,7 +2,7 @@
 # One call's worth of GPU work on the lent NVIDIA machine (see docs/BENCHMARKS.md):
 #   bench/gpu_session.sh BUILD_DIR STAGE...
 # stages: info cub sweep sweep64 tests bench localsizes kernelinfo compare compare64 portable cpuref check31 stress stress64
-#         trace isolation robustness ceilings sizes default breakdown conv conv2d big index-ab
+#         trace isolation robustness ceilings sizes default breakdown conv conv2d sass big index-ab
 # BUILD_DIR is built on the developer machine (with CUDA there, so cub-reference is in it) and carried.
 # Results go to $OUT (or ./gpu-out); a short summary is printed last.
 # CSV: rows with an empty 34th column (`kernel`) are the cases; the others their kernels.
@@ -235,6 +235,30 @@ PY
           --mask-width 5,9 --local-size $L --tune convolution-rows=$k --time-budget 0.3 \
           | awk -F, 'NR > 1 && $34 == ""' | cut -d, -f10,18,23 | tr '\n' ' ' | sed "s/^/L=$L rows=$k: /"; echo
       done; done | tee "$out/conv2d.txt";;
+    sass)  # tiled-2d's machine code (KERNELS=DIR, default kernels; SET="mask-width=9,..." as
+      # kernel-info's --set): the driver's PTX (kernel-info --binaries), ptxas's registers for it,
+      # the SASS (cuobjdump) and the highest register each 4 KiB of code uses, which shows where a
+      # kernel's registers go (docs/BENCHMARKS.md, Convolution, H100: how the row pointer was found)
+      cuda=$(dirname "$(command -v ptxas || ls /usr/local/cuda*/bin/ptxas | head -1)")
+      "$build/kernel-info" --kernels "${KERNELS:-kernels}" --platform NVIDIA --task convolution \
+        --variants tiled-2d --type float --local-sizes 256 --set "${SET:-mask-width=9}" \
+        --binaries "$out/sass" | grep tiled-2d
+      tr -d '\000' < "$out/sass/tiled-2d-L256.bin" > "$out/sass/tiled-2d.ptx"  # a trailing NUL
+      "$cuda/ptxas" -arch=sm_90 -v -o "$out/sass/tiled-2d.cubin" "$out/sass/tiled-2d.ptx" 2>&1 \
+        | grep -A2 "'ConvolutionTiled2D'" | grep Used
+      "$cuda/cuobjdump" -sass -fun ConvolutionTiled2D "$out/sass/tiled-2d.cubin" > "$out/sass/tiled-2d.sass"
+      python3 - "$out/sass/tiled-2d.sass" <<'PY'
+import re, sys
+hi = {}  # 4 KiB of code -> the highest register an instruction there names (RZ is R255)
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(.*?);", line)
+    regs = [int(r) for r in re.findall(r"\bR(\d+)\b", m.group(2))] if m else []
+    if regs:
+        k = int(m.group(1), 16) // 4096
+        hi[k] = max(hi.get(k, 0), max(regs))
+print("highest register by 4 KiB of code: " + " ".join(f"{k:x}000:R{v}" for k, v in sorted(hi.items())))
+PY
+      rm -f "$out/sass/tiled-2d-L256.bin" "$out/sass/tiled-2d.cubin"; gzip -9 "$out/sass/"*;;
     big)  # issue 11: past 2^31 with 64-bit indices, validated (every element checked): reduction and
       # scan, single-pass and a course variant, uint at 2^32 + 7 and double at 2^31 + 3 (16 GiB of
       # input each; the host holds the input and pieces of the read-back).

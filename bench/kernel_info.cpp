@@ -49,11 +49,12 @@ std::string RegistersOf(const std::string& log, const std::string& kernel) {
   return "-";
 }
 
-// The program's binary for its one device, as the driver returns it, to dir/name.bin.
+// The program's binary for its one device, as the driver returns it, to dir/name.bin. A driver
+// that returns none is an error, not a missing file.
 void WriteBinary(const cl::Program& program, const std::string& dir, const std::string& name) {
   const auto binaries = program.getInfo<CL_PROGRAM_BINARIES>();
-  if (binaries.empty())
-    return;
+  if (binaries.empty() || binaries.front().empty())
+    throw std::runtime_error("--binaries: the driver returned no binary for " + name);
   std::filesystem::create_directories(dir);
   const std::string path = (std::filesystem::path(dir) / (name + ".bin")).string();
   std::ofstream out(path, std::ios::binary);

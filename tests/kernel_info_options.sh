@@ -37,6 +37,13 @@ for f in tiled-2d-L32.bin tiled-2d-L64.bin; do
     echo "FAIL: --binaries -> exit $rc, no $f: $(ls "$dir/bin" 2>&1) $out"; fail=1
   fi
 done
+# A folder that cannot be made (under a plain file): an error naming it, not a silent skip.
+touch "$dir/file"
+out=$("$bin" --kernels "$kernels" --task convolution --variants tiled-2d --type float \
+  --local-sizes 64 --binaries "$dir/file/bin" 2>&1); rc=$?
+if [ $rc -eq 0 ] || [[ $out != *"$dir/file/bin"* ]]; then
+  echo "FAIL: --binaries under a plain file -> exit $rc, not an error naming the folder: $out"; fail=1
+fi
 rm -rf "$dir"
 out=$("$bin" --kernels "$kernels" --task scan --variants work-efficient --local-sizes 64 2>&1); rc=$?
 for want in "wg-max" "reqd" "ScanTileWorkEfficient" "AddBlockOffsets"; do

@@ -237,17 +237,18 @@ PY
       done; done | tee "$out/conv2d.txt";;
     sass)  # tiled-2d's machine code (KERNELS=DIR, default kernels; SET="mask-width=9,..." as
       # kernel-info's --set): the driver's PTX (kernel-info --binaries), ptxas's registers for it,
-      # the SASS (cuobjdump) and the highest register each 4 KiB of code uses, which shows where a
-      # kernel's registers go (docs/BENCHMARKS.md, Convolution, H100: how the row pointer was found)
+      # the SASS (cuobjdump), the highest register each 4 KiB of code uses, which shows where a
+      # kernel's registers go (docs/BENCHMARKS.md, Convolution, H100: how the row pointer was found),
+      # and the most frequent opcodes (in the code, not as executed); into $out/sass-SET/
       cuda=$(dirname "$(command -v ptxas || ls /usr/local/cuda*/bin/ptxas | head -1)")
+      set_=${SET:-mask-width=9}; d="$out/sass-$(echo "$set_" | tr '=,' '-_')"  # a folder per SET
       "$build/kernel-info" --kernels "${KERNELS:-kernels}" --platform NVIDIA --task convolution \
-        --variants tiled-2d --type float --local-sizes 256 --set "${SET:-mask-width=9}" \
-        --binaries "$out/sass" | grep tiled-2d
-      tr -d '\000' < "$out/sass/tiled-2d-L256.bin" > "$out/sass/tiled-2d.ptx"  # a trailing NUL
-      "$cuda/ptxas" -arch=sm_90 -v -o "$out/sass/tiled-2d.cubin" "$out/sass/tiled-2d.ptx" 2>&1 \
-        | grep -A2 "'ConvolutionTiled2D'" | grep Used
-      "$cuda/cuobjdump" -sass -fun ConvolutionTiled2D "$out/sass/tiled-2d.cubin" > "$out/sass/tiled-2d.sass"
-      python3 - "$out/sass/tiled-2d.sass" <<'PY'
+        --variants tiled-2d --type float --local-sizes 256 --set "$set_" --binaries "$d" | grep tiled-2d
+      tr -d '\000' < "$d/tiled-2d-L256.bin" > "$d/tiled-2d.ptx"  # a trailing NUL
+      "$cuda/ptxas" -arch=sm_90 -v -o "$d/tiled-2d.cubin" "$d/tiled-2d.ptx" 2>&1 \
+        | grep -A3 "'ConvolutionTiled2D'" | grep Used
+      "$cuda/cuobjdump" -sass -fun ConvolutionTiled2D "$d/tiled-2d.cubin" > "$d/tiled-2d.sass"
+      python3 - "$d/tiled-2d.sass" <<'PY'
 import re, sys
 hi = {}  # 4 KiB of code -> the highest register an instruction there names (RZ is R255)
 for line in open(sys.argv[1]):
@@ -257,8 +258,14 @@ for line in open(sys.argv[1]):
         k = int(m.group(1), 16) // 4096
         hi[k] = max(hi.get(k, 0), max(regs))
 print("highest register by 4 KiB of code: " + " ".join(f"{k:x}000:R{v}" for k, v in sorted(hi.items())))
+ops = {}  # opcode (without its modifiers) -> how many instructions
+for line in open(sys.argv[1]):
+    m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
+    if m:
+        ops[m.group(1)] = ops.get(m.group(1), 0) + 1
+print(f"{sum(ops.values())} instructions: " + " ".join(f"{o} {c}" for o, c in sorted(ops.items(), key=lambda x: -x[1])[:16]))
 PY
-      rm -f "$out/sass/tiled-2d-L256.bin" "$out/sass/tiled-2d.cubin"; gzip -9 "$out/sass/"*;;
+      rm -f "$d/tiled-2d-L256.bin" "$d/tiled-2d.cubin"; gzip -9f "$d/tiled-2d.ptx" "$d/tiled-2d.sass";;
     big)  # issue 11: past 2^31 with 64-bit indices, validated (every element checked): reduction and
       # scan, single-pass and a course variant, uint at 2^32 + 7 and double at 2^31 + 3 (16 GiB of
       # input each; the host holds the input and pieces of the read-back).

@@ -193,8 +193,9 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 // and never read into a sum). The load keeps a work-item's whole share of the tile in flight
 // (NV vectors or NS cells; batches of at most 12 vectors or 40 cells where the share is larger),
 // then stores it: one round trip to memory per tile at the usual shapes. (Reading the next tile
-// while computing this one, software pipelining, was measured on the H100 and was no faster:
-// docs/BENCHMARKS.md, Convolution.)
+// while computing this one, software pipelining, was measured on the H100 and was no faster; nor
+// was half the work-items computing while the other half loads the rest of the tile: both cost
+// registers, and with them work-groups per compute unit. docs/BENCHMARKS.md, Convolution.)
 // Consecutive work-items own consecutive 4-column blocks: their vector reads of a tile row are
 // contiguous (no bank conflicts) and their stores coalesce.
 // Global reads per output: (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the

@@ -250,19 +250,18 @@ PY
       "$cuda/cuobjdump" -sass -fun ConvolutionTiled2D "$d/tiled-2d.cubin" > "$d/tiled-2d.sass"
       python3 - "$d/tiled-2d.sass" <<'PY'
 import re, sys
-hi = {}  # 4 KiB of code -> the highest register an instruction there names (RZ is R255)
+hi = {}   # 4 KiB of code -> the highest register an instruction there names (RZ is R255)
+ops = {}  # opcode (without its predicate and modifiers) -> how many instructions
 for line in open(sys.argv[1]):
-    m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(.*?);", line)
-    regs = [int(r) for r in re.findall(r"\bR(\d+)\b", m.group(2))] if m else []
+    m = re.match(r"\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)(.*?);", line)
+    if not m:
+        continue
+    ops[m.group(2)] = ops.get(m.group(2), 0) + 1
+    regs = [int(r) for r in re.findall(r"\bR(\d+)\b", m.group(3))]
     if regs:
         k = int(m.group(1), 16) // 4096
         hi[k] = max(hi.get(k, 0), max(regs))
 print("highest register by 4 KiB of code: " + " ".join(f"{k:x}000:R{v}" for k, v in sorted(hi.items())))
-ops = {}  # opcode (without its modifiers) -> how many instructions
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P\w+\s+)?([A-Z][A-Z0-9_]*)", line)
-    if m:
-        ops[m.group(1)] = ops.get(m.group(1), 0) + 1
 print(f"{sum(ops.values())} instructions: " + " ".join(f"{o} {c}" for o, c in sorted(ops.items(), key=lambda x: -x[1])[:16]))
 PY
       rm -f "$d/tiled-2d-L256.bin" "$d/tiled-2d.cubin"; gzip -9f "$d/tiled-2d.ptx" "$d/tiled-2d.sass";;

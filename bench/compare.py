@@ -11,6 +11,11 @@ The reference is CUB (cub-reference, built where CMake finds CUDA), Boost.Comput
 std::inclusive_scan under std::execution::par on every core of the host (cpu-reference, built
 where oneTBB is found). All print JSON lines; the suite runs its single-pass variants (or
 --variants) with --format json.
+
+On a shared machine one round can land in a slow spell of the host (pocl on a 2-core cloud
+machine: the same case 45-116% of the copy ceiling from run to run, the reduction and
+std::reduce slowed with it); --rounds N runs the pair N times in turn and prints, per case, the
+median over the rounds with the lowest and highest beside it.
 """
 import argparse
 import json
@@ -39,43 +44,92 @@ def main():
     ap.add_argument("--json-out", help="also write the suite's JSON here")
     ap.add_argument("--bench-args", default="",
                     help="more options for the suite, e.g. \"--portable\" (the reference runs as is)")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="run the suite and the reference this many times in turn; per case the\n"
+                         "median over the rounds (lowest-highest) (default 1)")
     args = ap.parse_args()
+    if args.rounds < 1:
+        ap.error(f"--rounds must be at least 1, got {args.rounds}")
 
     cmd = [args.bench, "--format", "json", "-q", "--task", "reduction,scan", "--variant",
            args.variants, "--type", args.types, "--size", args.sizes, "--scan-kind", "inclusive"]
     if args.platform:
         cmd += ["--platform", args.platform]
     cmd += args.bench_args.split()
-    ours = json.loads(run(cmd))
-    if args.json_out:
-        with open(args.json_out, "w") as f:
-            json.dump(ours, f, indent=2)
-
     ref_cmd = [args.reference, "--sizes", args.sizes, "--types", args.types]
     if "boost" in os.path.basename(args.reference) and args.platform:
         ref_cmd += ["--platform", args.platform]
-    refs = {}
-    for line in run(ref_cmd).splitlines():
-        if line.startswith("{"):
-            r = json.loads(line)
-            refs[(r["task"], r["type"], r["n"])] = r
 
-    dev = ours["device"]
+    rounds = []  # (the suite's JSON, the reference's results by (task, type, n))
+    for _ in range(args.rounds):
+        ours = json.loads(run(cmd))
+        refs = {}
+        for line in run(ref_cmd).splitlines():
+            if line.startswith("{"):
+                r = json.loads(line)
+                refs[(r["task"], r["type"], r["n"])] = r
+        rounds.append((ours, refs))
+    if args.json_out:
+        with open(args.json_out, "w") as f:
+            json.dump(rounds[0][0] if args.rounds == 1 else [o for o, _ in rounds], f, indent=2)
+
+    dev = rounds[0][0]["device"]
     print(f"device: {dev['name']} ({dev['platform']}, driver {dev['driver_version']}), "
-          f"ceilings read/write/copy {dev.get('ceilings', {}).get('read_gbytes_s', 0):.0f}/"
-          f"{dev.get('ceilings', {}).get('write_gbytes_s', 0):.0f}/{dev.get('copy_gbytes_s', 0):.0f} GB/s")
+          + ceilings_text(rounds))
+    if args.rounds > 1:
+        print(f"{args.rounds} rounds: per case the median over the rounds; in brackets the lowest-highest "
+              "Gelem/s, util and ratio")
     print(f"{'task':<10} {'variant':<14} {'type':<6} {'n':>10} {'status':<7} {'ours Gelem/s':>12} "
           f"{'util':>5} {'reference':<32} {'ref Gelem/s':>11} {'ratio':>6}")
     failed = False
-    for r in ours["results"]:
-        ref = refs.get((r["task"], r["type"], r["n"]))
-        failed |= r["status"] == "failed"
-        ratio = f"{r['gelem_s'] / ref['gelem_s']:.2f}x" if ref and r["gelem_s"] else "-"
-        print(f"{r['task']:<10} {r['variant']:<14} {r['type']:<6} {r['n']:>10} {r['status']:<7} "
-              f"{r['gelem_s']:>12.1f} {100 * r.get('utilisation', r.get('bandwidth_util', 0)):>4.0f}% "
-              f"{ref['algorithm'] if ref else '-':<32} "
-              f"{ref['gelem_s'] if ref else 0:>11.1f} {ratio:>6}")
+    for i, r in enumerate(rounds[0][0]["results"]):
+        key = (r["task"], r["type"], r["n"])
+        cases = [o["results"][i] for o, _ in rounds]
+        refs = [rf.get(key) for _, rf in rounds]
+        statuses = {c["status"] for c in cases}
+        failed |= "failed" in statuses
+        status = "failed" if "failed" in statuses else cases[0]["status"]
+        ours_g = [c["gelem_s"] for c in cases]
+        util = [100 * c.get("utilisation", c.get("bandwidth_util", 0)) for c in cases]
+        ref_g = [rf["gelem_s"] for rf in refs if rf]
+        ratio = [c["gelem_s"] / rf["gelem_s"] for c, rf in zip(cases, refs)
+                 if rf and rf["gelem_s"] and c["gelem_s"]]
+        print(f"{r['task']:<10} {r['variant']:<14} {r['type']:<6} {r['n']:>10} {status:<7} "
+              f"{median(ours_g):>12.1f} {median(util):>4.0f}% "
+              f"{refs[0]['algorithm'] if refs[0] else '-':<32} "
+              f"{median(ref_g) if ref_g else 0:>11.1f} "
+              + (f"{median(ratio):>5.2f}x" if ratio else f"{'-':>6}")
+              + spread(ours_g, util, ratio))
     return 1 if failed else 0
+
+
+def median(xs):
+    xs = sorted(xs)
+    m = len(xs) // 2
+    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
+
+
+def spread(ours_g, util, ratio):
+    """With more than one round: the lowest and highest Gelem/s, util and ratio."""
+    if len(ours_g) < 2:
+        return ""
+    text = f"  ({min(ours_g):.1f}-{max(ours_g):.1f}, {min(util):.0f}-{max(util):.0f}%"
+    if ratio:
+        text += f", {min(ratio):.2f}-{max(ratio):.2f}x"
+    return text + ")"
+
+
+def ceilings_text(rounds):
+    """The ceilings of the run (read/write/copy GB/s), a range where the rounds measured more than one."""
+    parts = []
+    for key in ("read_gbytes_s", "write_gbytes_s"):
+        parts.append([o["device"].get("ceilings", {}).get(key, 0) for o, _ in rounds])
+    parts.append([o["device"].get("copy_gbytes_s", 0) for o, _ in rounds])
+
+    def fmt(vs):
+        lo, hi = min(vs), max(vs)
+        return f"{lo:.0f}" if round(lo) == round(hi) else f"{lo:.0f}-{hi:.0f}"
+    return "ceilings read/write/copy " + "/".join(fmt(v) for v in parts) + " GB/s"
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ import json
 import os
 import subprocess
 import sys
+from statistics import median
 
 
 def run(cmd):
@@ -101,12 +102,6 @@ def main():
               + (f"{median(ratio):>5.2f}x" if ratio else f"{'-':>6}")
               + spread(ours_g, util, ratio))
     return 1 if failed else 0
-
-
-def median(xs):
-    xs = sorted(xs)
-    m = len(xs) // 2
-    return xs[m] if len(xs) % 2 else (xs[m - 1] + xs[m]) / 2
 
 
 def spread(ours_g, util, ratio):

@@ -86,18 +86,18 @@ def main():
     for i, r in enumerate(rounds[0][0]["results"]):
         key = (r["task"], r["type"], r["n"])
         cases = [o["results"][i] for o, _ in rounds]
-        refs = [rf.get(key) for _, rf in rounds]
+        case_refs = [rf.get(key) for _, rf in rounds]
         statuses = {c["status"] for c in cases}
         failed |= "failed" in statuses
         status = "failed" if "failed" in statuses else cases[0]["status"]
         ours_g = [c["gelem_s"] for c in cases]
         util = [100 * c.get("utilisation", c.get("bandwidth_util", 0)) for c in cases]
-        ref_g = [rf["gelem_s"] for rf in refs if rf]
-        ratio = [c["gelem_s"] / rf["gelem_s"] for c, rf in zip(cases, refs)
+        ref_g = [rf["gelem_s"] for rf in case_refs if rf]
+        ratio = [c["gelem_s"] / rf["gelem_s"] for c, rf in zip(cases, case_refs)
                  if rf and rf["gelem_s"] and c["gelem_s"]]
         print(f"{r['task']:<10} {r['variant']:<14} {r['type']:<6} {r['n']:>10} {status:<7} "
               f"{median(ours_g):>12.1f} {median(util):>4.0f}% "
-              f"{refs[0]['algorithm'] if refs[0] else '-':<32} "
+              f"{case_refs[0]['algorithm'] if case_refs[0] else '-':<32} "
               f"{median(ref_g) if ref_g else 0:>11.1f} "
               + (f"{median(ratio):>5.2f}x" if ratio else f"{'-':>6}")
               + spread(ours_g, util, ratio))

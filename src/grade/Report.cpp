@@ -1,0 +1,147 @@
+#include "Report.h"
+
+#include "Errors.h"
+#include "Text.h"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace rsb::grade {
+
+std::string Points(double p) {
+  return fmt::format("{:g}", p);
+}
+
+void WriteFile(const fs::path& path, const std::string& text) {
+  const fs::path tmp = path.string() + ".tmp";
+  {
+    std::ofstream out(tmp);
+    out << text;
+    if (!out)
+      throw DeviceError(fmt::format("cannot write {}", tmp.string()));
+  }
+  fs::rename(tmp, path);
+}
+
+namespace {
+
+// A table cell: one line, pipes escaped.
+std::string Cell(const std::string& s) {
+  const std::string line = s.substr(0, s.find('\n'));
+  std::string out;
+  for (char c : line)
+    out += c == '|' ? std::string("\\|") : std::string(1, c);
+  if (out.size() > 160)
+    out = out.substr(0, 157) + "...";
+  return out;
+}
+
+}  // namespace
+
+json ToJson(const RunInfo& ctx, const HandinGrade& h) {
+  json items = json::array();
+  for (const auto& g : h.items) {
+    json cases = json::array();
+    for (const auto& c : g.cases)
+      cases.push_back({{"case", c.label}, {"status", c.status}, {"message", c.message}});
+    items.push_back({{"id", g.item->id},
+                     {"title", g.item->title},
+                     {"task", g.item->task},
+                     {"variant", g.item->variant},
+                     {"status", g.status},
+                     {"detail", g.detail},
+                     {"first_wrong", g.firstWrong ? *g.firstWrong : json()},
+                     {"speed", g.speed ? *g.speed : json()},
+                     {"points", g.points},
+                     {"max_points", g.item->points},
+                     {"cases", cases}});
+  }
+  json host = nullptr;
+  if (!h.host.tasks.empty())
+    host = {{"tasks", h.host.tasks}, {"built", h.host.ok}, {"log", h.host.log}};
+  return {{"schema", "reduce-scan-bench-grade/1"},
+          {"handin", h.name},
+          {"path", h.path},
+          {"rubric", ctx.rubric->name},
+          {"rubric_file", ctx.rubric->path},
+          {"seed", ctx.rubric->seed},
+          {"device", ctx.device},
+          {"timeout_s", ctx.timeoutS},
+          {"host_code", host},
+          {"total", h.total},
+          {"max", h.max},
+          {"items", items}};
+}
+
+std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
+  std::string md = fmt::format("# {}: {} / {} points\n\n", h.name, Points(h.total), Points(h.max));
+  md += fmt::format("Hand-in `{}`, rubric {} (`{}`), device {}, seed {}, timeout {:g} s.\n", h.path,
+                    ctx.rubric->name, ctx.rubric->path, ctx.device.empty() ? "?" : ctx.device,
+                    ctx.rubric->seed, ctx.timeoutS);
+  if (h.host.tasks.empty())
+    md += "Host code: the suite's (the hand-in brings no task sources).\n";
+  else
+    md += fmt::format(
+        "Host code: the hand-in's sources for {}, built against the suite's "
+        "runner: {}.\n",
+        Join(h.host.tasks, ", "),
+        h.host.ok ? fmt::format("built in {:.0f} s", h.host.seconds) : "FAILED");
+  md +=
+      "\n| item | task | variant | status | detail | speed | points |\n"
+      "|---|---|---|---|---|---|---|\n";
+  for (const auto& g : h.items) {
+    std::string speed = "-";
+    if (g.speed && g.speed->contains("ratio"))
+      speed = fmt::format("{:.2f}x (floor {:g}x)", (*g.speed)["ratio"].get<double>(),
+                          g.item->speedFloor.value_or(0));
+    else if (g.speed)
+      speed = "?";
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} |\n", g.item->id, g.item->task,
+                      g.item->variant, g.status, Cell(g.detail), speed, Points(g.points),
+                      Points(g.item->points));
+  }
+  md += fmt::format("| **total** | | | | | | **{} / {}** |\n", Points(h.total), Points(h.max));
+  bool header = false;
+  for (const auto& g : h.items) {
+    if (g.status == "passed" && g.detail.empty())
+      continue;
+    if (!header)
+      md += "\n## Details\n";
+    header = true;
+    md += fmt::format("\n### {} ({})\n\n", g.item->id, g.status);
+    if (g.firstWrong)
+      md += fmt::format("First wrong index {}: expected {}, actual {}.\n\n",
+                        (*g.firstWrong)["index"].get<size_t>(),
+                        (*g.firstWrong)["expected"].get<std::string>(),
+                        (*g.firstWrong)["actual"].get<std::string>());
+    md += "```\n" + g.detail + (g.detail.empty() || g.detail.back() != '\n' ? "\n" : "") + "```\n";
+  }
+  return md;
+}
+
+std::string SummaryCsv(const Rubric& rubric, const std::vector<HandinGrade>& all) {
+  std::string csv = "name,total,max";
+  for (const auto& it : rubric.items)
+    csv += "," + it.id;
+  csv += "\n";
+  for (const auto& h : all) {
+    std::string name = h.name;
+    if (name.find_first_of(",\"\n") != std::string::npos) {
+      std::string q;
+      for (char c : name)
+        q += c == '"' ? std::string("\"\"") : std::string(1, c);
+      name = "\"" + q + "\"";
+    }
+    csv += fmt::format("{},{},{}", name, Points(h.total), Points(h.max));
+    for (const auto& g : h.items)
+      csv += "," + Points(g.points);
+    csv += "\n";
+  }
+  return csv;
+}
+
+}  // namespace rsb::grade

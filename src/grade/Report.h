@@ -1,0 +1,52 @@
+// The grader's reports: per hand-in a Markdown page and a JSON file (the same, per item and per
+// case), and the class's summary.csv.
+#pragma once
+
+#include "ChildRun.h"
+#include "HostBuild.h"
+#include "Rubric.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb::grade {
+
+struct ItemGrade {
+  const Item* item = nullptr;
+  std::string status, detail;
+  std::optional<nlohmann::json> firstWrong;
+  std::vector<CaseOutcome> cases;
+  std::optional<nlohmann::json> speed;
+  double points = 0;
+};
+
+struct HandinGrade {
+  std::string name, path;
+  HostBuild host;
+  std::vector<ItemGrade> items;
+  double total = 0, max = 0;
+};
+
+// What every report of a grading run says about the run.
+struct RunInfo {
+  const Rubric* rubric = nullptr;
+  std::string device;  // "" until a child run named it
+  double timeoutS = 0;
+};
+
+nlohmann::json ToJson(const RunInfo& run, const HandinGrade& h);
+std::string ToMarkdown(const RunInfo& run, const HandinGrade& h);
+std::string SummaryCsv(const Rubric& rubric, const std::vector<HandinGrade>& all);
+
+// "2", "0.5": points as the reports print them.
+std::string Points(double p);
+
+// Writes through a temporary file and a rename, so that a reader never sees half a report;
+// throws DeviceError when it cannot.
+void WriteFile(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace rsb::grade

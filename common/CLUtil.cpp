@@ -255,6 +255,12 @@ std::string FindKernelDir(const std::string& explicitDir, const std::string& arg
   if (ec)
     exe = fs::absolute(argv0);
   const fs::path exeDir = exe.parent_path();
+  // Run from its build tree (CMakeCache.txt beside it), the binary reads the source tree's
+  // kernels, so that a student's edit is what runs without a rebuild; the build tree's copy
+  // is the fallback once the source tree is gone.
+  if (fs::is_regular_file(exeDir / "CMakeCache.txt", ec) &&
+      std::string(RSB_SOURCE_KERNEL_DIR).size())
+    candidates.emplace_back(RSB_SOURCE_KERNEL_DIR);
   candidates.push_back(exeDir / "kernels");  // build tree
   candidates.push_back(exeDir.parent_path() / "share" / "reduce-scan-bench" /
                        "kernels");  // install

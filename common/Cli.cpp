@@ -17,6 +17,21 @@
 
 namespace rsb {
 
+// "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size).
+std::optional<Extent> ParseExtent(const std::string& v) {
+  const size_t x = v.find_first_of("xX");
+  if (x == std::string::npos) {
+    const auto n = ParseSize(v);
+    if (!n || *n > kMaxElements)
+      return std::nullopt;
+    return Extent{*n, 0};
+  }
+  const auto w = ParseSize(v.substr(0, x)), h = ParseSize(v.substr(x + 1));
+  if (!w || !h || *w > kMaxElements || *h > kMaxElements / *w)
+    return std::nullopt;
+  return Extent{*w * *h, *h};
+}
+
 namespace {
 
 using cli::Allowed;
@@ -73,21 +88,6 @@ std::string TuneHelp(const TaskCatalog& catalog) {
       help += fmt::format("\n  {} (default {}; {}): {}", k.name, k.value, k.AllowedText(), k.help);
     }
   return help;
-}
-
-// "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size).
-std::optional<Extent> ParseExtent(const std::string& v) {
-  const size_t x = v.find_first_of("xX");
-  if (x == std::string::npos) {
-    const auto n = ParseSize(v);
-    if (!n || *n > kMaxElements)
-      return std::nullopt;
-    return Extent{*n, 0};
-  }
-  const auto w = ParseSize(v.substr(0, x)), h = ParseSize(v.substr(x + 1));
-  if (!w || !h || *w > kMaxElements || *h > kMaxElements / *w)
-    return std::nullopt;
-  return Extent{*w * *h, *h};
 }
 
 CLI::Validator ExtentCheck() {

@@ -8,12 +8,17 @@
 #include "Types.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace rsb {
 
 enum class OutputFormat { Table, Csv, Json, Markdown };
+
+// "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size);
+// nullopt when malformed or beyond kMaxElements.
+std::optional<Extent> ParseExtent(const std::string& v);
 
 struct Options {
   bool help = false;

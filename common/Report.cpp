@@ -419,6 +419,8 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
     if (d)
       out << "\n";
     out << DeviceLine(info, d) << "\n";
+    if (d == 0 && !info.kernelDir.empty())
+      out << "kernels: " << info.kernelDir << "\n";
     if (info.devices[d].ceilings.Known())
       out << CeilingsLine(info.devices[d].ceilings) << "\n";
     if (info.cold)

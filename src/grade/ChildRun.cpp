@@ -14,119 +14,140 @@ using nlohmann::json;
 
 namespace rsb::grade {
 
-std::string CaseKey(const std::string& type, const std::string& op, const std::string& kind,
-                    size_t n) {
-  return fmt::format("{} {} {}n={}", type, op, kind.empty() ? "" : kind + " ", n);
-}
-
 namespace {
 
 std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, const Item& it,
-                                   const CaseGroup& g, bool timed, const std::string& output) {
-  const std::string& binary = code.binary;
-  const std::string& kernels = code.kernels;
+                                   const CaseGroup& g, const std::string& localSize, RunKind kind,
+                                   const std::string& output) {
   std::vector<std::string> sizes;
-  for (size_t n : g.sizes)
-    sizes.push_back(std::to_string(n));
-  std::vector<std::string> a = {
-      binary,   "--kernels", kernels,  "--task",           it.task, "--variant",     it.variant,
-      "--size", Join(sizes), "--type", JoinNames(g.types), "--op",  JoinNames(g.ops)};
-  if (it.task == "scan")
+  for (const Extent& e : g.sizes)
+    sizes.push_back(SizeText(e));
+  std::vector<std::string> a = code.wrapper;
+  a.insert(a.end(),
+           {code.binary, "--kernels", code.kernels, "--task", it.task, "--variant", it.variant,
+            "--size", Join(sizes), "--type", JoinNames(g.types), "--op", JoinNames(g.ops)});
+  if (!g.kinds.empty())
     a.insert(a.end(), {"--scan-kind", JoinNames(g.kinds)});
-  a.insert(a.end(), {"--local-size", g.localSize, "--seed", std::to_string(s.seed), "--format",
+  for (const auto& [name, values] : g.params) {
+    std::vector<std::string> v;
+    for (size_t x : values)
+      v.push_back(std::to_string(x));
+    a.insert(a.end(), {"--" + name, Join(v)});
+  }
+  a.insert(a.end(), {"--local-size", localSize, "--seed", std::to_string(s.seed), "--format",
                      "json", "--output", output, "-q"});
-  if (timed)
+  if (kind == RunKind::Timed) {
     a.insert(a.end(), {"--iterations", "30", "--time-budget", "0.3", "--warmup", "1"});
-  else
+  } else {
     a.push_back("--check");
-  if (!s.platform.empty())
+    if (kind == RunKind::Oclgrind)
+      a.push_back("--oclgrind");
+    if (g.validateRuns > 1)
+      a.insert(a.end(), {"--validate-runs", std::to_string(g.validateRuns)});
+  }
+  // Under Oclgrind the only platform is Oclgrind's: the grading run's device does not apply.
+  if (kind != RunKind::Oclgrind && !s.platform.empty())
     a.insert(a.end(), {"--platform", s.platform});
-  if (!s.device.empty())
+  if (kind != RunKind::Oclgrind && !s.device.empty())
     a.insert(a.end(), {"--device", s.device});
   return a;
+}
+
+std::optional<json> ReadResults(const std::string& output) {
+  std::ifstream in(output);
+  if (!in)
+    return std::nullopt;
+  try {
+    json j = json::parse(in);
+    if (j.is_object() && j["results"].is_array())
+      return j;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// What happened to the whole run: "" as status when it ended with usable results.
+std::pair<std::string, std::string> RunVerdict(const ProcessResult& p, bool haveResults,
+                                               double timeoutS) {
+  if (!p.started)
+    return {"error", "could not start the child run: " + p.startError};
+  if (p.interrupted)
+    return {"error", "interrupted"};
+  if (p.timedOut)
+    return {"timeout", fmt::format("no answer within {:.3g} s (killed)", timeoutS)};
+  if (p.signal) {
+    const std::string err = Excerpt(p.err);
+    return {"error",
+            "crashed: killed by " + SignalName(p.signal) + (err.empty() ? "" : "\n" + err)};
+  }
+  if (!haveResults || p.exitCode == 2) {
+    const std::string err = Excerpt(p.err);
+    return {"error",
+            fmt::format("exit status {} without a result: {}\n{}", p.exitCode, Headline(err), err)};
+  }
+  return {"", ""};
+}
+
+bool Matches(const json& res, const Item& it, const CaseSpec& c) {
+  if (res.value("variant", "") != it.variant || res.value("type", "") != ToString(c.type) ||
+      res.value("op", "") != ToString(c.op) || res.value("n", size_t(0)) != c.size.n ||
+      res.value("scan_kind", "") != (c.kind ? ToString(*c.kind) : ""))
+    return false;
+  if (c.size.height && res.value("height", size_t(0)) != c.size.height)
+    return false;
+  for (const auto& [name, value] : c.params)
+    if (!res.contains("params") || !res["params"].is_object() ||
+        res["params"].value(name, size_t(0)) != value)
+      return false;
+  return true;
 }
 
 }  // namespace
 
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
-                  bool timed, double timeoutS) {
-  const std::string& kernels = code.kernels;
+                  const std::string& localSize, RunKind kind, double timeoutS) {
   static std::atomic<int> counter{0};
-  const std::string output = (fs::path(s.workDir) / fmt::format("run-{}.json", counter++)).string();
-  fs::remove(output);
-  const ProcessResult p = RunProcess(ChildArgs(s, code, it, g, timed, output), timeoutS);
+  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const std::string output = (fs::path(dir) / fmt::format("run-{}.json", counter++)).string();
+  std::error_code ec;
+  fs::remove(output, ec);
+  const ProcessResult p =
+      RunProcess(ChildArgs(s, code, it, g, localSize, kind, output), timeoutS, dir);
+  std::optional<json> j = ReadResults(output);
+  fs::remove(output, ec);
+  auto [runStatus, runMessage] = RunVerdict(p, j.has_value(), timeoutS);
+  if (runStatus == "error")
+    j.reset();  // the results of a run that crashed or refused its input are not trusted
+  const std::string root = fs::path(code.kernels).parent_path().string();
+  runMessage = ShortenPaths(runMessage, root);
   GroupRun run;
-  std::optional<json> j;
-  {
-    std::ifstream in(output);
-    if (in) {
-      try {
-        j = json::parse(in);
-        if (!j->is_object() || !(*j)["results"].is_array())
-          j.reset();
-      } catch (const std::exception&) {
-        j.reset();
+  run.results = j;
+  run.seconds = p.seconds;
+  run.timedOut = p.timedOut;
+  for (const CaseSpec& spec : Expand(g)) {
+    CaseOutcome c;
+    c.label = spec.Label() + (localSize == "auto" ? "" : " L=" + localSize);
+    c.status = runStatus.empty() ? "error" : runStatus;
+    c.message = runStatus.empty() ? "no result for this case" : runMessage;
+    c.wholeRun = !runStatus.empty();
+    for (const auto& res : j ? (*j)["results"] : json::array()) {
+      if (!Matches(res, it, spec))
+        continue;
+      c.wholeRun = false;
+      c.status = res.value("status", "error");
+      c.message = ShortenPaths(res.value("message", ""), root);
+      if (c.status == "skipped") {
+        c.status = "error";  // the rubric asks for a case this device cannot run
+        c.message = "skipped on this device: " + c.message;
       }
+      if (res.contains("time_ms") && res["time_ms"].is_object() &&
+          res["time_ms"]["median"].is_number())
+        c.medianMs = res["time_ms"]["median"].get<double>();
+      if (res.contains("oclgrind") && res["oclgrind"].is_object())
+        c.oclgrind = res["oclgrind"];
     }
+    run.cases.push_back(std::move(c));
   }
-  fs::remove(output);
-  // What happened to the whole run, when it gave no usable JSON.
-  std::string runStatus, runMessage;
-  if (!p.started) {
-    runStatus = "error";
-    runMessage = "could not start the child run: " + p.startError;
-  } else if (p.interrupted) {
-    runStatus = "error";
-    runMessage = "interrupted";
-  } else if (p.timedOut) {
-    runStatus = "timeout";
-    runMessage = fmt::format("no answer within {:g} s (killed)", timeoutS);
-  } else if (p.signal) {
-    runStatus = "error";
-    runMessage = "crashed: killed by " + SignalName(p.signal);
-    const std::string err = Excerpt(p.err);
-    if (!err.empty())
-      runMessage += "\n" + err;
-  } else if (!j || p.exitCode == 2) {
-    runStatus = "error";
-    const std::string err = Excerpt(p.err);
-    runMessage =
-        fmt::format("exit status {} without a result: {}\n{}", p.exitCode, Headline(err), err);
-    j.reset();
-  }
-  runMessage = ShortenPaths(runMessage, fs::path(kernels).parent_path().string());
-  if (j)
-    run.results = j;
-  for (ElementType type : g.types)
-    for (Op op : g.ops)
-      for (size_t k = 0; k < (it.task == "scan" ? g.kinds.size() : 1); ++k)
-        for (size_t n : g.sizes) {
-          const std::string kind = it.task == "scan" ? ToString(g.kinds[k]) : "";
-          CaseOutcome c;
-          c.label = CaseKey(ToString(type), ToString(op), kind, n);
-          if (!j) {
-            c.status = runStatus;
-            c.message = runMessage;
-            c.wholeRun = true;
-          } else {
-            c.status = "error";
-            c.message = "no result for this case";
-            for (const auto& res : (*j)["results"]) {
-              if (res.value("variant", "") != it.variant ||
-                  res.value("type", "") != ToString(type) || res.value("op", "") != ToString(op) ||
-                  res.value("n", size_t(0)) != n || res.value("scan_kind", "") != kind)
-                continue;
-              c.status = res.value("status", "error");
-              c.message =
-                  ShortenPaths(res.value("message", ""), fs::path(kernels).parent_path().string());
-              if (c.status == "skipped") {
-                c.status = "error";  // the rubric asks for a case this device cannot run
-                c.message = "skipped on this device: " + c.message;
-              }
-            }
-          }
-          run.cases.push_back(c);
-        }
   return run;
 }
 

@@ -21,28 +21,36 @@ struct ChildSettings {
   std::string workDir;  // where the children's result files go
 };
 
-// The code a child run runs: a binary and a kernels folder.
+// The code a child run runs: a binary and a kernels folder, started through `wrapper` (a
+// sandbox's command line, Sandbox.h; empty: directly), writing its results into workDir (""
+// the grading run's).
 struct Code {
   std::string binary, kernels;
+  std::vector<std::string> wrapper;
+  std::string workDir;
 };
+
+// What a child run does with its cases: validate them, time them, or validate them under
+// Oclgrind (races, out-of-bounds accesses, instruction counts).
+enum class RunKind { Check, Timed, Oclgrind };
 
 struct CaseOutcome {
   std::string label, status, message;
   bool wholeRun = false;  // the child run ended before any result: the message is the run's
+  std::optional<double> medianMs;          // a timed run's median
+  std::optional<nlohmann::json> oclgrind;  // an Oclgrind run's diagnostics and counts
 };
 
 struct GroupRun {
   std::vector<CaseOutcome> cases;
   std::optional<nlohmann::json> results;  // the child's JSON, when usable
+  double seconds = 0;                     // the child's wall time
+  bool timedOut = false;
 };
 
-// "uint sum inclusive n=257": a case as the reports name it.
-std::string CaseKey(const std::string& type, const std::string& op, const std::string& kind,
-                    size_t n);
-
-// Runs one case group in a child (validation only, or `timed`) killed after timeoutS seconds,
-// and gives every case of it an outcome.
+// Runs one case group at one local size in a child killed after timeoutS seconds, and gives
+// every case of it an outcome (a case the child did not reach in time: `timeout`).
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
-                  bool timed, double timeoutS);
+                  const std::string& localSize, RunKind kind, double timeoutS);
 
 }  // namespace rsb::grade

@@ -19,6 +19,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -39,6 +40,7 @@ using namespace grade;
 struct GradeOptions {
   std::vector<std::string> handins;
   std::string rubric, outputDir = "grades", platform, device, suiteSource;
+  std::vector<std::string> items;  // --items: grade only these rubric items
   double timeoutS = 60, buildTimeoutS = 900;
   bool quiet = false;
 };
@@ -97,6 +99,9 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                              return fs::is_regular_file(fs::path(v) / "CMakeLists.txt") &&
                                     fs::is_directory(fs::path(v) / "common");
                            }));
+  app.add_option("--items", o.items,
+                 "Grade only these rubric items (ids, comma-separated; default: all)")
+      ->delimiter(',');
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   try {
     app.parse(argc, argv);
@@ -122,23 +127,121 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
 // ---------------------------------------------------------------------------------------------
 // Grading
 
+// A hand-in's time limit is the suite's own time for the same child run, times this, and never
+// below --timeout: a machine busy enough to slow a correct hand-in slows the reference as much.
+constexpr double kTimeSlack = 5;
+// A speed floor compares medians of this many timed runs of each, taken in turn.
+constexpr int kSpeedRounds = 3;
+
+// A temporary folder removed on every way out of the scope.
+class TempDir {
+ public:
+  TempDir() {
+    std::string path = (fs::temp_directory_path() / "rsb-grade-XXXXXX").string();
+    if (!::mkdtemp(path.data()))
+      throw DeviceError("cannot create a temporary folder in " +
+                        fs::temp_directory_path().string());
+    path_ = path;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& Path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 struct Context {
   GradeOptions opt;
   Rubric rubric;
   ChildSettings child;
   Code suite;  // the suite's own binary and kernels: the reference
-  std::map<std::string, std::optional<double>> referenceMs;  // per speed case
+  // Per child run (item, case group, local size): the suite's own wall time for it.
+  std::map<std::string, double> referenceSeconds;
+  std::map<std::string, std::optional<json>> referenceOclgrind;  // per item: the suite's counts
   std::string deviceName;
 
-  GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, bool timed) {
-    GroupRun run = RunGroup(child, code, it, g, timed, opt.timeoutS);
-    if (deviceName.empty() && run.results && (*run.results)["device"].is_object())
+  GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
+               RunKind kind, double timeoutS) {
+    GroupRun run = RunGroup(child, code, it, g, ls, kind, timeoutS);
+    if (kind != RunKind::Oclgrind && deviceName.empty() && run.results &&
+        (*run.results)["device"].is_object())
       deviceName = (*run.results)["device"].value("name", "");
     return run;
   }
 };
-// ---------------------------------------------------------------------------------------------
-// Grading and reports
+
+std::string RunKey(const Item& it, size_t group, const std::string& ls, RunKind kind) {
+  return fmt::format("{}/{}/{}/{}", it.id, group, ls, static_cast<int>(kind));
+}
+
+// The code's cases all passed; else the first case that did not, as "label: status: message".
+std::optional<std::string> FirstNotPassed(const GroupRun& run) {
+  for (const auto& c : run.cases)
+    if (c.status != "passed")
+      return c.label + ": " + c.status + ": " + c.message.substr(0, c.message.find('\n'));
+  return std::nullopt;
+}
+
+// The suite's own code on the child run: its wall time (the base of a hand-in's time limit),
+// with a fresh kernel cache so that it pays the kernel builds a hand-in pays. A rubric case
+// the suite's own code does not pass on this device is the rubric's error (exit 2).
+double MeasureReference(Context& ctx, const Item& it, size_t group, const std::string& ls,
+                        RunKind kind) {
+  const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
+  // No deadline of note: the suite's code is trusted, and a slow machine is what it measures.
+  const GroupRun run = ctx.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS));
+  if (const auto bad = FirstNotPassed(run))
+    throw UsageError(fmt::format(
+        "--rubric '{}': item '{}': the suite's own code does not pass {} on this device ({}); "
+        "allowed: cases the device can run",
+        ctx.rubric.path, it.id, kind == RunKind::Oclgrind ? "the Oclgrind case" : "a case", *bad));
+  double& s = ctx.referenceSeconds[RunKey(it, group, ls, kind)];
+  s = std::max(s, run.seconds);
+  if (kind == RunKind::Oclgrind && !run.cases.empty())
+    ctx.referenceOclgrind[it.id] = run.cases.front().oclgrind;
+  return s;
+}
+
+double TimeLimit(const Context& ctx, const Item& it, size_t group, const std::string& ls,
+                 RunKind kind) {
+  const auto at = ctx.referenceSeconds.find(RunKey(it, group, ls, kind));
+  const double ref = at == ctx.referenceSeconds.end() ? 0 : at->second;
+  return std::max(ctx.opt.timeoutS, kTimeSlack * ref);
+}
+
+// Runs a hand-in's child run under its time limit; a timeout is retried once, after the
+// reference is measured again (the machine may have become busier), before it counts.
+GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
+                   const std::string& ls, RunKind kind, double& limit) {
+  const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
+  limit = TimeLimit(ctx, it, group, ls, kind);
+  GroupRun run = ctx.Run(code, it, g, ls, kind, limit);
+  if (!run.timedOut || Interrupted())
+    return run;
+  MeasureReference(ctx, it, group, ls, kind);
+  limit = TimeLimit(ctx, it, group, ls, kind);
+  return ctx.Run(code, it, g, ls, kind, limit);
+}
+
+// Every case entry of the item at every local size, before the first hand-in.
+void MeasureReferences(Context& ctx) {
+  for (const auto& it : ctx.rubric.items) {
+    if (Interrupted())
+      return;
+    if (!ctx.opt.quiet)
+      std::cerr << fmt::format("  reference: {}\n", it.id);
+    for (size_t gi = 0; gi < it.groups.size(); ++gi)
+      for (const auto& ls : it.groups[gi].localSizes)
+        MeasureReference(ctx, it, gi, ls, RunKind::Check);
+    if (it.oclgrind != GateMode::Off)
+      MeasureReference(ctx, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind);
+  }
+}
 
 int Rank(const std::string& status) {
   if (status == "passed")
@@ -163,48 +266,27 @@ std::optional<json> FirstWrong(const std::string& message) {
               {"wrong_elements", std::stoull(m[5].str())}};
 }
 
-// The median time of the one case of a timed run, if it passed.
-std::optional<double> TimedMedian(Context& ctx, const Code& code, const Item& it,
-                                  std::string& why) {
-  const GroupRun run = ctx.Run(code, it, it.speedCase, true);
-  if (run.cases.size() != 1 || run.cases[0].status != "passed" || !run.results) {
-    why = run.cases.empty() ? "no result" : run.cases[0].status + ": " + run.cases[0].message;
-    return std::nullopt;
-  }
-  for (const auto& res : (*run.results)["results"])
-    if (res.value("variant", "") == it.variant && res.contains("time_ms"))
-      return res["time_ms"].value("median", 0.0);
-  why = "no time in the result";
-  return std::nullopt;
-}
-
-ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const std::string& hostError) {
-  ItemGrade g;
-  g.item = &it;
-  if (!hostError.empty()) {
-    g.status = "error";
-    g.detail = "host code does not build: " + Headline(hostError) + "\n" + hostError;
-    return g;
-  }
-  if (!fs::is_directory(code.kernels)) {
-    g.status = "error";
-    g.detail = "the hand-in has no kernels/ folder";
-    return g;
-  }
+// The item's correctness: every case entry at every local size; the worst case decides.
+void GradeCases(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
   std::vector<std::string> runOf;  // per case: the run it was part of
-  for (const auto& group : it.groups) {
-    GroupRun run = ctx.Run(code, it, group, false);
-    std::vector<std::string> sizes;
-    for (size_t n : group.sizes)
-      sizes.push_back(std::to_string(n));
-    const std::string what = fmt::format("the run of {} case(s) n={} {} {}{}", run.cases.size(),
-                                         Join(sizes), JoinNames(group.types), JoinNames(group.ops),
-                                         it.task == "scan" ? " " + JoinNames(group.kinds) : "");
-    for (auto& c : run.cases) {
-      g.cases.push_back(std::move(c));
-      runOf.push_back(what);
+  for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi) {
+    const CaseGroup& group = it.groups[gi];
+    for (const auto& ls : group.localSizes) {
+      double limit = 0;
+      GroupRun run = RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit);
+      g.timeLimitS = std::max(g.timeLimitS, limit);
+      std::vector<std::string> sizes;
+      for (const Extent& e : group.sizes)
+        sizes.push_back(SizeText(e));
+      const std::string what = fmt::format(
+          "the run of {} case(s) n={} {} {}{}{}", run.cases.size(), Join(sizes),
+          JoinNames(group.types), JoinNames(group.ops),
+          group.kinds.empty() ? "" : " " + JoinNames(group.kinds), ls == "auto" ? "" : " L=" + ls);
+      for (auto& c : run.cases) {
+        g.cases.push_back(std::move(c));
+        runOf.push_back(what);
+      }
     }
-    // A group that timed out or crashed says so for all its cases; the next groups still run.
   }
   g.status = "passed";
   for (size_t i = 0; i < g.cases.size(); ++i)
@@ -214,53 +296,126 @@ ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const std::s
       if (c.status == "failed")
         g.firstWrong = FirstWrong(c.message);
     }
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// Speed against the suite's own kernels and host code: kSpeedRounds timed runs of each, in
+// turn, so that both see the same machine; the medians of their medians are compared.
+void GradeSpeed(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+  const CaseGroup& sc = it.speedCase;
+  const std::string ls = sc.localSizes.front();
+  std::vector<double> ref, mine;
+  std::string why;
+  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
+    for (const Code* c : {static_cast<const Code*>(&ctx.suite), &code}) {
+      const GroupRun run =
+          ctx.Run(*c, it, sc, ls, RunKind::Timed, std::max(60.0, ctx.opt.timeoutS));
+      const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
+      if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
+        (c == &code ? mine : ref).push_back(*o->medianMs);
+      else if (why.empty())
+        why = (c == &code ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
+              (o ? o->status + ": " + o->message : "no result");
+    }
+  json s = {
+      {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
+  if (!ref.empty())
+    s["reference_ms"] = Median(ref);
+  if (!mine.empty())
+    s["handin_ms"] = Median(mine);
+  s["met"] = false;
+  if (ref.size() == size_t(kSpeedRounds) && mine.size() == size_t(kSpeedRounds)) {
+    const double ratio = Median(ref) / Median(mine);
+    s["ratio"] = ratio;
+    s["met"] = ratio >= *it.speedFloor;
+    if (ratio < *it.speedFloor)
+      g.detail = fmt::format("correct, but {:.2f}x the reference's speed, below the floor {:g}x",
+                             ratio, *it.speedFloor);
+  } else {
+    g.detail = "correct, but not timed: " + why;
+  }
+  if (!s["met"].get<bool>())
+    g.points = 0;
+  g.speed = s;
+}
+
+// The diagnostics of an Oclgrind run, one line each.
+std::string Diagnostics(const json& oclgrind) {
+  std::string out;
+  if (oclgrind.contains("diagnostics") && oclgrind["diagnostics"].is_array())
+    for (const auto& d : oclgrind["diagnostics"])
+      out += (out.empty() ? "" : "\n") + (d.is_object() ? d.value("text", d.dump()) : d.dump());
+  return out;
+}
+
+// Oclgrind's verdict on the item's Oclgrind case: diagnostics (a note, or the points with
+// Deduct) and the instructions executed against the suite's own kernels (the work ceiling).
+void GradeOclgrind(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+  double limit = 0;
+  const GroupRun run =
+      RunHandin(ctx, code, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind, limit);
+  const CaseOutcome& c = run.cases.front();
+  json o = {{"mode", ToString(it.oclgrind)}, {"case", c.label}};
+  std::string problem;
+  if (!c.oclgrind) {
+    problem = "oclgrind: the run under Oclgrind gave no verdict: " + c.status + ": " + c.message;
+  } else {
+    o["diagnostics"] = (*c.oclgrind).value("diagnostics", json::array());
+    problem = Diagnostics(*c.oclgrind);
+    if (!problem.empty())
+      problem = "oclgrind: " + problem;
+    const auto& ref = ctx.referenceOclgrind[it.id];
+    const double mineN = (*c.oclgrind).value("instructions", 0.0);
+    const double refN = ref ? ref->value("instructions", 0.0) : 0.0;
+    o["instructions"] = mineN;
+    o["reference_instructions"] = refN;
+    if (refN > 0) {
+      o["work_ratio"] = mineN / refN;
+      if (it.workCeiling && mineN / refN > *it.workCeiling && problem.empty())
+        problem = fmt::format(
+            "correct, but it executes {:.2f}x the instructions of the suite's kernel on {} "
+            "(Oclgrind's counts; ceiling {:g}x): not work-efficient",
+            mineN / refN, c.label, *it.workCeiling);
+    }
+  }
+  o["problem"] = problem;
+  g.oclgrind = o;
+  if (problem.empty())
+    return;
+  if (it.oclgrind == GateMode::Deduct) {
+    g.status = problem.rfind("correct", 0) == 0 ? "passed" : "failed";
+    g.points = 0;
+    g.detail = problem;
+  } else {
+    g.detail = "note (no points deducted): " + problem;
+  }
+}
+
+ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const std::string& hostError) {
+  ItemGrade g;
+  g.item = &it;
+  if (!hostError.empty()) {
+    g.status = "error";
+    g.detail = hostError;
+    return g;
+  }
+  if (!fs::is_directory(code.kernels)) {
+    g.status = "error";
+    g.detail = "the hand-in has no kernels/ folder";
+    return g;
+  }
+  GradeCases(ctx, it, code, g);
   if (g.status != "passed")
     return g;
   g.points = it.points;
-  if (!it.speedFloor)
-    return g;
-  // Speed against the suite's own kernels and host code, on the same device, in this run.
-  const CaseGroup& sc = it.speedCase;
-  const std::string key = fmt::format("{}/{}/{}/{}/{}/{}/{}", it.task, it.variant, sc.sizes[0],
-                                      ToString(sc.types[0]), ToString(sc.ops[0]),
-                                      it.task == "scan" ? ToString(sc.kinds[0]) : "", sc.localSize);
-  std::string why;
-  if (!ctx.referenceMs.count(key))
-    ctx.referenceMs[key] = TimedMedian(ctx, ctx.suite, it, why);
-  std::optional<double> ref = ctx.referenceMs[key];
-  std::optional<double> mine = TimedMedian(ctx, code, it, why);
-  if (ref && mine && *ref / *mine < *it.speedFloor) {
-    // Below the floor: both measured once more and the best median of each counts, so that a
-    // noisy moment does not cost points (and a re-run gives the same points).
-    std::string again;
-    if (const auto r2 = TimedMedian(ctx, ctx.suite, it, again))
-      ctx.referenceMs[key] = ref = std::min(*ref, *r2);
-    if (const auto m2 = TimedMedian(ctx, code, it, again))
-      mine = std::min(*mine, *m2);
-  }
-  json s = {{"floor", *it.speedFloor},
-            {"case", CaseKey(ToString(sc.types[0]), ToString(sc.ops[0]),
-                             it.task == "scan" ? ToString(sc.kinds[0]) : "", sc.sizes[0])}};
-  if (ref)
-    s["reference_ms"] = *ref;
-  if (mine)
-    s["handin_ms"] = *mine;
-  if (ref && mine && *mine > 0) {
-    const double ratio = *ref / *mine;
-    s["ratio"] = ratio;
-    s["met"] = ratio >= *it.speedFloor;
-    if (ratio < *it.speedFloor) {
-      g.points = 0;
-      g.detail = fmt::format("correct, but {:.2f}x the reference's speed, below the floor {:g}x",
-                             ratio, *it.speedFloor);
-    }
-  } else {
-    s["met"] = false;
-    g.points = 0;
-    g.detail = ref ? "correct, but the timed run did not pass: " + why
-                   : "the reference's timed run did not pass: " + why;
-  }
-  g.speed = s;
+  if (it.oclgrind != GateMode::Off && !Interrupted())
+    GradeOclgrind(ctx, it, code, g);
+  if (g.points > 0 && it.speedFloor && !Interrupted())
+    GradeSpeed(ctx, it, code, g);
   return g;
 }
 
@@ -274,15 +429,10 @@ std::string HandinName(const std::string& path) {
   return name;
 }
 
-int GradeAll(int argc, char** argv) {
-  bool help = false;
-  Context ctx;
-  ctx.opt = ParseGradeOptions(argc, argv, help);
-  if (help)
-    return kExitOk;
-  ctx.rubric = LoadRubric(ctx.opt.rubric);
+// The hand-ins' report names, each once.
+std::vector<std::string> HandinNames(const std::vector<std::string>& handins) {
   std::vector<std::string> names;
-  for (const auto& h : ctx.opt.handins) {
+  for (const auto& h : handins) {
     const std::string name = HandinName(h);
     if (std::find(names.begin(), names.end(), name) != names.end())
       throw UsageError(
@@ -291,6 +441,116 @@ int GradeAll(int argc, char** argv) {
                       h, name));
     names.push_back(name);
   }
+  return names;
+}
+
+// --items: the rubric keeps only the items named, in its own order.
+void SelectItems(Rubric& rubric, const std::vector<std::string>& ids) {
+  if (ids.empty())
+    return;
+  std::vector<std::string> known;
+  for (const auto& it : rubric.items)
+    known.push_back(it.id);
+  for (const auto& id : ids)
+    if (std::find(known.begin(), known.end(), id) == known.end())
+      throw UsageError(fmt::format("--items '{}': no such item in '{}'; allowed: {}", id,
+                                   rubric.path, Join(known, ", ")));
+  std::vector<Item> kept;
+  for (auto& it : rubric.items)
+    if (std::find(ids.begin(), ids.end(), it.id) != ids.end())
+      kept.push_back(std::move(it));
+  rubric.items = std::move(kept);
+}
+
+// The output folder, made and written once before anything runs: a folder that cannot be
+// written is a usage error now, not after the first hand-in.
+void CheckOutputDir(const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec || !fs::is_directory(dir))
+    throw UsageError(
+        fmt::format("--output-dir '{}': cannot create the folder ({}); allowed: a writable folder",
+                    dir, ec ? ec.message() : "a file of that name exists"));
+  const fs::path probe = fs::path(dir) / ".rsb-grade-write-test";
+  {
+    std::ofstream out(probe);
+    out << "x";
+    out.flush();
+    if (!out) {
+      fs::remove(probe, ec);
+      throw UsageError(fmt::format(
+          "--output-dir '{}': cannot write in the folder; allowed: a writable folder", dir));
+    }
+  }
+  fs::remove(probe, ec);
+}
+
+// The files the rubric requires that the hand-in lacks, per item: "" when it has them all.
+std::string MissingFiles(const Rubric& r, const Item& it, const std::string& handin) {
+  std::vector<std::string> missing;
+  for (const auto& f : r.requiredFiles) {
+    const std::string task = TaskOfFile(f);
+    if ((task.empty() || task == it.task) && !fs::is_regular_file(fs::path(handin) / f))
+      missing.push_back(f);
+  }
+  if (missing.empty())
+    return "";
+  return fmt::format("the hand-in lacks {}, which the rubric requires", Join(missing, ", "));
+}
+
+HandinGrade GradeHandin(Context& ctx, const std::string& name, const std::string& path,
+                        const std::string& workDir) {
+  HandinGrade h;
+  h.name = name;
+  h.path = fs::absolute(path).lexically_normal().string();
+  h.host = BuildHostCode({ctx.opt.suiteSource, workDir, ctx.opt.buildTimeoutS}, h.path);
+  if (!ctx.opt.quiet && !h.host.tasks.empty())
+    std::cerr << fmt::format("  host code ({}): {}\n", Join(h.host.tasks, ", "),
+                             h.host.ok ? "built" : "does not build");
+  // The hand-in's kernels build into a cache of its own: nothing it leaves there reaches another.
+  const std::string cache = (fs::path(workDir) / "kernel-cache").string();
+  fs::create_directories(cache);
+  for (const auto& it : ctx.rubric.items) {
+    if (Interrupted())
+      break;
+    const bool own =
+        std::find(h.host.tasks.begin(), h.host.tasks.end(), it.task) != h.host.tasks.end();
+    Code code{own && h.host.ok ? h.host.binary : ctx.suite.binary,
+              (fs::path(h.path) / "kernels").string(),
+              {"/usr/bin/env", "POCL_CACHE_DIR=" + cache, "CUDA_CACHE_DISABLE=1"},
+              workDir};
+    std::string problem = MissingFiles(ctx.rubric, it, h.path);
+    if (problem.empty() && own && !h.host.ok)
+      problem = "host code does not build: " + Headline(h.host.log) + "\n" + h.host.log;
+    ItemGrade g = GradeItem(ctx, it, code, problem);
+    if (!ctx.opt.quiet)
+      std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),
+                               Points(it.points));
+    h.total += g.points;
+    h.max += it.points;
+    h.items.push_back(std::move(g));
+  }
+  return h;
+}
+
+void WriteReports(const Context& ctx, const HandinGrade& h, const std::vector<HandinGrade>& all) {
+  const fs::path dir(ctx.opt.outputDir);
+  const RunInfo info{&ctx.rubric, ctx.deviceName, ctx.opt.timeoutS};
+  WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
+  WriteFile(dir / (h.name + ".json"),
+            ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  WriteFile(dir / "summary.csv", SummaryCsv(ctx.rubric, all));
+}
+
+int GradeAll(int argc, char** argv) {
+  bool help = false;
+  Context ctx;
+  ctx.opt = ParseGradeOptions(argc, argv, help);
+  if (help)
+    return kExitOk;
+  ctx.rubric = LoadRubric(ctx.opt.rubric);
+  SelectItems(ctx.rubric, ctx.opt.items);
+  const std::vector<std::string> names = HandinNames(ctx.opt.handins);
   // The device is checked once here (the suite's own code), so that a wrong --platform is one
   // usage error instead of an error in every item.
   SelectDevice(ctx.opt.platform, ctx.opt.device);
@@ -299,56 +559,30 @@ int GradeAll(int argc, char** argv) {
   if (ec)
     throw DeviceError("cannot find the running executable (/proc/self/exe)");
   ctx.suite.kernels = FindKernelDir("", argv[0]);
-  fs::create_directories(ctx.opt.outputDir, ec);
-  if (ec || !fs::is_directory(ctx.opt.outputDir))
-    throw UsageError(
-        fmt::format("--output-dir '{}': cannot create the folder ({}); allowed: a "
-                    "writable folder",
-                    ctx.opt.outputDir, ec.message()));
-  std::string work = (fs::temp_directory_path() / "rsb-grade-XXXXXX").string();
-  if (!::mkdtemp(work.data()))
-    throw DeviceError("cannot create a temporary folder");
-  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work};
+  CheckOutputDir(ctx.opt.outputDir);
+  const TempDir work;
+  const std::string refCache = work.Path() + "/reference-kernel-cache";
+  fs::create_directories(refCache);
+  ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache, "CUDA_CACHE_DISABLE=1"};
+  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path()};
   InstallInterruptHandler();
+  if (!ctx.opt.quiet)
+    std::cerr << "the suite's own code on every item (the time limits' reference)\n";
+  MeasureReferences(ctx);
 
   std::vector<HandinGrade> all;
   for (size_t i = 0; i < ctx.opt.handins.size() && !Interrupted(); ++i) {
-    HandinGrade h;
-    h.name = names[i];
-    h.path = fs::absolute(ctx.opt.handins[i]).lexically_normal().string();
     if (!ctx.opt.quiet)
-      std::cerr << fmt::format("[{}/{}] {}\n", i + 1, ctx.opt.handins.size(), h.name);
-    h.host = BuildHostCode({ctx.opt.suiteSource, work, ctx.opt.buildTimeoutS}, h.path);
-    if (!ctx.opt.quiet && !h.host.tasks.empty())
-      std::cerr << fmt::format("  host code ({}): {}\n", Join(h.host.tasks, ", "),
-                               h.host.ok ? "built" : "does not build");
-    for (const auto& it : ctx.rubric.items) {
-      if (Interrupted())
-        break;
-      const bool own =
-          std::find(h.host.tasks.begin(), h.host.tasks.end(), it.task) != h.host.tasks.end();
-      const Code code{own && h.host.ok ? h.host.binary : ctx.suite.binary,
-                      (fs::path(h.path) / "kernels").string()};
-      const std::string hostError = own && !h.host.ok ? h.host.log : "";
-      ItemGrade g = GradeItem(ctx, it, code, hostError);
-      if (!ctx.opt.quiet)
-        std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),
-                                 Points(it.points));
-      h.total += g.points;
-      h.max += it.points;
-      h.items.push_back(std::move(g));
-    }
+      std::cerr << fmt::format("[{}/{}] {}\n", i + 1, ctx.opt.handins.size(), names[i]);
+    const std::string dir = fmt::format("{}/handin-{}", work.Path(), i);
+    fs::create_directories(dir);
+    HandinGrade h = GradeHandin(ctx, names[i], ctx.opt.handins[i], dir);
+    fs::remove_all(dir, ec);
     if (Interrupted())
       break;
-    const fs::path dir(ctx.opt.outputDir);
-    const RunInfo info{&ctx.rubric, ctx.deviceName, ctx.opt.timeoutS};
-    WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
-    WriteFile(dir / (h.name + ".json"),
-              ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
     all.push_back(std::move(h));
-    WriteFile(dir / "summary.csv", SummaryCsv(ctx.rubric, all));
+    WriteReports(ctx, all.back(), all);
   }
-  fs::remove_all(work, ec);
   if (Interrupted()) {
     std::cerr << "interrupted: the reports of the hand-ins graded so far are written\n";
     return kExitInterrupted;

@@ -56,6 +56,8 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
                      {"detail", g.detail},
                      {"first_wrong", g.firstWrong ? *g.firstWrong : json()},
                      {"speed", g.speed ? *g.speed : json()},
+                     {"oclgrind", g.oclgrind ? *g.oclgrind : json()},
+                     {"time_limit_s", g.timeLimitS},
                      {"points", g.points},
                      {"max_points", g.item->points},
                      {"cases", cases}});
@@ -69,7 +71,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
           {"rubric", ctx.rubric->name},
           {"rubric_file", ctx.rubric->path},
           {"seed", ctx.rubric->seed},
-          {"device", ctx.device},
+          {"device", ctx.device.empty() ? "-" : ctx.device},
           {"timeout_s", ctx.timeoutS},
           {"host_code", host},
           {"total", h.total},
@@ -80,7 +82,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
 std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
   std::string md = fmt::format("# {}: {} / {} points\n\n", h.name, Points(h.total), Points(h.max));
   md += fmt::format("Hand-in `{}`, rubric {} (`{}`), device {}, seed {}, timeout {:g} s.\n", h.path,
-                    ctx.rubric->name, ctx.rubric->path, ctx.device.empty() ? "?" : ctx.device,
+                    ctx.rubric->name, ctx.rubric->path, ctx.device.empty() ? "-" : ctx.device,
                     ctx.rubric->seed, ctx.timeoutS);
   if (h.host.tasks.empty())
     md += "Host code: the suite's (the hand-in brings no task sources).\n";
@@ -99,7 +101,7 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
       speed = fmt::format("{:.2f}x (floor {:g}x)", (*g.speed)["ratio"].get<double>(),
                           g.item->speedFloor.value_or(0));
     else if (g.speed)
-      speed = "?";
+      speed = fmt::format("not timed (floor {:g}x)", g.item->speedFloor.value_or(0));
     md += fmt::format("| {} | {} | {} | {} | {} | {} | {} / {} |\n", g.item->id, g.item->task,
                       g.item->variant, g.status, Cell(g.detail), speed, Points(g.points),
                       Points(g.item->points));

@@ -21,6 +21,8 @@ struct ItemGrade {
   std::optional<nlohmann::json> firstWrong;
   std::vector<CaseOutcome> cases;
   std::optional<nlohmann::json> speed;
+  std::optional<nlohmann::json> oclgrind;  // the Oclgrind gate's verdict, where the item has one
+  double timeLimitS = 0;                   // the longest limit a child run of the item had
   double points = 0;
 };
 

@@ -23,14 +23,15 @@ namespace rsb::grade {
 
 // Per-process limits (setrlimit through prlimit), inherited by everything the program starts.
 // 0 means "not limited". The defaults are far above what a correct hand-in needs (a pocl child
-// run of the shipped rubric: ~450 MB of address space, ~220 MB resident, < 10 s of CPU).
+// run, scan naive n=1000 with a cold kernel cache: ~450 MB of address space, ~220 MB resident).
 struct SandboxLimits {
   // RLIMIT_DATA: private writable memory (heap, anonymous mappings, thread stacks). Used instead
   // of RLIMIT_AS because GPU drivers reserve huge PROT_NONE address ranges that RLIMIT_AS counts
   // and RLIMIT_DATA does not; with pocl the device buffers are host memory and count here.
   uint64_t dataBytes = uint64_t(8) << 30;
-  // RLIMIT_AS: address space. Off by default (NVIDIA's OpenCL/CUDA driver maps tens of GiB of
-  // virtual space at start-up and fails under it); pocl alone needs ~0.5 GiB.
+  // RLIMIT_AS: address space. Off by default: NVIDIA's OpenCL driver (580, on an H100) maps
+  // ~13 GiB of address space at start-up and its platform is gone under an 8 GiB limit; pocl
+  // needs ~0.5 GiB.
   uint64_t addressSpaceBytes = 0;
   // RLIMIT_CPU: seconds of CPU time per process (all its threads); SIGXCPU at the limit, SIGKILL
   // 5 s later. Each process of a build (one compiler per file) has its own count.

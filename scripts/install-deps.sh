@@ -3,8 +3,9 @@
 # a C++17 compiler, CMake, the OpenCL ICD loader and C++ bindings, pocl (an OpenCL device on the
 # CPU, so the suite runs on any machine), CLI11, nlohmann-json, fmt, GoogleTest, and Python 3 with
 # matplotlib for `reduce-scan-bench plot` and jsonschema for the result-schema test, and oneTBB
-# for the bench/ CPU reference (cpu-reference: C++17 parallel algorithms). Safe to run again:
-# what is installed stays.
+# for the bench/ CPU reference (cpu-reference: C++17 parallel algorithms), and bubblewrap with
+# util-linux (prlimit, setpriv) for the grader's sandbox. Safe to run again: what is installed
+# stays.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
@@ -13,5 +14,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd \
   clinfo libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3 python3-matplotlib \
-  python3-jsonschema libtbb-dev >/dev/null
+  python3-jsonschema libtbb-dev bubblewrap util-linux >/dev/null
 echo "dependencies installed"

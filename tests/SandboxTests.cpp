@@ -1,0 +1,261 @@
+// The grader's sandbox (src/grade/Sandbox.h): small shell commands run through SandboxCommand and
+// RunProcess as a hand-in's code would, and what they could reach on the host checked from
+// outside. Each test would fail if the command ran without the sandbox. Skipped where bwrap
+// cannot create its namespaces (SandboxStatus says why).
+#include "Sandbox.h"
+#include "Subprocess.h"
+#include "TestSupport.h"
+
+#include <fmt/format.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+
+namespace rsb::grade {
+namespace {
+
+std::string Read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+void Write(const fs::path& p, const std::string& text) {
+  fs::create_directories(p.parent_path());
+  std::ofstream(p, std::ios::binary) << text;
+}
+
+// A class as the grader sees it, outside /tmp (which the sandbox replaces anyway): the class
+// folder with two hand-ins, the reports folder, the rubric, and a suite folder of which only
+// kit/ is shown again.
+class Sandbox : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const SandboxAvailability status = SandboxStatus();
+    if (!status.ok)
+      GTEST_SKIP() << status.reason;
+    static int counter = 0;
+    root_ = fs::current_path() /
+            fmt::format("rsb-sandbox-test-{}-{}", static_cast<long>(::getpid()), counter++);
+    fs::remove_all(root_);
+    alice_ = root_ / "class" / "alice";
+    fs::create_directories(alice_);
+    Write(root_ / "class" / "bob" / "kernels" / "Scan.cl", "bob's secret kernel");
+    Write(root_ / "reports" / "bob.md", "bob: 20 / 20 points");
+    Write(root_ / "rubric.json", "the secret rubric");
+    Write(root_ / "suite" / "kit" / "readme.txt", "the kit");
+    Write(root_ / "suite" / "answers.txt", "the instructor's answers");
+    policy_.writableDir = alice_.string();
+    policy_.hidden = {(root_ / "class").string(), (root_ / "reports").string(),
+                      (root_ / "rubric.json").string(), (root_ / "suite").string()};
+    policy_.readOnly = {(root_ / "suite" / "kit").string()};
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!root_.empty())
+      fs::remove_all(root_, ec);
+  }
+
+  ProcessResult Run(const std::string& script, double timeoutS = 120) {
+    return RunProcess(SandboxCommand({"/bin/sh", "-c", script}, policy_), timeoutS);
+  }
+
+  fs::path root_, alice_;
+  SandboxPolicy policy_;
+};
+
+std::string Describe(const ProcessResult& p) {
+  return fmt::format("started {} exit {} signal {} timed out {}\nstdout:\n{}\nstderr:\n{}",
+                     p.started, p.exitCode, p.signal, p.timedOut, p.out, p.err);
+}
+
+TEST_F(Sandbox, WritesInsideTheWritableFolderSucceed) {
+  const ProcessResult p = Run(
+      "echo cwd > out.txt && echo home > \"$HOME/home.txt\" && echo tmp > \"$TMPDIR/tmp.txt\" && "
+      "mkdir -p sub && echo deep > sub/deep.txt");
+  ASSERT_EQ(p.exitCode, 0) << Describe(p);
+  EXPECT_EQ(Read(alice_ / "out.txt"), "cwd\n");
+  EXPECT_EQ(Read(alice_ / "home.txt"), "home\n");
+  EXPECT_EQ(Read(alice_ / "tmp.txt"), "tmp\n");
+  EXPECT_EQ(Read(alice_ / "sub" / "deep.txt"), "deep\n");
+}
+
+TEST_F(Sandbox, WritesOutsideTheWritableFolderAreRefusedAndTheRunGoesOn) {
+  const std::string tag = fmt::format("rsb-sandbox-escape-{}", static_cast<long>(::getpid()));
+  const char* home = std::getenv("HOME");
+  // Refused: everything of the host but the writable folder is read-only or hidden.
+  const std::vector<fs::path> refused = {
+      root_ / "reports" / "alice.md",                    // the reports folder (hidden)
+      root_ / "reports" / "bob.md",                      // a report that exists
+      root_ / "class" / "bob" / "kernels" / "Scan.cl",   // another hand-in
+      root_ / "rubric.json",                             // the rubric (hidden file)
+      root_ / "suite" / "kit" / "readme.txt",            // the read-only kit
+      root_ / (tag + ".txt"),                            // next to the class, not hidden
+      fs::path(home ? home : "/root") / (tag + ".txt"),  // the grader's home
+  };
+  // Written, but to the sandbox's private tmpfs: nothing reaches the host's.
+  const std::vector<fs::path> privateTmp = {fs::path("/tmp") / (tag + ".txt"),
+                                            fs::path("/dev/shm") / (tag + ".txt")};
+  std::string script;
+  for (const auto& t : refused)
+    script +=
+        fmt::format("echo pwned > '{}' 2>/dev/null && echo 'wrote {}'; ", t.string(), t.string());
+  for (const auto& t : privateTmp)
+    script += fmt::format("echo pwned > '{}'; ", t.string());
+  script += "echo still-running > graded.txt";
+  const ProcessResult p = Run(script);
+  EXPECT_EQ(p.exitCode, 0) << Describe(p);
+  EXPECT_EQ(p.out.find("wrote"), std::string::npos) << p.out;
+  EXPECT_EQ(Read(alice_ / "graded.txt"), "still-running\n");
+  for (const auto& t : refused) {
+    if (fs::exists(t)) {
+      EXPECT_EQ(Read(t).find("pwned"), std::string::npos) << t;
+    }
+  }
+  for (const auto& t : privateTmp)
+    EXPECT_FALSE(fs::exists(t)) << t;
+  EXPECT_FALSE(fs::exists(root_ / "reports" / "alice.md"));
+  EXPECT_FALSE(fs::exists(root_ / (tag + ".txt")));
+  EXPECT_FALSE(fs::exists(fs::path(home ? home : "/root") / (tag + ".txt")));
+  EXPECT_EQ(Read(root_ / "rubric.json"), "the secret rubric");
+  EXPECT_EQ(Read(root_ / "reports" / "bob.md"), "bob: 20 / 20 points");
+}
+
+TEST_F(Sandbox, HiddenFilesAndFoldersCannotBeRead) {
+  const std::string script = fmt::format(
+      "cat '{0}/rubric.json'; cat '{0}/class/bob/kernels/Scan.cl'; cat '{0}/reports/bob.md'; "
+      "cat '{0}/suite/answers.txt'; ls -R '{0}/class' '{0}/reports'; cat "
+      "'{0}/suite/kit/readme.txt'",
+      root_.string());
+  const ProcessResult p = Run(script);
+  ASSERT_TRUE(p.started) << p.startError;
+  for (const char* secret : {"secret", "20 / 20", "answers", "bob", "Scan.cl"})
+    EXPECT_EQ(p.out.find(secret), std::string::npos) << secret << " seen:\n" << p.out;
+  EXPECT_NE(p.out.find("the kit"), std::string::npos) << Describe(p);  // re-exposed read-only
+  EXPECT_NE(p.out.find("alice"), std::string::npos) << Describe(p);    // its own folder is there
+}
+
+TEST_F(Sandbox, ConnectionToAListenerOnTheHostsLoopbackIsRefused) {
+  const int listener = ::socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(::bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(listener, 8), 0);
+  socklen_t len = sizeof addr;
+  ASSERT_EQ(::getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+  const int port = ntohs(addr.sin_port);
+  const std::string connect = fmt::format(
+      "exec 3<>/dev/tcp/127.0.0.1/{} && echo connected && echo hello >&3 || echo refused", port);
+  auto pending = [&] {
+    pollfd pfd{listener, POLLIN, 0};
+    return ::poll(&pfd, 1, 200) > 0;
+  };
+  // Outside the sandbox the same command reaches the listener (the test can tell).
+  const ProcessResult outside = RunProcess({"/bin/bash", "-c", connect}, 30);
+  ASSERT_NE(outside.out.find("connected"), std::string::npos) << Describe(outside);
+  ASSERT_TRUE(pending());
+  ::close(::accept(listener, nullptr, nullptr));
+
+  const ProcessResult p = RunProcess(SandboxCommand({"/bin/bash", "-c", connect}, policy_), 60);
+  EXPECT_EQ(p.exitCode, 0) << Describe(p);
+  EXPECT_NE(p.out.find("refused"), std::string::npos) << Describe(p);
+  EXPECT_EQ(p.out.find("connected"), std::string::npos) << Describe(p);
+  EXPECT_FALSE(pending()) << "the listener got a connection from the sandbox";
+  ::close(listener);
+}
+
+TEST_F(Sandbox, FileSizeLimitStopsABigWrite) {
+  policy_.limits.fileBytes = 1 << 20;
+  const ProcessResult p = Run("dd if=/dev/zero of=big bs=1M count=8 2>/dev/null; echo done");
+  EXPECT_NE(p.out.find("done"), std::string::npos) << Describe(p);
+  EXPECT_LE(fs::file_size(alice_ / "big"), uintmax_t(1) << 20);
+}
+
+TEST_F(Sandbox, CpuLimitKillsABusyLoop) {
+  policy_.limits.cpuSeconds = 1;
+  const ProcessResult p = Run("while :; do :; done", 60);
+  ASSERT_FALSE(p.timedOut) << "the busy loop ran until the wall-clock deadline";
+  // bwrap reports a signal that ended the program as exit status 128 + signal.
+  const int sig = p.signal ? p.signal : p.exitCode - 128;
+  EXPECT_TRUE(sig == SIGXCPU || sig == SIGKILL) << Describe(p);
+  EXPECT_LT(p.seconds, 20);
+}
+
+TEST_F(Sandbox, MemoryLimitStopsALargeAllocation) {
+  if (!fs::exists("/usr/bin/python3"))
+    GTEST_SKIP() << "no /usr/bin/python3";
+  const std::string script =
+      "/usr/bin/python3 -c 'b = bytearray(1 << 30); b[-1] = 1; print(\"allocated\")'";
+  const ProcessResult defaults = Run(script);  // 1 GiB is fine under the default limits
+  ASSERT_NE(defaults.out.find("allocated"), std::string::npos) << Describe(defaults);
+  policy_.limits.dataBytes = uint64_t(256) << 20;
+  const ProcessResult p = Run(script);
+  EXPECT_EQ(p.out.find("allocated"), std::string::npos) << Describe(p);
+  EXPECT_NE(p.err.find("MemoryError"), std::string::npos) << Describe(p);
+}
+
+TEST_F(Sandbox, DeadlineKillsTheProgramAndWhatItStarted) {
+  const ProcessResult p = Run("sleep 987.25 & sleep 987.25", 1);
+  EXPECT_TRUE(p.timedOut) << Describe(p);
+  EXPECT_LT(p.seconds, 10);
+  ::usleep(200 * 1000);
+  EXPECT_NE(test::RunCommand("pgrep -f 'sleep 987[.]25'").status, 0) << "a sleep survived";
+}
+
+TEST_F(Sandbox, ChildRunOfTheSuitePassesUnderTheDefaultLimits) {
+  fs::copy(test::CopyKernels("sandbox"), alice_ / "kernels", fs::copy_options::recursive);
+  std::vector<std::string> argv = {RSB_BINARY,  "--kernels", "kernels", "--check", "--task", "scan",
+                                   "--variant", "naive",     "--size",  "1000",    "-q"};
+  for (const auto& [env, flag] :
+       {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
+    if (const char* v = std::getenv(env))
+      argv.insert(argv.end(), {flag, v});
+  const ProcessResult p = RunProcess(SandboxCommand(argv, policy_), 300);
+  EXPECT_EQ(p.exitCode, 0) << Describe(p);
+  EXPECT_NE(p.out.find("passed"), std::string::npos) << Describe(p);
+  EXPECT_EQ(p.out.find("failed"), std::string::npos) << Describe(p);
+}
+
+TEST_F(Sandbox, ProcessLimitHoldsUnderAnotherUid) {
+  if (::geteuid() != 0)
+    GTEST_SKIP() << "running as another uid needs root";
+  policy_.uid = 65534;  // nobody
+  policy_.limits.processes = 16;
+  std::string error;
+  ASSERT_TRUE(GiveWritableDir(policy_, error)) << error;
+  const ProcessResult p =
+      Run("id -u > uid.txt; i=0; while [ $i -lt 64 ]; do sleep 5 & i=$((i+1)); done; echo forked");
+  EXPECT_EQ(Read(alice_ / "uid.txt"), "65534\n");
+  EXPECT_EQ(p.out.find("forked"), std::string::npos) << Describe(p);
+  EXPECT_NE(p.err.find("fork"), std::string::npos) << Describe(p);
+}
+
+TEST(SandboxCommandLine, InnermostRuleWinsWhateverTheOrderGiven) {
+  const fs::path root = fs::current_path() / fmt::format("rsb-sandbox-order-{}", ::getpid());
+  fs::create_directories(root / "class" / "alice");
+  SandboxPolicy policy;
+  policy.writableDir = (root / "class" / "alice").string();
+  policy.hidden = {(root / "class").string()};
+  const std::vector<std::string> a = SandboxCommand({"true"}, policy);
+  auto at = [&](const std::string& opt, const fs::path& p) {
+    for (size_t i = 0; i + 1 < a.size(); ++i)
+      if (a[i] == opt && a[i + 1] == p.string())
+        return i;
+    return a.size();
+  };
+  EXPECT_LT(at("--tmpfs", root / "class"), at("--bind", root / "class" / "alice"));
+  EXPECT_LT(at("--bind", root / "class" / "alice"), a.size());
+  fs::remove_all(root);
+}
+
+}  // namespace
+}  // namespace rsb::grade

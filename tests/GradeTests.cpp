@@ -7,7 +7,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#include <thread>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -228,6 +231,199 @@ TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
   r = RunGrade((root_ / "missing").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("missing"), std::string::npos) << r.err;
+}
+
+
+TEST_F(Grade, RubricFieldsOfTheWrongTypeAreAUsageErrorNamingFileAndItem) {
+  const std::string h = HandIn("any");
+  const fs::path rubric = root_ / "typed.json";
+  std::ofstream(rubric) << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": "two",
+       "cases": {"sizes": [257]}}]})";
+  CommandResult r = RunGrade(h, "", rubric.string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(rubric.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("item 'scan-naive'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("points"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("type_error"), std::string::npos) << r.err;
+
+  std::ofstream(rubric) << R"({"items": [
+      {"id": 7, "task": "scan", "variant": "naive", "points": 2, "cases": {"sizes": [257]}}]})";
+  r = RunGrade(h, "", rubric.string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("item 1: id 7: not a string"), std::string::npos) << r.err;
+
+  std::ofstream(rubric) << R"({"items": [
+      {"id": "big", "task": "scan", "variant": "naive", "points": 1e400,
+       "cases": {"sizes": [257]}}]})";
+  r = RunGrade(h, "", rubric.string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "out")) << "nothing written on bad input";
+}
+
+TEST_F(Grade, ItemsThatCanNeverRunAreRejectedBeforeAnythingRuns) {
+  const std::string h = HandIn("any");
+  const fs::path rubric = root_ / "never.json";
+  auto expectRefused = [&](const std::string& item, const std::string& what) {
+    std::ofstream(rubric) << R"({"items": [)" << item << "]}";
+    const auto start = std::chrono::steady_clock::now();
+    const CommandResult r = RunGrade(h, "", rubric.string());
+    const double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.status, 2) << item << "\n" << r.err;
+    EXPECT_NE(r.err.find(what), std::string::npos) << item << "\n" << r.err;
+    EXPECT_LT(s, 10) << "refused only after running: " << item;
+  };
+  // An image for a 1-D variant, a count for a 2-D one.
+  expectRefused(R"({"id": "a", "task": "convolution", "variant": "basic-1d", "points": 1,
+                    "cases": {"sizes": ["64x64"]}})",
+                "\"64x64\": not allowed");
+  expectRefused(R"({"id": "b", "task": "convolution", "variant": "tiled-2d", "points": 1,
+                    "cases": {"sizes": [4096]}})",
+                "4096: not allowed");
+  // A type the task does not compute (convolution: float and double).
+  expectRefused(R"({"id": "c", "task": "convolution", "variant": "basic-1d", "points": 1,
+                    "cases": {"sizes": [100], "types": ["uint"]}})",
+                "\"uint\": not allowed; allowed: float double");
+  // A mask wider than the image.
+  expectRefused(R"({"id": "d", "task": "convolution", "variant": "tiled-2d", "points": 1,
+                    "cases": {"sizes": ["8x8"], "mask_widths": [9]}})",
+                "can never run");
+  expectRefused(R"({"id": "e", "task": "reduction", "variant": "sequential", "points": 1,
+                    "cases": {"sizes": [100], "mask_width": 3}})",
+                "unknown key 'mask_width'");
+}
+
+TEST_F(Grade, TwoDimensionalConvolutionItemsAreGraded) {
+  const std::string h = HandIn("conv");
+  std::ofstream(root_ / "conv.json") << R"({"items": [
+      {"id": "tiled-2d", "task": "convolution", "variant": "tiled-2d", "points": 3,
+       "cases": {"sizes": ["64x64", "33x17"], "mask_widths": [3, 5], "local_size": 64}},
+      {"id": "tiled-1d", "task": "convolution", "variant": "tiled-1d", "points": 1,
+       "cases": {"sizes": [1000], "types": ["float", "double"]}}]})";
+  const CommandResult r = RunGrade(h, "", (root_ / "conv.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("conv");
+  const json& item = Item(report, "tiled-2d");
+  EXPECT_EQ(item["status"], "passed") << item.dump(2);
+  EXPECT_EQ(item["cases"].size(), 4u) << item.dump(2);
+  EXPECT_NE(item["cases"][0]["case"].get<std::string>().find("64x64 mask-width=3"),
+            std::string::npos)
+      << item.dump(2);
+  // double where the device has fp64; where it has not, the rubric is refused up front.
+  EXPECT_EQ(report["total"], 4) << report.dump(2);
+}
+
+TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTempFolderIsLeft) {
+  const std::string h = HandIn("any");
+  auto tempFolders = [] {
+    size_t n = 0;
+    for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
+      n += e.path().filename().string().rfind("rsb-grade-", 0) == 0 &&
+           e.path().filename().string().rfind("rsb-grade-test-", 0) != 0;
+    return n;
+  };
+  const size_t before = tempFolders();
+  const auto start = std::chrono::steady_clock::now();
+  CommandResult r = RunBench(fmt::format("grade --rubric '{}' --output-dir /proc/rsb-grades -q {}",
+                                         (root_ / "rubric.json").string(), h));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--output-dir '/proc/rsb-grades'"), std::string::npos) << r.err;
+  r = RunBench(fmt::format("grade --rubric '{}' --output-dir /proc -q {}",
+                           (root_ / "rubric.json").string(), h));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
+  // A graded run and a refused one leave no temporary folder behind.
+  std::ofstream(root_ / "small.json") << R"({"items": [
+      {"id": "s", "task": "reduction", "variant": "sequential", "points": 1,
+       "cases": {"sizes": [100]}}]})";
+  r = RunGrade(h, "", (root_ / "small.json").string());
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::ofstream(root_ / "refused.json") << R"({"items": [
+      {"id": "s", "task": "reduction", "variant": "sequential", "points": 1,
+       "cases": {"sizes": [100], "types": ["double"], "ops": ["max"]}}]})";
+  r = RunGrade(h, "--platform NoSuchPlatform", (root_ / "refused.json").string());
+  EXPECT_NE(r.status, 0) << r.err;
+  EXPECT_EQ(tempFolders(), before);
+  const json report = Report("any");
+  EXPECT_NE(report["device"], "") << report.dump(2);
+}
+
+TEST_F(Grade, MissingRequiredHostCodeCostsOnlyItsTasksItems) {
+  const std::string h = HandIn("nohost");
+  std::ofstream(root_ / "req.json") << R"({"required_files": ["src/CScanTask.cpp"],
+      "items": [
+        {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+         "cases": {"sizes": [257]}},
+        {"id": "reduction-sequential", "task": "reduction", "variant": "sequential",
+         "points": 3, "cases": {"sizes": [1000]}}]})";
+  const CommandResult r = RunGrade(h, "", (root_ / "req.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("nohost");
+  const json& scan = Item(report, "scan-naive");
+  EXPECT_EQ(scan["points"], 0) << scan.dump(2);
+  EXPECT_NE(scan["detail"].get<std::string>().find("lacks src/CScanTask.cpp"), std::string::npos)
+      << scan.dump(2);
+  EXPECT_EQ(Item(report, "reduction-sequential")["points"], 3) << report.dump(2);
+}
+
+TEST_F(Grade, CasesATimedOutChildDidNotReachAreTimeoutsNotErrors) {
+  const std::string h = HandIn("slowbig");
+  // Endless only at the largest size: the smaller cases' results are in before the kill.
+  Patch(ScanCl(h), "  if (i >= n)\n    return;\n  T v = LoadShifted",
+        "  while (n == 4097) {\n    if (*(volatile __global const T*)src == (T)12345)\n"
+        "      n--;\n  }\n  if (i >= n)\n    return;\n  T v = LoadShifted");
+  std::ofstream(root_ / "slow.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [1, 257, 4097]}}]})";
+  const CommandResult r = RunGrade(h, "--timeout 5", (root_ / "slow.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json item = Item(Report("slowbig"), "scan-naive");
+  EXPECT_EQ(item["status"], "timeout") << item.dump(2);
+  for (const auto& c : item["cases"]) {
+    const std::string label = c["case"];
+    EXPECT_EQ(c["status"], label.find("n=4097") != std::string::npos ? "timeout" : "passed")
+        << item.dump(2);
+  }
+}
+
+TEST_F(Grade, ShippedRubricCatchesAWrongMinIdentity) {
+  const std::string h = HandIn("minid");
+  // 0 as min's identity: right for sum, wrong for min wherever padding enters a tree.
+  Patch(h + "/kernels/Common.clh", "#ifndef IDENTITY\n#error",
+        "#if defined(OP_MIN)\n#undef IDENTITY\n#define IDENTITY ((T)0)\n#endif\n"
+        "#ifndef IDENTITY\n#error");
+  const CommandResult r = RunBench(
+      fmt::format("grade --output-dir '{}' -q --items reduction-decomposition {}",
+                  (root_ / "out").string(), h));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json item = Item(Report("minid"), "reduction-decomposition");
+  EXPECT_EQ(item["status"], "failed") << item.dump(2);
+  EXPECT_NE(item["detail"].get<std::string>().find("min"), std::string::npos) << item.dump(2);
+}
+
+TEST_F(Grade, CorrectHandInGetsFullPointsOnABusyMachine) {
+  const std::string h = HandIn("busy");
+  // A busy loop on every core for the whole grading run.
+  const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<pid_t> loops;
+  for (unsigned i = 0; i < cores; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      for (;;) {
+      }
+    }
+    loops.push_back(pid);
+  }
+  const CommandResult r = RunGrade(h, "--timeout 2");
+  for (pid_t pid : loops) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("busy");
+  EXPECT_EQ(report["total"], 5) << report.dump(2);
 }
 
 }  // namespace

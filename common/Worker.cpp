@@ -9,6 +9,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
@@ -72,6 +74,12 @@ using Clock = std::chrono::steady_clock;
 class WorkerProcess {
  public:
   WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth) {
+    static size_t started = 0;  // names each worker's Oclgrind files
+    if (!settings.oclgrindDir.empty()) {
+      logPath_ = fmt::format("{}/worker-{}.log", settings.oclgrindDir, started);
+      outPath_ = fmt::format("{}/worker-{}.out", settings.oclgrindDir, started);
+      ++started;
+    }
     int report[2], err[2];
     if (pipe2(report, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
       throw DeviceError(fmt::format("cannot make a pipe for a worker: {}", std::strerror(errno)));
@@ -103,8 +111,25 @@ class WorkerProcess {
     // loader cuts OCL_ICD_FILENAMES in place (strtok), and a worker given the cut variable found
     // no NVIDIA platform on the H100 machine, whose environment lists the NVIDIA ICD there.
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    // Under --oclgrind: Oclgrind's log to a file of this worker's, stdout (the instruction
+    // counts) to another.
+    std::vector<std::string> env;
+    std::vector<char*> envp;
+    char* const* environment = StartupEnvironment();
+    if (!logPath_.empty()) {
+      for (char* const* e = environment; *e; ++e)
+        if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0)
+          env.push_back(*e);
+      env.push_back("OCLGRIND_LOG=" + logPath_);
+      for (auto& e : env)
+        envp.push_back(e.data());
+      envp.push_back(nullptr);
+      environment = envp.data();
+      posix_spawn_file_actions_addopen(&actions, 1, outPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                       0600);
+    }
     const int failed =
-        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), StartupEnvironment());
+        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), environment);
     posix_spawn_file_actions_destroy(&actions);
     if (failed)
       throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));
@@ -157,6 +182,15 @@ class WorkerProcess {
     }
   }
 
+  // Under --oclgrind: what the worker added to its Oclgrind log and stdout since the last call,
+  // as a report (Oclgrind.h).
+  OclgrindReport OclgrindSince(const std::string& kernelDir) {
+    OclgrindReport report;
+    ParseOclgrindLog(NewText(logPath_, logRead_), kernelDir, report);
+    ParseInstructionCounts(NewText(outPath_, outRead_), report);
+    return report;
+  }
+
   // Kills the worker (if it still runs) and says how it ended.
   std::string Finish(bool kill) {
     if (kill && !reaped_)
@@ -205,6 +239,18 @@ class WorkerProcess {
         c = ' ';
     return t;
   }
+  // The file's text from offset `read` on (only whole lines); read moves past it.
+  static std::string NewText(const std::string& path, size_t& read) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+      return "";
+    in.seekg(std::streamoff(read));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t end = text.rfind('\n');
+    text.resize(end == std::string::npos ? 0 : end + 1);
+    read += text.size();
+    return text;
+  }
   int Reap() {
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -217,6 +263,8 @@ class WorkerProcess {
   int report_ = -1, err_ = -1;
   bool reaped_ = false, reportClosed_ = false, errClosed_ = false;
   std::string lines_, stderrTail_;
+  std::string logPath_, outPath_;  // under --oclgrind
+  size_t logRead_ = 0, outRead_ = 0;
 };
 
 Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& device,
@@ -238,6 +286,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
   for (const auto& j : jobs)
     total += j.variants.size();
   bool wantBandwidth = settings.measureBandwidth;
+  const bool oclgrind = !settings.oclgrindDir.empty();
   std::vector<Result> results;
   const auto deadlineFrom = [&](Clock::time_point t) -> std::optional<Clock::time_point> {
     if (settings.timeoutS <= 0)
@@ -251,7 +300,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
     while (next < job.variants.size() && !stop) {
       WorkerProcess worker(settings, k, next, wantBandwidth);
       Progress p{0, total, &job, "", nullptr};
-      bool begun = false, timedOut = false, restart = false;
+      bool begun = false, timedOut = false, restart = false, fresh = false;
       auto deadline = deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
         if (line->rfind("ceilings ", 0) == 0) {
@@ -269,12 +318,18 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
         } else if (line->rfind("result ", 0) == 0) {
           results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
           SetUtilisation(results.back(), ceilings, device);
+          if (oclgrind) {
+            ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir));
+            fresh = !results.back().oclgrind->diagnostics.empty();
+          }
           p.result = &results.back();
           if (progress)
             progress(p);
           begun = false;
           ++next;
           deadline = deadlineFrom(Clock::now());
+          if (fresh)
+            break;
         } else if (*line == "restart") {  // it ended after an OpenCL error: a fresh one goes on
           restart = true;
         }
@@ -286,6 +341,10 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
       }
       if (restart && !begun) {
         worker.Finish(/*kill=*/false);
+        continue;
+      }
+      if (fresh) {  // after Oclgrind's diagnostics: a fresh worker (and message count) goes on
+        worker.Finish(/*kill=*/true);
         continue;
       }
       // The worker ended, or ran out of time, in the middle of variant `next`.
@@ -300,6 +359,8 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
                                 fmt::format("still running after {} s; the worker was stopped",
                                             settings.timeoutS))
                    : Unfinished(job, job.variants[next], device, Status::Error, how));
+      if (oclgrind)  // what Oclgrind said before the worker ended
+        ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir));
       p.result = &results.back();
       if (progress)
         progress(p);

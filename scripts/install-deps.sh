@@ -13,5 +13,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd \
   clinfo libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3 python3-matplotlib \
-  python3-jsonschema libtbb-dev >/dev/null
+  python3-jsonschema libtbb-dev oclgrind >/dev/null
 echo "dependencies installed"

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -162,7 +163,7 @@ void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, Oclg
 
 void ParseInstructionCounts(const std::string& text, OclgrindReport& out) {
   static const std::regex header(R"(^Instructions executed for kernel '([^']+)':)");
-  static const std::regex count(R"(^\s+(\d+) - )");
+  static const std::regex count(R"(^\s+([\d,.']+) - )");  // 10216, or 10,216 in a locale
   std::istringstream in(text);
   std::string line, kernel;
   while (std::getline(in, line)) {
@@ -171,7 +172,11 @@ void ParseInstructionCounts(const std::string& text, OclgrindReport& out) {
       kernel = m[1];
       out.kernels[kernel];  // a kernel that executed nothing is still listed
     } else if (!kernel.empty() && std::regex_search(line, m, count)) {
-      const uint64_t n = std::stoull(m[1]);
+      std::string digits = m[1];
+      digits.erase(
+          std::remove_if(digits.begin(), digits.end(), [](char c) { return c < '0' || c > '9'; }),
+          digits.end());
+      const uint64_t n = std::stoull(digits);
       out.kernels[kernel] += n;
       out.instructions += n;
     } else if (Trimmed(line).empty()) {

@@ -117,10 +117,13 @@ class WorkerProcess {
     std::vector<char*> envp;
     char* const* environment = StartupEnvironment();
     if (!logPath_.empty()) {
+      // LC_ALL=C: Oclgrind prints the counts in the environment's locale (10,216 in en_US).
       for (char* const* e = environment; *e; ++e)
-        if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0)
+        if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0 &&
+            std::string(*e).rfind("LC_ALL=", 0) != 0)
           env.push_back(*e);
       env.push_back("OCLGRIND_LOG=" + logPath_);
+      env.push_back("LC_ALL=C");
       for (auto& e : env)
         envp.push_back(e.data());
       envp.push_back(nullptr);
@@ -184,10 +187,12 @@ class WorkerProcess {
 
   // Under --oclgrind: what the worker added to its Oclgrind log and stdout since the last call,
   // as a report (Oclgrind.h).
-  OclgrindReport OclgrindSince(const std::string& kernelDir) {
+  // outEnd, logEnd: where the case's part ends (the worker's `oclgrind` line; it goes on with
+  // the next case meanwhile); 0: up to what is there.
+  OclgrindReport OclgrindSince(const std::string& kernelDir, size_t outEnd = 0, size_t logEnd = 0) {
     OclgrindReport report;
-    ParseOclgrindLog(NewText(logPath_, logRead_), kernelDir, report);
-    ParseInstructionCounts(NewText(outPath_, outRead_), report);
+    ParseOclgrindLog(NewText(logPath_, logRead_, logEnd), kernelDir, report);
+    ParseInstructionCounts(NewText(outPath_, outRead_, outEnd), report);
     return report;
   }
 
@@ -240,14 +245,16 @@ class WorkerProcess {
     return t;
   }
   // The file's text from offset `read` on (only whole lines); read moves past it.
-  static std::string NewText(const std::string& path, size_t& read) {
+  static std::string NewText(const std::string& path, size_t& read, size_t end) {
     std::ifstream in(path, std::ios::binary);
-    if (!in)
+    if (!in || (end && end <= read))
       return "";
     in.seekg(std::streamoff(read));
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const size_t end = text.rfind('\n');
-    text.resize(end == std::string::npos ? 0 : end + 1);
+    if (end && text.size() > end - read)
+      text.resize(end - read);
+    const size_t last = text.rfind('\n');
+    text.resize(last == std::string::npos ? 0 : last + 1);
     read += text.size();
     return text;
   }
@@ -301,6 +308,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
       WorkerProcess worker(settings, k, next, wantBandwidth);
       Progress p{0, total, &job, "", nullptr};
       bool begun = false, timedOut = false, restart = false, fresh = false;
+      size_t outEnd = 0, logEnd = 0;  // --oclgrind: where the case's output ends
       auto deadline = deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
         if (line->rfind("ceilings ", 0) == 0) {
@@ -315,12 +323,16 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
           if (progress)
             progress(p);
           deadline = deadlineFrom(Clock::now());
+        } else if (line->rfind("oclgrind ", 0) == 0) {
+          std::istringstream in(line->substr(9));
+          in >> outEnd >> logEnd;
         } else if (line->rfind("result ", 0) == 0) {
           results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
           SetUtilisation(results.back(), ceilings, device);
           if (oclgrind) {
-            ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir));
+            ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir, outEnd, logEnd));
             fresh = !results.back().oclgrind->diagnostics.empty();
+            outEnd = logEnd = 0;
           }
           p.result = &results.back();
           if (progress)

@@ -11,8 +11,10 @@
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
 //                        broken): a new worker goes on with the job's next variant
-// A worker flushes its stdout before each `result` (under --oclgrind it holds the case's
-// instruction counts).
+//   oclgrind <out> <log> under --oclgrind, just before `result`: the sizes of its stdout file
+//                        (the instruction counts) and its Oclgrind log when the case ended;
+//                        what lies before them and after the last case's is this case's
+// A worker flushes its stdout before each `result`.
 #pragma once
 
 #include "Runner.h"

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace rsb;
@@ -443,6 +444,14 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
         if (p.result) {  // what the case printed (under --oclgrind its instruction counts)
           std::cout.flush();
           std::fflush(stdout);
+        }
+        if (p.result && o.oclgrind) {  // where the case's part of the two files ends
+          struct stat log {};
+          const char* logPath = std::getenv("OCLGRIND_LOG");
+          const off_t out = lseek(1, 0, SEEK_CUR);
+          WorkerSend(o.worker.fd,
+                     fmt::format("oclgrind {} {}", out < 0 ? 0 : out,
+                                 logPath && stat(logPath, &log) == 0 ? log.st_size : 0));
         }
         WorkerSend(o.worker.fd, p.result ? "result " + ResultToJson(*p.result).dump(
                                                            -1, ' ', false,

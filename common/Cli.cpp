@@ -236,6 +236,11 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
       "Validate every variant once, no timing (fast correctness check); without --size, "
       "--type, --op and --scan-kind: the correctness matrix (every boundary size of each "
       "variant, every type, operator and scan kind, two local sizes)");
+  app.add_flag("--oclgrind", o.oclgrind,
+               "With --check: run the cases on Oclgrind (the oclgrind package), with its "
+               "out-of-bounds, data-race and barrier-divergence checks; each diagnostic fails its "
+               "case (file:line, work-item), every result records the instructions each kernel "
+               "executed; without --size: a small matrix (README)");
   app.add_flag("--explain", o.explain,
                "Run nothing: for every selected case, the course's measures from its launch plan "
                "(launches, parallel steps S(n), work W(n), work-items p, cost p*S(n), whether it "
@@ -381,7 +386,14 @@ void ResolveValues(const Raw& raw, Options& o) {
   // are trusted, and in-process runs save a worker start per problem (README).
   if (o.noIsolate && o.timeoutS > 0)
     throw UsageError("--no-isolate: --timeout needs worker processes; allowed: one of the two");
-  o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty());
+  if (o.oclgrind && !raw.check)
+    throw UsageError(
+        "--oclgrind: only with --check (it validates, it does not time); allowed: --check "
+        "--oclgrind [--task, --variant, --size, --local-size, ...]");
+  if (o.oclgrind && o.noIsolate)
+    throw UsageError(
+        "--no-isolate: --oclgrind runs its cases in worker processes; allowed: one of the two");
+  o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty() || o.oclgrind);
 }
 
 }  // namespace

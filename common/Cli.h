@@ -57,6 +57,9 @@ struct Options {
   bool isolate = false;
   bool noIsolate = false;
   double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
+  // --check --oclgrind: the cases run on Oclgrind, its diagnostics fail them (common/Oclgrind.h);
+  // implies isolation; the device is Oclgrind's, whatever --platform and --device say.
+  bool oclgrind = false;
   // Set (hidden options) when this process is a worker started by an isolated run: it runs the
   // variants of job `job` from the skip-th on and reports each on file descriptor fd.
   struct Worker {

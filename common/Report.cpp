@@ -228,6 +228,21 @@ nlohmann::json ResultToJson(const Result& r) {
     o["scan_kind"] = ToString(*r.scanKind);
   if (r.height)
     o["shape"] = SizeText(r.n, r.height);
+  o["oclgrind"] = nullptr;  // not run under Oclgrind
+  if (r.oclgrind) {
+    nlohmann::json diagnostics = nlohmann::json::array();
+    for (const auto& d : r.oclgrind->diagnostics)
+      diagnostics.push_back({{"kind", d.kind},
+                             {"kernel", d.kernel},
+                             {"file", d.file},
+                             {"line", d.line},
+                             {"work_item", d.workItem},
+                             {"text", d.text}});
+    o["oclgrind"] = {{"diagnostics", diagnostics},
+                     {"diagnostic_count", r.oclgrind->diagnosticCount},
+                     {"instructions", r.oclgrind->instructions},
+                     {"kernels", r.oclgrind->kernels}};
+  }
   return o;
 }
 
@@ -282,6 +297,19 @@ Result ResultFromJson(const nlohmann::json& j) {
     r.params = j.at("params").get<std::map<std::string, size_t>>();
   r.kernelOptions = j.value("kernel_options", std::string());
   r.breakdown = BreakdownFromJson(j);
+  if (j.contains("oclgrind") && j.at("oclgrind").is_object()) {
+    const auto& g = j.at("oclgrind");
+    OclgrindReport report;
+    for (const auto& d : g.at("diagnostics"))
+      report.diagnostics.push_back(
+          {d.at("kind").get<std::string>(), d.at("kernel").get<std::string>(),
+           d.at("file").get<std::string>(), d.at("line").get<size_t>(),
+           d.at("work_item").get<std::string>(), d.at("text").get<std::string>()});
+    report.diagnosticCount = g.value("diagnostic_count", report.diagnostics.size());
+    report.instructions = g.at("instructions").get<uint64_t>();
+    report.kernels = g.at("kernels").get<std::map<std::string, uint64_t>>();
+    r.oclgrind = report;
+  }
   return r;
 }
 
@@ -381,7 +409,8 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
     header = true;
   }
   for (const auto& r : results) {
-    if (r.status == Status::Passed)
+    // A passed case is listed only under --oclgrind, with its instruction count.
+    if (r.status == Status::Passed && !r.oclgrind)
       continue;
     if (!header)
       out << "\n";

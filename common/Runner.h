@@ -4,6 +4,7 @@
 
 #include "Breakdown.h"
 #include "IComputeTask.h"
+#include "Oclgrind.h"
 #include "TaskContext.h"
 
 #include <atomic>
@@ -76,6 +77,9 @@ struct Result {
   size_t launchesEnqueued = 0;    // commands the validated run actually enqueued
   size_t validatedRuns = 0;       // runs whose every output element was checked
   Breakdown breakdown;            // per kernel, from the timed runs (Breakdown.h)
+  // --oclgrind: Oclgrind's diagnostics and instruction counts for the case (Oclgrind.h);
+  // absent when the case did not run under Oclgrind.
+  std::optional<OclgrindReport> oclgrind;
 };
 
 // "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.

@@ -9,6 +9,8 @@
 #include <chrono>
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <sstream>
 
@@ -72,6 +74,12 @@ using Clock = std::chrono::steady_clock;
 class WorkerProcess {
  public:
   WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth) {
+    static size_t started = 0;  // names each worker's Oclgrind files
+    if (!settings.oclgrindDir.empty()) {
+      logPath_ = fmt::format("{}/worker-{}.log", settings.oclgrindDir, started);
+      outPath_ = fmt::format("{}/worker-{}.out", settings.oclgrindDir, started);
+      ++started;
+    }
     int report[2], err[2];
     if (pipe2(report, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
       throw DeviceError(fmt::format("cannot make a pipe for a worker: {}", std::strerror(errno)));
@@ -103,8 +111,28 @@ class WorkerProcess {
     // loader cuts OCL_ICD_FILENAMES in place (strtok), and a worker given the cut variable found
     // no NVIDIA platform on the H100 machine, whose environment lists the NVIDIA ICD there.
     posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    // Under --oclgrind: Oclgrind's log to a file of this worker's, stdout (the instruction
+    // counts) to another.
+    std::vector<std::string> env;
+    std::vector<char*> envp;
+    char* const* environment = StartupEnvironment();
+    if (!logPath_.empty()) {
+      // LC_ALL=C: Oclgrind prints the counts in the environment's locale (10,216 in en_US).
+      for (char* const* e = environment; *e; ++e)
+        if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0 &&
+            std::string(*e).rfind("LC_ALL=", 0) != 0)
+          env.push_back(*e);
+      env.push_back("OCLGRIND_LOG=" + logPath_);
+      env.push_back("LC_ALL=C");
+      for (auto& e : env)
+        envp.push_back(e.data());
+      envp.push_back(nullptr);
+      environment = envp.data();
+      posix_spawn_file_actions_addopen(&actions, 1, outPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
+                                       0600);
+    }
     const int failed =
-        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), StartupEnvironment());
+        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), environment);
     posix_spawn_file_actions_destroy(&actions);
     if (failed)
       throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));
@@ -157,6 +185,17 @@ class WorkerProcess {
     }
   }
 
+  // Under --oclgrind: what the worker added to its Oclgrind log and stdout since the last call,
+  // as a report (Oclgrind.h).
+  // outEnd, logEnd: where the case's part ends (the worker's `oclgrind` line; it goes on with
+  // the next case meanwhile); 0: up to what is there.
+  OclgrindReport OclgrindSince(const std::string& kernelDir, size_t outEnd = 0, size_t logEnd = 0) {
+    OclgrindReport report;
+    ParseOclgrindLog(NewText(logPath_, logRead_, logEnd), kernelDir, report);
+    ParseInstructionCounts(NewText(outPath_, outRead_, outEnd), report);
+    return report;
+  }
+
   // Kills the worker (if it still runs) and says how it ended.
   std::string Finish(bool kill) {
     if (kill && !reaped_)
@@ -205,6 +244,20 @@ class WorkerProcess {
         c = ' ';
     return t;
   }
+  // The file's text from offset `read` on (only whole lines); read moves past it.
+  static std::string NewText(const std::string& path, size_t& read, size_t end) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in || (end && end <= read))
+      return "";
+    in.seekg(std::streamoff(read));
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (end && text.size() > end - read)
+      text.resize(end - read);
+    const size_t last = text.rfind('\n');
+    text.resize(last == std::string::npos ? 0 : last + 1);
+    read += text.size();
+    return text;
+  }
   int Reap() {
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -217,6 +270,8 @@ class WorkerProcess {
   int report_ = -1, err_ = -1;
   bool reaped_ = false, reportClosed_ = false, errClosed_ = false;
   std::string lines_, stderrTail_;
+  std::string logPath_, outPath_;  // under --oclgrind
+  size_t logRead_ = 0, outRead_ = 0;
 };
 
 Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& device,
@@ -238,6 +293,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
   for (const auto& j : jobs)
     total += j.variants.size();
   bool wantBandwidth = settings.measureBandwidth;
+  const bool oclgrind = !settings.oclgrindDir.empty();
   std::vector<Result> results;
   const auto deadlineFrom = [&](Clock::time_point t) -> std::optional<Clock::time_point> {
     if (settings.timeoutS <= 0)
@@ -251,7 +307,8 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
     while (next < job.variants.size() && !stop) {
       WorkerProcess worker(settings, k, next, wantBandwidth);
       Progress p{0, total, &job, "", nullptr};
-      bool begun = false, timedOut = false, restart = false;
+      bool begun = false, timedOut = false, restart = false, fresh = false;
+      size_t outEnd = 0, logEnd = 0;  // --oclgrind: where the case's output ends
       auto deadline = deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
         if (line->rfind("ceilings ", 0) == 0) {
@@ -266,15 +323,25 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
           if (progress)
             progress(p);
           deadline = deadlineFrom(Clock::now());
+        } else if (line->rfind("oclgrind ", 0) == 0) {
+          std::istringstream in(line->substr(9));
+          in >> outEnd >> logEnd;
         } else if (line->rfind("result ", 0) == 0) {
           results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
           SetUtilisation(results.back(), ceilings, device);
+          if (oclgrind) {
+            ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir, outEnd, logEnd));
+            fresh = !results.back().oclgrind->diagnostics.empty();
+            outEnd = logEnd = 0;
+          }
           p.result = &results.back();
           if (progress)
             progress(p);
           begun = false;
           ++next;
           deadline = deadlineFrom(Clock::now());
+          if (fresh)
+            break;
         } else if (*line == "restart") {  // it ended after an OpenCL error: a fresh one goes on
           restart = true;
         }
@@ -286,6 +353,10 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
       }
       if (restart && !begun) {
         worker.Finish(/*kill=*/false);
+        continue;
+      }
+      if (fresh) {  // after Oclgrind's diagnostics: a fresh worker (and message count) goes on
+        worker.Finish(/*kill=*/true);
         continue;
       }
       // The worker ended, or ran out of time, in the middle of variant `next`.
@@ -300,6 +371,8 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
                                 fmt::format("still running after {} s; the worker was stopped",
                                             settings.timeoutS))
                    : Unfinished(job, job.variants[next], device, Status::Error, how));
+      if (oclgrind)  // what Oclgrind said before the worker ended
+        ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir));
       p.result = &results.back();
       if (progress)
         progress(p);

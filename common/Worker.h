@@ -11,6 +11,10 @@
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
 //                        broken): a new worker goes on with the job's next variant
+//   oclgrind <out> <log> under --oclgrind, just before `result`: the sizes of its stdout file
+//                        (the instruction counts) and its Oclgrind log when the case ended;
+//                        what lies before them and after the last case's is this case's
+// A worker flushes its stdout before each `result`.
 #pragma once
 
 #include "Runner.h"
@@ -25,6 +29,13 @@ struct IsolationSettings {
   std::vector<std::string> command;  // this program and the run's own arguments
   double timeoutS = 0;               // per case (0: none)
   bool measureBandwidth = false;     // the first worker measures the copy bandwidth
+  // --oclgrind (Oclgrind.h): a folder for each worker's Oclgrind log and stdout (the
+  // instruction counts); what a worker adds to them during a case is that case's, recorded in
+  // its result (ApplyOclgrind). After a case with a diagnostic a fresh worker takes the job's
+  // next variant (Oclgrind stops reporting after 1000 messages a process). Empty: not under
+  // Oclgrind.
+  std::string oclgrindDir;
+  std::string kernelDir;  // where the kernels' files are (a diagnostic's file name)
 };
 
 // Runs every job's variants in workers; progress as Runner::Run. copyGBs gets the bandwidth

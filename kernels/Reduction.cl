@@ -126,9 +126,10 @@ inline void AtomicCombine(__global T* p, T v) {
   atom_max(p, v);
 #else
   // Compare-and-swap loop: retry until no other work-group changed *p between our read and
-  // our swap. Compares bits, so it terminates for every value (NaN included).
+  // our swap. Compares bits, so it terminates for every value (NaN included). The first guess
+  // is read atomically too: a plain read beside other work-groups' swaps is a data race.
   volatile __global ATOMIC_BITS* bits = (volatile __global ATOMIC_BITS*)p;
-  ATOMIC_BITS old = *bits, assumed;
+  ATOMIC_BITS old = ATOMIC_READ_BITS(bits), assumed;
   do {
     assumed = old;
     T cur = AS_T(assumed);
@@ -140,7 +141,8 @@ inline void AtomicCombine(__global T* p, T v) {
   //! // TODO (atomic): *p = OP(*p, v) as one atomic operation: atomic_add/min/max for int and
   //! // uint, atom_add/min/max for long and ulong where the device has them (HAS_INT64_...),
   //! // otherwise a compare-and-swap loop on the value's bits (ATOMIC_BITS, AS_T, AS_BITS,
-  //! // ATOMIC_CMPXCHG_BITS from Atomics.clh) that retries until no other work-group changed *p.
+  //! // ATOMIC_READ_BITS, ATOMIC_CMPXCHG_BITS from Atomics.clh) that retries until no other
+  //! // work-group changed *p; its first guess read with ATOMIC_READ_BITS, not a plain read.
 }
 #endif
 

@@ -178,4 +178,97 @@ std::vector<Job> CheckMatrixJobs(const Options& o,
   return jobs;
 }
 
+namespace {
+
+// The kernels' build options on a code path ("" where the variant cannot run there).
+std::string OptionsOn(const IComputeTask& task, const std::string& variant, ProblemSpec spec,
+                      CodePath path, const DeviceInfo& device) {
+  spec.codePath = path;
+  try {
+    return task.KernelOptions(device, variant, spec);
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+}  // namespace
+
+std::vector<Job> OclgrindMatrixJobs(const Options& o,
+                                    const std::vector<std::unique_ptr<IComputeTask>>& tasks,
+                                    const DeviceInfo& device) {
+  std::vector<Job> jobs;
+  for (const auto& task : tasks) {
+    if (std::find(o.tasks.begin(), o.tasks.end(), task->Name()) == o.tasks.end())
+      continue;
+    std::vector<std::string> variants;
+    for (const auto& v : task->Variants())
+      if (o.variants.empty() ||
+          std::find(o.variants.begin(), o.variants.end(), v) != o.variants.end())
+        variants.push_back(v);
+    const std::vector<ElementType> types = task->Types();
+    const std::vector<Op> ops = task->Ops();
+    if (types.empty() || ops.empty())
+      continue;
+    const bool hasUint = std::find(types.begin(), types.end(), ElementType::Uint) != types.end();
+    const bool hasSum = std::find(ops.begin(), ops.end(), Op::Sum) != ops.end();
+    std::vector<std::optional<ScanKind>> kinds = {std::nullopt};
+    const std::vector<ScanKind> scanKinds = task->ScanKinds();
+    if (!scanKinds.empty())
+      kinds.assign(scanKinds.begin(), scanKinds.end());
+    std::vector<size_t> locals(std::begin(kOclgrindLocalSizes), std::end(kOclgrindLocalSizes));
+    if (o.localSizeGiven)
+      locals = o.localSizes;
+    for (const auto& kind : kinds)
+      for (const auto& params : ParamCombinations(o, *task))
+        for (size_t local : locals) {
+          // (n, height, code path) -> the variants that run it, in table order.
+          std::map<std::tuple<size_t, size_t, int>, std::vector<std::string>> cases;
+          for (const auto& variant : variants) {
+            ProblemSpec spec = o.problem;
+            spec.type = hasUint ? ElementType::Uint : types.front();
+            spec.op = hasSum ? Op::Sum : ops.front();
+            spec.scanKind = kind;
+            spec.params = params;
+            spec.localSize = local;
+            std::vector<Extent> extents;
+            if (task->TakesShape(variant))
+              extents.assign(std::begin(kOclgrindShapes), std::end(kOclgrindShapes));
+            else
+              for (size_t n : kOclgrindSizes)
+                extents.push_back({n, 0});
+            std::vector<CodePath> paths = {o.problem.codePath};
+            if (o.problem.codePath == CodePath::Auto) {
+              spec.n = kOclgrindSizes[std::size(kOclgrindSizes) - 1];
+              const CodePath other = device.isGpu ? CodePath::Cpu : CodePath::Gpu;
+              const std::string mine = OptionsOn(*task, variant, spec, CodePath::Auto, device);
+              const std::string theirs = OptionsOn(*task, variant, spec, other, device);
+              if (!theirs.empty() && theirs != mine)
+                paths.push_back(other);
+            }
+            for (const Extent& e : extents) {
+              ProblemSpec s = spec;
+              s.n = e.n, s.height = e.height;
+              if (!Valid(*task, variant, s))
+                continue;
+              for (CodePath path : paths)
+                cases[{e.n, e.height, int(path)}].push_back(variant);
+            }
+          }
+          for (const auto& [key, names] : cases) {
+            Job job{task.get(), o.problem, names};
+            job.spec.type = hasUint ? ElementType::Uint : types.front();
+            job.spec.op = hasSum ? Op::Sum : ops.front();
+            job.spec.scanKind = kind;
+            job.spec.n = std::get<0>(key);
+            job.spec.height = std::get<1>(key);
+            job.spec.codePath = CodePath(std::get<2>(key));
+            job.spec.localSize = local;
+            job.spec.params = params;
+            jobs.push_back(job);
+          }
+        }
+  }
+  return jobs;
+}
+
 }  // namespace rsb

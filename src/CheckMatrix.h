@@ -34,4 +34,18 @@ std::vector<Job> CheckMatrixJobs(const Options& o,
                                  const std::vector<std::unique_ptr<IComputeTask>>& tasks,
                                  const DeviceInfo& device);
 
+// A bare --check --oclgrind: a matrix small enough for a simulator (README, "Oclgrind as a
+// second judge"). Each selected variant at one type (uint; convolution: float), one operator
+// (sum), every scan kind, the task parameters' check values (convolution: mask widths 1, 3, 5,
+// 17, 31, 63, or --mask-width's), the local sizes 16 and 64 (or --local-size's), and the sizes
+// kOclgrindSizes (1-D) or kOclgrindShapes (2-D), each where the problem allows it (a mask no
+// wider than the input). A variant whose kernels differ on the other code path (the single-pass
+// kernels) runs on both.
+constexpr size_t kOclgrindLocalSizes[] = {16, 64};
+constexpr size_t kOclgrindSizes[] = {1, 333, 3001};
+constexpr Extent kOclgrindShapes[] = {{37 * 29, 29}};
+std::vector<Job> OclgrindMatrixJobs(const Options& o,
+                                    const std::vector<std::unique_ptr<IComputeTask>>& tasks,
+                                    const DeviceInfo& device);
+
 }  // namespace rsb

@@ -9,6 +9,7 @@
 #include "Errors.h"
 #include "Explain.h"
 #include "Grade.h"
+#include "Oclgrind.h"
 #include "Plot.h"
 #include "Report.h"
 #include "Runner.h"
@@ -32,6 +33,7 @@
 #include <map>
 #include <memory>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace rsb;
@@ -177,6 +179,8 @@ std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks,
 // same list from the same command line and device.
 std::vector<Job> DeviceJobs(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
                             const DeviceInfo& device) {
+  if (o.BareCheck() && o.oclgrind)  // the same tasks and variants, a matrix for a simulator
+    return OclgrindMatrixJobs(o, tasks, device);
   if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
     return CheckMatrixJobs(o, tasks, device);
   std::vector<Job> jobs;
@@ -334,6 +338,31 @@ int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& p
   return kExitOk;
 }
 
+// A temporary folder, removed with what is in it when this goes (when asked for).
+class TempFolder {
+ public:
+  explicit TempFolder(bool make) {
+    if (!make)
+      return;
+    char tmpl[] = "/tmp/rsb-oclgrind-XXXXXX";
+    if (!mkdtemp(tmpl))
+      throw DeviceError(
+          fmt::format("cannot make a temporary folder in /tmp: {}", std::strerror(errno)));
+    path_ = tmpl;
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    if (!path_.empty())
+      std::filesystem::remove_all(path_, ec);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::string& Path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 std::atomic<bool> gInterrupted{false};
 
 // Ctrl-C: the run stops after the case in progress (an isolated run at once) and writes what
@@ -382,9 +411,17 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
 
 // A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on, on the
 // run's device number --worker-device, and reports each case on its pipe.
+// The run's devices: --platform and --device's; under --oclgrind Oclgrind's only device (the
+// only platform a process started under oclgrind sees).
+std::vector<cl::Device> RunDevices(const Options& o) {
+  if (o.oclgrind)
+    return SelectDevices("Oclgrind", {});
+  return SelectDevices(o.platform, o.devices);
+}
+
 int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
               const std::string& kernelDir) {
-  const std::vector<cl::Device> devices = SelectDevices(o.platform, o.devices);
+  const std::vector<cl::Device> devices = RunDevices(o);
   if (o.worker.device >= devices.size())
     throw UsageError(
         fmt::format("--worker-device {}: there are {} devices", o.worker.device, devices.size()));
@@ -404,6 +441,18 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
   runner.RunJob(
       jobs[o.worker.job], o.worker.skip,
       [&](const Progress& p) {
+        if (p.result) {  // what the case printed (under --oclgrind its instruction counts)
+          std::cout.flush();
+          std::fflush(stdout);
+        }
+        if (p.result && o.oclgrind) {  // where the case's part of the two files ends
+          struct stat log {};
+          const char* logPath = std::getenv("OCLGRIND_LOG");
+          const off_t out = lseek(1, 0, SEEK_CUR);
+          WorkerSend(o.worker.fd,
+                     fmt::format("oclgrind {} {}", out < 0 ? 0 : out,
+                                 logPath && stat(logPath, &log) == 0 ? log.st_size : 0));
+        }
         WorkerSend(o.worker.fd, p.result ? "result " + ResultToJson(*p.result).dump(
                                                            -1, ' ', false,
                                                            nlohmann::json::error_handler_t::replace)
@@ -446,6 +495,9 @@ int Run(int argc, char** argv) {
   if (PrintListings(o, tasks))
     return kExitOk;
 
+  // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
+  if (o.oclgrind && o.worker.fd < 0 && !UnderOclgrind())
+    ExecUnderOclgrind(FindOclgrind(), argc, argv);
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   std::vector<std::string> notes;
   const std::vector<Job> problems = MakeJobs(o, tasks, &notes);
@@ -458,7 +510,7 @@ int Run(int argc, char** argv) {
       std::cerr << "note: " << note << " (left out)\n";
   if (!o.explain)  // --explain loads no kernel
     CheckKernelFiles(kernelDir, problems, o.run.timed);
-  const std::vector<cl::Device> devices = SelectDevices(o.platform, o.devices);
+  const std::vector<cl::Device> devices = RunDevices(o);
   // The output is checked only once everything on the command line has been, and first
   // written when a case ends.
   ReportOutput output(o.output, o.format, o.breakdown);
@@ -475,6 +527,7 @@ int Run(int argc, char** argv) {
   if (o.explain)
     return ExplainCases(o, tasks, problems, devices, info, output);
   CatchInterrupt();
+  TempFolder oclgrindFiles(o.oclgrind);  // the workers' Oclgrind logs and stdout
   std::vector<Result> done;
   const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();
   // The selection runs on each device in turn, its ceilings measured on it.
@@ -499,7 +552,9 @@ int Run(int argc, char** argv) {
     if (o.isolate) {
       std::vector<std::string> command(argv, argv + argc);
       command.insert(command.end(), {"--worker-device", std::to_string(d)});
-      const IsolationSettings settings{command, o.timeoutS, o.run.timed};
+      IsolationSettings settings{command, o.timeoutS, o.run.timed, "", kernelDir};
+      if (o.oclgrind)
+        settings.oclgrindDir = oclgrindFiles.Path();
       RunIsolated(settings, jobs, device.info, progress, gInterrupted, device.ceilings);
     } else {
       TaskContext ctx(devices[d], kernelDir);

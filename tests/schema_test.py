@@ -46,6 +46,20 @@ runs = [
     (["--size", "2^10", "--task", "reduction", "--variant", "sequential,atomic", "--local-size",
       "16,64,auto", "--iterations", "8", "--device", "all"], {0}),
 ]
+# --check --oclgrind where Oclgrind is installed: a clean case and one with a diagnostic.
+if shutil.which("oclgrind"):
+    oob = os.path.join(tmp, "oob")
+    shutil.copytree(os.path.join(src, "kernels"), oob)
+    scan = open(os.path.join(oob, "Scan.cl")).read()
+    assert "  dst[i] = v;\n" in scan, "the naive scan's store moved: update this test"
+    open(os.path.join(oob, "Scan.cl"), "w").write(
+        scan.replace("  dst[i] = v;\n", "  dst[i] = v;\n  if (i == n - 1)\n    dst[n] = v;\n", 1))
+    runs += [
+        (["--check", "--oclgrind", "--task", "reduction", "--variant", "decomposition", "--size",
+          "300"], {0}),
+        (["--check", "--oclgrind", "--task", "scan", "--variant", "naive", "--size", "300",
+          "--kernels", oob], {1}),
+    ]
 failures = 0
 
 

@@ -1,0 +1,78 @@
+// --check --oclgrind: the selected cases run on Oclgrind (an OpenCL device simulator), which
+// reports what validation cannot see on the device at hand: out-of-bounds accesses (always on),
+// data races (--data-races) and barrier divergence, each with the kernel's file, line and
+// work-item, and counts the instructions each kernel executes (--inst-counts).
+//
+// How: the run starts itself again under `oclgrind` (ExecUnderOclgrind), so that its only
+// platform is Oclgrind's; its cases run in worker processes (Worker.h), each with a log file of
+// its own (Oclgrind's messages) and its stdout in a file (the instruction counts). Between a
+// case's `begin` and `result`, what a worker added to the two files is that case's
+// (ParseOclgrindLog, ParseInstructionCounts); ApplyOclgrind makes the case `failed` on a
+// diagnostic.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+struct Result;
+
+struct OclgrindDiagnostic {
+  // invalid-read, invalid-write (out of bounds), data-race, divergence (a barrier or a
+  // work-group function not reached by every work-item), uninitialized, other.
+  std::string kind;
+  std::string kernel;
+  std::string file;      // the kernel file's name (Scan.cl), or a header's (Atomics.clh)
+  size_t line = 0;       // 0: Oclgrind gave none
+  std::string workItem;  // "Global(99,0,0) Local(3,0,0) Group(6,0,0)" (a race: the first)
+  std::string text;      // Oclgrind's first line of the message
+};
+
+struct OclgrindReport {
+  // Distinct diagnostics (kind, kernel, file, line), in the order first seen, at most
+  // kMaxOclgrindDiagnostics; diagnosticCount counts every message.
+  std::vector<OclgrindDiagnostic> diagnostics;
+  size_t diagnosticCount = 0;
+  uint64_t instructions = 0;                // every kernel launch of the case
+  std::map<std::string, uint64_t> kernels;  // per kernel name, summed over its launches
+};
+
+constexpr size_t kMaxOclgrindDiagnostics = 20;
+
+// The environment variable that marks a process started under Oclgrind by this program.
+constexpr const char* kOclgrindMarker = "RSB_UNDER_OCLGRIND";
+
+// The oclgrind program on PATH; a UsageError naming the Debian package where there is none.
+std::string FindOclgrind();
+
+// True in a process ExecUnderOclgrind started.
+bool UnderOclgrind();
+
+// Replaces this process with `oclgrind --data-races --inst-counts --num-threads 1 SELF args...`
+// (SELF: this executable), marked with kOclgrindMarker. One work-item thread: the instruction
+// counts and the order of atomics are then the same every run. Does not return.
+[[noreturn]] void ExecUnderOclgrind(const std::string& oclgrind, int argc, char** argv);
+
+// Oclgrind's messages (its --log file's text) as diagnostics. A message Oclgrind attributes to
+// input.cl (the program source, as this suite hands it over) is given the name of the .cl file
+// in kernelDir that defines its kernel.
+void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, OclgrindReport& out);
+
+// --inst-counts' histograms ("Instructions executed for kernel 'K':" then "  N - opcode" lines)
+// summed per kernel and in all.
+void ParseInstructionCounts(const std::string& text, OclgrindReport& out);
+
+// Records the report in the result. A diagnostic fails a case that passed, with a message
+// "oclgrind: <kind> at <file>:<line> in <kernel>, work-item <...> (<text>)[; N more]"; where the
+// case already failed (or errored) the message is appended to its own. A clean case keeps its
+// status, and its message says how many instructions it took.
+void ApplyOclgrind(Result& r, OclgrindReport report);
+
+// "oclgrind: no diagnostic, 12345 instructions" or the diagnostic's line: for the table's notes.
+std::string OclgrindSummary(const OclgrindReport& report);
+
+}  // namespace rsb

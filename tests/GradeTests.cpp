@@ -7,14 +7,17 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <thread>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -233,7 +236,6 @@ TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
   EXPECT_NE(r.err.find("missing"), std::string::npos) << r.err;
 }
 
-
 TEST_F(Grade, RubricFieldsOfTheWrongTypeAreAUsageErrorNamingFileAndItem) {
   const std::string h = HandIn("any");
   const fs::path rubric = root_ / "typed.json";
@@ -316,21 +318,22 @@ TEST_F(Grade, TwoDimensionalConvolutionItemsAreGraded) {
 
 TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTempFolderIsLeft) {
   const std::string h = HandIn("any");
-  auto tempFolders = [] {
-    size_t n = 0;
-    for (const auto& e : fs::directory_iterator(fs::temp_directory_path()))
-      n += e.path().filename().string().rfind("rsb-grade-", 0) == 0 &&
-           e.path().filename().string().rfind("rsb-grade-test-", 0) != 0;
-    return n;
+  // The grader's temporary folders go to TMPDIR: a private one, empty at the end.
+  const fs::path tmp = root_ / "tmp";
+  fs::create_directories(tmp);
+  auto grade = [&](const std::string& args) {
+    return RunCommand(fmt::format("TMPDIR='{}' {} grade {}", tmp.string(), RSB_BINARY, args));
   };
-  const size_t before = tempFolders();
+  auto tempFolders = [&] {
+    return std::distance(fs::directory_iterator(tmp), fs::directory_iterator());
+  };
   const auto start = std::chrono::steady_clock::now();
-  CommandResult r = RunBench(fmt::format("grade --rubric '{}' --output-dir /proc/rsb-grades -q {}",
-                                         (root_ / "rubric.json").string(), h));
+  CommandResult r = grade(fmt::format("--rubric '{}' --output-dir /proc/rsb-grades -q {}",
+                                      (root_ / "rubric.json").string(), h));
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("--output-dir '/proc/rsb-grades'"), std::string::npos) << r.err;
-  r = RunBench(fmt::format("grade --rubric '{}' --output-dir /proc -q {}",
-                           (root_ / "rubric.json").string(), h));
+  r = grade(
+      fmt::format("--rubric '{}' --output-dir /proc -q {}", (root_ / "rubric.json").string(), h));
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 10);
@@ -338,14 +341,16 @@ TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTe
   std::ofstream(root_ / "small.json") << R"({"items": [
       {"id": "s", "task": "reduction", "variant": "sequential", "points": 1,
        "cases": {"sizes": [100]}}]})";
-  r = RunGrade(h, "", (root_ / "small.json").string());
+  r = grade(fmt::format("--rubric '{}' --output-dir '{}' -q {}", (root_ / "small.json").string(),
+                        (root_ / "out").string(), h));
   EXPECT_EQ(r.status, 0) << r.err;
   std::ofstream(root_ / "refused.json") << R"({"items": [
       {"id": "s", "task": "reduction", "variant": "sequential", "points": 1,
        "cases": {"sizes": [100], "types": ["double"], "ops": ["max"]}}]})";
-  r = RunGrade(h, "--platform NoSuchPlatform", (root_ / "refused.json").string());
+  r = grade(fmt::format("--rubric '{}' --output-dir '{}' -q --platform NoSuchPlatform {}",
+                        (root_ / "refused.json").string(), (root_ / "out").string(), h));
   EXPECT_NE(r.status, 0) << r.err;
-  EXPECT_EQ(tempFolders(), before);
+  EXPECT_EQ(tempFolders(), 0) << "a temporary folder left in " << tmp;
   const json report = Report("any");
   EXPECT_NE(report["device"], "") << report.dump(2);
 }
@@ -390,13 +395,17 @@ TEST_F(Grade, CasesATimedOutChildDidNotReachAreTimeoutsNotErrors) {
 
 TEST_F(Grade, ShippedRubricCatchesAWrongMinIdentity) {
   const std::string h = HandIn("minid");
+  // The shipped rubric requires the task sources: the suite's own (nothing to compile).
+  fs::create_directories(h + "/src");
+  for (const char* f : {"CReductionTask.h", "CReductionTask.cpp", "CScanTask.h", "CScanTask.cpp"})
+    fs::copy_file(fs::path(RSB_SOURCE_DIR) / "src" / f, fs::path(h) / "src" / f);
   // 0 as min's identity: right for sum, wrong for min wherever padding enters a tree.
   Patch(h + "/kernels/Common.clh", "#ifndef IDENTITY\n#error",
         "#if defined(OP_MIN)\n#undef IDENTITY\n#define IDENTITY ((T)0)\n#endif\n"
         "#ifndef IDENTITY\n#error");
-  const CommandResult r = RunBench(
-      fmt::format("grade --output-dir '{}' -q --items reduction-decomposition {}",
-                  (root_ / "out").string(), h));
+  const CommandResult r =
+      RunBench(fmt::format("grade --output-dir '{}' -q --items reduction-decomposition {}",
+                           (root_ / "out").string(), h));
   ASSERT_EQ(r.status, 0) << r.err;
   const json item = Item(Report("minid"), "reduction-decomposition");
   EXPECT_EQ(item["status"], "failed") << item.dump(2);
@@ -424,6 +433,161 @@ TEST_F(Grade, CorrectHandInGetsFullPointsOnABusyMachine) {
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("busy");
   EXPECT_EQ(report["total"], 5) << report.dump(2);
+}
+
+// Oclgrind's gate (the grading machine has it: scripts/install-deps.sh; the GPU machine not).
+bool HaveOclgrind() {
+  return RunCommand("command -v oclgrind").status == 0;
+}
+
+TEST_F(Grade, ARaceOnlyOclgrindSeesCostsTheItemUnderDeductAndIsANoteUnderReport) {
+  if (!HaveOclgrind())
+    GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
+  const std::string h = HandIn("race");
+  // Blelloch's down-sweep without its barriers: pocl runs a work-group's work-items in turn and
+  // gets the right answer; Oclgrind reports the race.
+  Patch(ScanCl(h), "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (lid < active) {",
+        "    if (lid < active) {");
+  std::ofstream(root_ / "race.json") << R"({"items": [
+      {"id": "deduct", "task": "scan", "variant": "work-efficient", "points": 4,
+       "cases": {"sizes": [1, 333], "local_size": 16}, "oclgrind": "deduct"},
+      {"id": "report", "task": "scan", "variant": "work-efficient", "points": 4,
+       "cases": {"sizes": [1, 333], "local_size": 16}, "oclgrind": "report"}]})";
+  const CommandResult r = RunGrade(h, "", (root_ / "race.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("race");
+  const json& deduct = Item(report, "deduct");
+  EXPECT_EQ(deduct["status"], "failed") << deduct.dump(2);
+  EXPECT_EQ(deduct["points"], 0) << deduct.dump(2);
+  EXPECT_NE(deduct["detail"].get<std::string>().find("oclgrind: data-race at Scan.cl:"),
+            std::string::npos)
+      << deduct.dump(2);
+  EXPECT_FALSE(deduct["oclgrind"]["diagnostics"].empty()) << deduct.dump(2);
+  const json& note = Item(report, "report");
+  EXPECT_EQ(note["status"], "passed") << note.dump(2);
+  EXPECT_EQ(note["points"], 4) << note.dump(2);
+  EXPECT_NE(note["detail"].get<std::string>().find("note (no points deducted): oclgrind:"),
+            std::string::npos)
+      << note.dump(2);
+}
+
+TEST_F(Grade, WorkCeilingCatchesAKernelThatDoesLTimesTheWork) {
+  if (!HaveOclgrind())
+    GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
+  const std::string good = HandIn("efficient");
+  const std::string slow = HandIn("lwork");
+  // Every work-item sums its group's whole block alone: the same result, L times the work (and
+  // faster than the tree on a CPU, so no speed floor there sees it).
+  Patch(slow + "/kernels/Reduction.cl",
+        "  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
+        "n));\n  const T r = WorkGroupReduceSequential(scratch, v);",
+        "  (void)scratch;\n  const IDX block = base - get_local_id(0);\n  T r = IDENTITY;\n"
+        "  for (uint k = 0; k < 2 * LOCAL_SIZE; ++k)\n"
+        "    r = OP(r, LoadOrIdentity(src, block + k, n));");
+  std::ofstream(root_ / "work.json") << R"({"items": [
+      {"id": "decomposition", "task": "reduction", "variant": "decomposition", "points": 2,
+       "cases": {"sizes": [1, 3001], "local_size": 64}, "oclgrind": "deduct",
+       "work_ceiling": 2}]})";
+  const CommandResult r = RunGrade(good + " " + slow, "", (root_ / "work.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json efficient = Report("efficient"), lwork = Report("lwork");
+  const json& ok = Item(efficient, "decomposition");
+  EXPECT_EQ(ok["points"], 2) << ok.dump(2);
+  EXPECT_DOUBLE_EQ(ok["oclgrind"]["work_ratio"].get<double>(), 1.0) << ok.dump(2);
+  const json& item = Item(lwork, "decomposition");
+  EXPECT_EQ(item["points"], 0) << item.dump(2);
+  EXPECT_GT(item["oclgrind"]["work_ratio"].get<double>(), 2.0) << item.dump(2);
+  EXPECT_NE(item["detail"].get<std::string>().find("not work-efficient"), std::string::npos)
+      << item.dump(2);
+}
+
+// A listener on the host's loopback that records whether anyone connected and what they sent.
+class Listener {
+ public:
+  Listener() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd_ < 0 || ::bind(fd_, reinterpret_cast<sockaddr*>(&a), len) != 0 ||
+        ::listen(fd_, 8) != 0 || ::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) != 0)
+      ADD_FAILURE() << "cannot listen on 127.0.0.1";
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        const int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0)
+          return;
+        char buf[64];
+        const ssize_t n = ::read(c, buf, sizeof buf);
+        received_ += n > 0 ? std::string(buf, static_cast<size_t>(n)) : "(connected)";
+        ::close(c);
+      }
+    });
+  }
+  ~Listener() {
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+  }
+  int Port() const { return port_; }
+  std::string Received() const { return received_; }
+
+ private:
+  int fd_ = -1, port_ = 0;
+  std::thread thread_;
+  std::string received_;
+};
+
+// Host code that tries, every time its binary starts, to write outside its folder (the reports,
+// the class folder, /tmp) and to send to a listener on the host's loopback: each refused by the
+// sandbox, and the hand-in is graded all the same.
+TEST_F(Grade, HandInThatWritesOutsideItsFolderAndOpensASocketIsRefusedAndStillGraded) {
+  const std::string h = HandIn("mallory");
+  fs::create_directories(h + "/src");
+  for (const char* f : {"CScanTask.h", "CScanTask.cpp"})
+    fs::copy_file(fs::path(RSB_SOURCE_DIR) / "src" / f, fs::path(h) / "src" / f);
+  Listener listener;
+  const fs::path outside = fs::temp_directory_path() / fmt::format("rsb-escaped-{}", ::getpid());
+  fs::remove(outside);
+  std::ofstream(h + "/src/CScanTask.cpp", std::ios::app) << fmt::format(
+      R"(
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <fstream>
+namespace {{
+struct Escape {{
+  Escape() {{
+    std::ofstream("{}") << "escaped";
+    std::ofstream("{}/mallory-was-here") << "escaped";
+    std::ofstream("{}/mallory-was-here") << "escaped";
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{{}};
+    a.sin_family = AF_INET;
+    a.sin_port = htons({});
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 && write(fd, "pwned", 5)) {{
+    }}
+    close(fd);
+  }}
+}} escape;
+}}  // namespace
+)",
+      outside.string(), (root_ / "out").string(), root_.string(), listener.Port());
+  const CommandResult r = RunGrade(h);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("mallory");
+  EXPECT_TRUE(report["host_code"].is_object()) << report.dump(2);
+  EXPECT_EQ(Item(report, "scan-naive")["points"], 2) << report.dump(2);
+  EXPECT_EQ(report["total"], 5) << report.dump(2);
+  EXPECT_FALSE(fs::exists(outside)) << "wrote " << outside;
+  EXPECT_FALSE(fs::exists(root_ / "out" / "mallory-was-here")) << "wrote into the reports";
+  EXPECT_FALSE(fs::exists(root_ / "mallory-was-here")) << "wrote into the class folder";
+  EXPECT_EQ(listener.Received(), "") << "reached the host's loopback";
+  fs::remove(outside);
 }
 
 }  // namespace

@@ -111,8 +111,13 @@ GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, cons
   const std::string output = (fs::path(dir) / fmt::format("run-{}.json", counter++)).string();
   std::error_code ec;
   fs::remove(output, ec);
-  const ProcessResult p =
-      RunProcess(ChildArgs(s, code, it, g, localSize, kind, output), timeoutS, dir);
+  ProcessResult p = RunProcess(ChildArgs(s, code, it, g, localSize, kind, output), timeoutS, dir);
+  // A sandbox (bwrap) ends with 128 + the signal that ended the child.
+  if (!code.wrapper.empty() && code.wrapper.front().find("bwrap") != std::string::npos &&
+      !p.signal && p.exitCode > 128 && p.exitCode < 128 + 65) {
+    p.signal = p.exitCode - 128;
+    p.exitCode = -1;
+  }
   std::optional<json> j = ReadResults(output);
   fs::remove(output, ec);
   auto [runStatus, runMessage] = RunVerdict(p, j.has_value(), timeoutS);

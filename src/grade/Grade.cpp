@@ -7,6 +7,7 @@
 #include "HostBuild.h"
 #include "Report.h"
 #include "Rubric.h"
+#include "Sandbox.h"
 #include "Subprocess.h"
 #include "Text.h"
 
@@ -41,6 +42,7 @@ struct GradeOptions {
   std::vector<std::string> handins;
   std::string rubric, outputDir = "grades", platform, device, suiteSource;
   std::vector<std::string> items;  // --items: grade only these rubric items
+  std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
   double timeoutS = 60, buildTimeoutS = 900;
   bool quiet = false;
 };
@@ -99,9 +101,14 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                              return fs::is_regular_file(fs::path(v) / "CMakeLists.txt") &&
                                     fs::is_directory(fs::path(v) / "common");
                            }));
-  app.add_option("--items", o.items,
-                 "Grade only these rubric items (ids, comma-separated; default: all)")
-      ->delimiter(',');
+  std::string items;
+  app.add_option("--items", items,
+                 "Grade only these rubric items (ids, comma-separated; default: all)");
+  app.add_option("--sandbox", o.sandbox,
+                 "bwrap: every child run of a hand-in's code in a bubblewrap sandbox (no network, "
+                 "writes only in its own folder, other hand-ins, rubric and reports hidden, "
+                 "limits); none: without (default bwrap)")
+      ->check(CLI::IsMember({"bwrap", "none"}));
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   try {
     app.parse(argc, argv);
@@ -112,6 +119,17 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
     std::cout << app.help();
     return o;
   }
+  for (size_t at = 0; !items.empty() && at <= items.size();) {
+    const size_t comma = std::min(items.find(',', at), items.size());
+    if (comma == at)
+      throw UsageError(
+          fmt::format("--items '{}': an empty item id; allowed: ids, comma-separated", items));
+    o.items.push_back(items.substr(at, comma - at));
+    at = comma + 1;
+  }
+  if (o.sandbox == "bwrap")
+    if (const SandboxAvailability a = SandboxStatus(); !a.ok)
+      throw UsageError("--sandbox bwrap: " + a.reason);
   if (o.handins.empty())
     throw UsageError(
         "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
@@ -348,7 +366,12 @@ std::string Diagnostics(const json& oclgrind) {
   std::string out;
   if (oclgrind.contains("diagnostics") && oclgrind["diagnostics"].is_array())
     for (const auto& d : oclgrind["diagnostics"])
-      out += (out.empty() ? "" : "\n") + (d.is_object() ? d.value("text", d.dump()) : d.dump());
+      out += (out.empty() ? "" : "\n") +
+             (d.is_object()
+                  ? fmt::format("{} at {}:{} in {}, work-item {} ({})", d.value("kind", "?"),
+                                d.value("file", "?"), d.value("line", 0), d.value("kernel", "?"),
+                                d.value("work_item", "?"), d.value("text", ""))
+                  : d.dump());
   return out;
 }
 
@@ -498,28 +521,63 @@ std::string MissingFiles(const Rubric& r, const Item& it, const std::string& han
   return fmt::format("the hand-in lacks {}, which the rubric requires", Join(missing, ", "));
 }
 
+// The hand-in's own copy in its work folder (regular files only: a link could point at what the
+// hand-in must not read), which its sandbox sees; the original's folder stays hidden.
+std::string CopyHandin(const std::string& from, const std::string& workDir) {
+  const fs::path to = fs::path(workDir) / "handin";
+  fs::create_directories(to);
+  for (const char* part : {"kernels", "src"})
+    if (fs::is_directory(fs::path(from) / part))
+      fs::copy(fs::path(from) / part, to / part,
+               fs::copy_options::recursive | fs::copy_options::skip_symlinks);
+  return to.string();
+}
+
+// How the hand-in's children start: in its sandbox (or, with --sandbox none, only with a
+// kernel cache of their own), writing nothing outside workDir.
+std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& workDir) {
+  if (ctx.opt.sandbox == "none") {
+    const std::string cache = (fs::path(workDir) / "kernel-cache").string();
+    fs::create_directories(cache);
+    return {"/usr/bin/env", "POCL_CACHE_DIR=" + cache, "CUDA_CACHE_DISABLE=1"};
+  }
+  SandboxPolicy policy;
+  policy.writableDir = workDir;
+  // Other hand-ins (and the folders holding them), the rubric, the reports and the grader's
+  // own temporary folder are out of sight; the suite's binary and kernels stay readable.
+  for (const auto& h : ctx.opt.handins) {
+    const fs::path abs = fs::absolute(h).lexically_normal();
+    policy.hidden.push_back(abs.string());
+    policy.hidden.push_back(abs.parent_path().string());
+  }
+  policy.hidden.push_back(fs::absolute(ctx.opt.rubric).lexically_normal().string());
+  policy.hidden.push_back(fs::absolute(ctx.opt.outputDir).lexically_normal().string());
+  policy.hidden.push_back(ctx.child.workDir);
+  policy.readOnly = {fs::path(ctx.suite.binary).parent_path().string(), ctx.suite.kernels};
+  std::vector<std::string> argv = SandboxCommand({"/rsb-command"}, policy);
+  argv.pop_back();  // the placeholder: Code::wrapper is the part before the command
+  return argv;
+}
+
 HandinGrade GradeHandin(Context& ctx, const std::string& name, const std::string& path,
                         const std::string& workDir) {
   HandinGrade h;
   h.name = name;
   h.path = fs::absolute(path).lexically_normal().string();
-  h.host = BuildHostCode({ctx.opt.suiteSource, workDir, ctx.opt.buildTimeoutS}, h.path);
+  const std::string copy = CopyHandin(h.path, workDir);
+  const std::vector<std::string> wrapper = HandinWrapper(ctx, workDir);
+  h.host = BuildHostCode({ctx.opt.suiteSource, workDir, ctx.opt.buildTimeoutS}, copy);
   if (!ctx.opt.quiet && !h.host.tasks.empty())
     std::cerr << fmt::format("  host code ({}): {}\n", Join(h.host.tasks, ", "),
                              h.host.ok ? "built" : "does not build");
-  // The hand-in's kernels build into a cache of its own: nothing it leaves there reaches another.
-  const std::string cache = (fs::path(workDir) / "kernel-cache").string();
-  fs::create_directories(cache);
   for (const auto& it : ctx.rubric.items) {
     if (Interrupted())
       break;
     const bool own =
         std::find(h.host.tasks.begin(), h.host.tasks.end(), it.task) != h.host.tasks.end();
-    Code code{own && h.host.ok ? h.host.binary : ctx.suite.binary,
-              (fs::path(h.path) / "kernels").string(),
-              {"/usr/bin/env", "POCL_CACHE_DIR=" + cache, "CUDA_CACHE_DISABLE=1"},
-              workDir};
-    std::string problem = MissingFiles(ctx.rubric, it, h.path);
+    const Code code{own && h.host.ok ? h.host.binary : ctx.suite.binary,
+                    (fs::path(copy) / "kernels").string(), wrapper, workDir};
+    std::string problem = MissingFiles(ctx.rubric, it, copy);
     if (problem.empty() && own && !h.host.ok)
       problem = "host code does not build: " + Headline(h.host.log) + "\n" + h.host.log;
     ItemGrade g = GradeItem(ctx, it, code, problem);

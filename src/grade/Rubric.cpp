@@ -239,7 +239,11 @@ CaseGroup ParseCases(const Where& w, const TaskView& t, const json& c) {
   if (!c.is_object())
     w.Fail("a case must be an object with size(s), type(s), op(s), scan_kind(s), local_size(s)");
   CaseGroup g;
-  g.types = {t.task->Types().front()};
+  // uint where the task computes it (as on the command line), else its first type.
+  const auto types = t.task->Types();
+  g.types = {std::find(types.begin(), types.end(), ElementType::Uint) != types.end()
+                 ? ElementType::Uint
+                 : types.front()};
   if (!t.task->ScanKinds().empty())
     g.kinds = {ScanKind::Inclusive};
   bool haveSize = false;

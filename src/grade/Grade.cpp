@@ -38,8 +38,8 @@ using namespace grade;
 
 struct GradeOptions {
   std::vector<std::string> handins;
-  std::string rubric, outputDir = "grades", platform, device, suiteSource;
-  double timeoutS = 60, buildTimeoutS = 900;
+  std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
+  double timeoutS = 60, buildTimeoutS = 120;
   bool quiet = false;
 };
 
@@ -56,7 +56,6 @@ std::string DefaultRubric() {
 
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;
-  o.suiteSource = RSB_SOURCE_DIR;
   CLI::App app{
       "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n"
       "src/CReductionTask.*, src/CScanTask.*, src/CConvolutionTask.*) against a rubric; every item "
@@ -84,19 +83,16 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                  "Seconds each item's child run may take before it is killed (default 60)")
       ->check(seconds(86400));
   app.add_option("--build-timeout", o.buildTimeoutS,
-                 "Seconds a hand-in's host code may take to build (default 900)")
+                 "Seconds a hand-in's host code may take to build (default 120)")
       ->check(seconds(86400));
   app.add_option("--output-dir", o.outputDir, "Folder of the reports (default grades)");
   app.add_option("--platform", o.platform, "Platform: index or name substring");
   app.add_option("--device", o.device, "Device: index or name substring");
-  app.add_option("--suite-source", o.suiteSource,
-                 "The suite's source tree, to build hand-ins' host code against (default: the "
-                 "tree this binary was built from)")
-      ->check(cli::Allowed("a folder holding the suite's CMakeLists.txt, common/ and src/",
-                           [](const std::string& v) {
-                             return fs::is_regular_file(fs::path(v) / "CMakeLists.txt") &&
-                                    fs::is_directory(fs::path(v) / "common");
-                           }));
+  app.add_option("--handin-kit", o.handinKit,
+                 "The hand-in kit that hand-ins' host code is built against (default: "
+                 "handin-kit next to this binary, or the installed one)");
+  // Deprecated (hidden): hand-ins' host code is built against the kit, not a source tree.
+  app.add_option("--suite-source", o.suiteSource)->group("");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   try {
     app.parse(argc, argv);
@@ -107,6 +103,10 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
     std::cout << app.help();
     return o;
   }
+  if (!o.suiteSource.empty())
+    throw UsageError(
+        "--suite-source: no longer used; hand-ins' host code is built against the hand-in kit "
+        "(handin-kit next to this binary, written by every build), see --handin-kit DIR");
   if (o.handins.empty())
     throw UsageError(
         "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
@@ -274,6 +274,21 @@ std::string HandinName(const std::string& path) {
   return name;
 }
 
+// How hand-ins' host code is built: against the hand-in kit, read and checked once before any
+// hand-in is graded where one brings host code (a missing or broken kit: DeviceError, exit 3).
+HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit& kit) {
+  HostBuildSettings host{nullptr, work, ctx.opt.buildTimeoutS, {}};
+  for (const auto& it : ctx.rubric.items)
+    host.graded.insert(it.task);
+  if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(),
+                   [&](const std::string& h) { return !HandinTasks(h, host.graded).empty(); }))
+    return host;
+  kit = LoadKit(ctx.opt.handinKit.empty() ? DefaultKitDir() : ctx.opt.handinKit, work,
+                ctx.opt.buildTimeoutS);
+  host.kit = &kit;
+  return host;
+}
+
 int GradeAll(int argc, char** argv) {
   bool help = false;
   Context ctx;
@@ -309,6 +324,14 @@ int GradeAll(int argc, char** argv) {
   if (!::mkdtemp(work.data()))
     throw DeviceError("cannot create a temporary folder");
   ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work};
+  Kit kit;
+  HostBuildSettings host;
+  try {
+    host = HostBuildFor(ctx, work, kit);
+  } catch (...) {
+    fs::remove_all(work, ec);
+    throw;
+  }
   InstallInterruptHandler();
 
   std::vector<HandinGrade> all;
@@ -318,18 +341,23 @@ int GradeAll(int argc, char** argv) {
     h.path = fs::absolute(ctx.opt.handins[i]).lexically_normal().string();
     if (!ctx.opt.quiet)
       std::cerr << fmt::format("[{}/{}] {}\n", i + 1, ctx.opt.handins.size(), h.name);
-    h.host = BuildHostCode({ctx.opt.suiteSource, work, ctx.opt.buildTimeoutS}, h.path);
-    if (!ctx.opt.quiet && !h.host.tasks.empty())
-      std::cerr << fmt::format("  host code ({}): {}\n", Join(h.host.tasks, ", "),
-                               h.host.ok ? "built" : "does not build");
+    h.host = BuildHostCode(host, h.path);
+    for (const auto& [task, b] : h.host.tasks)
+      if (!ctx.opt.quiet)
+        std::cerr << fmt::format("  host code ({}): {}\n", task,
+                                 !b.ok ? "does not build"
+                                 : b.compiled.empty()
+                                     ? "the suite's sources"
+                                     : fmt::format("built in {:.1f} s", b.seconds));
     for (const auto& it : ctx.rubric.items) {
       if (Interrupted())
         break;
-      const bool own =
-          std::find(h.host.tasks.begin(), h.host.tasks.end(), it.task) != h.host.tasks.end();
-      const Code code{own && h.host.ok ? h.host.binary : ctx.suite.binary,
+      // The item's task: the hand-in's binary for it where it brings its host code.
+      const auto own = h.host.tasks.find(it.task);
+      const bool built = own != h.host.tasks.end() && own->second.ok;
+      const Code code{built && !own->second.binary.empty() ? own->second.binary : ctx.suite.binary,
                       (fs::path(h.path) / "kernels").string()};
-      const std::string hostError = own && !h.host.ok ? h.host.log : "";
+      const std::string hostError = own != h.host.tasks.end() && !built ? own->second.log : "";
       ItemGrade g = GradeItem(ctx, it, code, hostError);
       if (!ctx.opt.quiet)
         std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),

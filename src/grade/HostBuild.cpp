@@ -190,8 +190,40 @@ std::vector<std::string> CompileArgs(const Kit& kit, const std::string& source,
   argv.insert(argv.end(), kit.defines.begin(), kit.defines.end());
   argv.push_back("-Isrc");
   argv.insert(argv.end(), kit.includes.begin(), kit.includes.end());
+  if (!kit.pch.empty())
+    argv.insert(argv.end(), {"-include", kit.pch});
   argv.insert(argv.end(), {"-c", source, "-o", object});
   return argv;
+}
+
+// What the task sources include, precompiled: it saves each compile its parse of fmt, OpenCL
+// and the suite's headers (about 5 s of 15 s on 2 cores). Made with the very arguments of the
+// compiles that use it; kept only where a compile of the suite's Tasks.cpp with it succeeds, so
+// that a compiler that rejects it costs time, never a student's points.
+std::string PrecompiledHeader(Kit& kit, const fs::path& dir, Clock::time_point deadline) {
+  fs::create_directories(dir);
+  const fs::path header = dir / "HandinKit.h";
+  std::ofstream(header) << "// The hand-in kit's precompiled header: what the task sources "
+                           "include, but the task headers.\n"
+                           "#include \"Errors.h\"\n#include \"IComputeTask.h\"\n"
+                           "#include \"PlannedTask.h\"\n#include <fmt/format.h>\n"
+                           "#include <algorithm>\n#include <cmath>\n#include <limits>\n"
+                           "#include <memory>\n#include <string>\n#include <vector>\n";
+  std::vector<std::string> argv = CompileArgs(kit, header.string(), header.string() + ".gch");
+  argv.insert(argv.end() - 4, {"-x", "c++-header"});
+  Job pch{"", "precompiling the kit's headers", argv, dir.string(), {}};
+  kit.pch = header.string();
+  Job check{"",
+            "compiling the suite's Tasks.cpp",
+            CompileArgs(kit, kit.suite.at("Tasks.cpp"), "Tasks.o"),
+            dir.string(),
+            {}};
+  std::vector<Job*> first = {&pch}, then = {&check};
+  RunJobs(first, deadline);
+  if (pch.result.exitCode == 0)
+    RunJobs(then, deadline);
+  kit.pch.clear();
+  return pch.result.exitCode == 0 && check.result.exitCode == 0 ? header.string() : "";
 }
 
 // The objects of the binary of `task`: the suite's, except those compiled for it.
@@ -298,6 +330,9 @@ Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS)
         fmt::format("the hand-in kit '{}' is broken: the suite's own objects, "
                     "linked, do not run (exit {}, signal {}): {}\n{}",
                     kit.dir, run.exitCode, run.signal, Excerpt(run.err), kFixKit));
+  kit.pch = PrecompiledHeader(kit, fs::path(workDir) / "pch",
+                              Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(timeoutS)));
   return kit;
 }
 

@@ -26,6 +26,7 @@ struct Kit {
   std::vector<std::string> libraries;          // after the objects
   std::map<std::string, std::string> suite;    // "CScanTask.cpp" -> the suite's own source file
   std::map<std::string, std::string> objects;  // "CScanTask", "Tasks", "main" -> its object
+  std::string pch;  // a header whose precompiled form every compile includes ("": none)
 };
 
 // The kit of this binary: <binary's folder>/handin-kit in a build tree, else
@@ -34,7 +35,8 @@ std::string DefaultKitDir();
 
 // Reads the kit and checks it once, before any hand-in is graded: every file of its MANIFEST
 // is there, and the suite's own objects link into a binary that runs. Throws DeviceError naming
-// what is missing or broken and how to fix it (the grader's problem, never a student's).
+// what is missing or broken and how to fix it (the grader's problem, never a student's). Also
+// precompiles the headers the task sources include, into workDir, for every hand-in's compiles.
 Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS);
 
 // The tasks (of `graded`) whose sources the hand-in brings.

@@ -283,8 +283,14 @@ HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit&
   if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(),
                    [&](const std::string& h) { return !HandinTasks(h, host.graded).empty(); }))
     return host;
-  kit = LoadKit(ctx.opt.handinKit.empty() ? DefaultKitDir() : ctx.opt.handinKit, work,
-                ctx.opt.buildTimeoutS);
+  try {
+    kit = LoadKit(ctx.opt.handinKit.empty() ? DefaultKitDir() : ctx.opt.handinKit, work,
+                  ctx.opt.buildTimeoutS);
+  } catch (...) {
+    std::error_code ec;
+    fs::remove_all(work, ec);
+    throw;
+  }
   host.kit = &kit;
   return host;
 }
@@ -325,13 +331,7 @@ int GradeAll(int argc, char** argv) {
     throw DeviceError("cannot create a temporary folder");
   ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work};
   Kit kit;
-  HostBuildSettings host;
-  try {
-    host = HostBuildFor(ctx, work, kit);
-  } catch (...) {
-    fs::remove_all(work, ec);
-    throw;
-  }
+  const HostBuildSettings host = HostBuildFor(ctx, work, kit);
   InstallInterruptHandler();
 
   std::vector<HandinGrade> all;

@@ -16,8 +16,10 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -62,6 +64,21 @@ class Grade : public testing::Test {
     return dir.string();
   }
   std::string ScanCl(const std::string& handIn) { return handIn + "/kernels/Scan.cl"; }
+
+  // A hand-in that also brings the suite's task sources of `tasks` ("Scan", "Reduction"), each
+  // file with a student's comment on top: they differ from the suite's, so they are compiled.
+  std::string HandInWithHostCode(const std::string& name, const std::vector<std::string>& tasks) {
+    const std::string h = HandIn(name);
+    fs::create_directories(h + "/src");
+    for (const auto& t : tasks)
+      for (const char* ext : {".h", ".cpp"}) {
+        const std::string f = "src/C" + t + "Task" + ext;
+        std::ofstream(fs::path(h) / f) << "// " << name << "'s " << f << "\n"
+                                       << ReadFile(fs::path(RSB_SOURCE_DIR) / f);
+      }
+    return h;
+  }
+  static fs::path SuiteKit() { return fs::path(RSB_BINARY).parent_path() / "handin-kit"; }
 
   // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out.
   CommandResult RunGrade(const std::string& handIns, const std::string& extra = "",
@@ -195,11 +212,10 @@ TEST_F(Grade, KernelThatDoesNotCompileReportsFileAndLine) {
   EXPECT_NE(md.find("kernels/Scan.cl:"), std::string::npos) << md;
 }
 
-// Builds the suite out of tree with the hand-in's src/CScanTask.cpp; the hand-in's file is
-// compiled first, so its error comes in seconds.
+// A compile error in the hand-in's CScanTask.cpp costs the scan items only: the reduction items
+// run the hand-in's own (compiled) reduction code, in a binary of their own.
 TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
-  const std::string h = HandIn("hostcode");
-  fs::create_directories(h + "/src");
+  const std::string h = HandInWithHostCode("hostcode", {"Reduction"});
   std::ofstream(h + "/src/CScanTask.cpp") << "#include \"CScanTask.h\"\n"
                                              "namespace rsb {\n"
                                              "int broken( {\n"
@@ -209,11 +225,144 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
   const json report = Report("hostcode");
   const json& scan = Item(report, "scan-naive");
   EXPECT_EQ(scan["status"], "error") << scan.dump(2);
-  EXPECT_NE(scan["detail"].get<std::string>().find("src/CScanTask.cpp:3:"), std::string::npos)
-      << scan.dump(2);
-  EXPECT_FALSE(report["host_code"]["built"].get<bool>());
-  // The reduction's host code is the suite's: still graded.
+  const std::string detail = scan["detail"];
+  EXPECT_NE(detail.find("src/CScanTask.cpp:3:"), std::string::npos) << scan.dump(2);
+  EXPECT_EQ(detail.find(fs::temp_directory_path().string()), std::string::npos)
+      << "the grader's temporary paths in: " << detail;
+  const json& host = report["host_code"]["tasks"];
+  EXPECT_FALSE(host["scan"]["built"].get<bool>()) << report["host_code"].dump(2);
+  EXPECT_TRUE(host["reduction"]["built"].get<bool>()) << report["host_code"].dump(2);
+  EXPECT_EQ(host["reduction"]["compiled"], json({"src/CReductionTask.cpp", "src/Tasks.cpp"}));
   EXPECT_EQ(Item(report, "reduction-sequential")["status"], "passed");
+  EXPECT_EQ(report["total"], 3);
+}
+
+// A hand-in made as students make it: the hand-out (scripts/make-handout) with the course work
+// done (here: the solutions, each file touched by the student), configured, `--target handin`,
+// the archive unpacked into the class folder. Its host code is compiled against the kit, in
+// seconds (the old full build of the suite took 298 s on 2 cores).
+TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
+  const fs::path out = root_ / "handout";
+  const fs::path src(RSB_SOURCE_DIR);
+  CommandResult c =
+      RunCommand(fmt::format("python3 '{}/scripts/make-handout' '{}'", src.string(), out.string()));
+  ASSERT_EQ(c.status, 0) << c.err;
+  for (const auto& e : fs::directory_iterator(src / "kernels"))
+    if (e.path().extension() == ".cl")
+      fs::copy_file(e.path(), out / "kernels" / e.path().filename(),
+                    fs::copy_options::overwrite_existing);
+  for (const char* t : {"Reduction", "Scan", "Convolution"})
+    for (const char* ext : {".h", ".cpp"}) {
+      const std::string f = fmt::format("src/C{}Task{}", t, ext);
+      std::ofstream(out / f) << "// the student's " << f << "\n" << ReadFile(src / f);
+    }
+  c = RunCommand(
+      fmt::format("(cmake -S '{0}' -B '{0}/build' -DRSB_BUILD_TESTS=OFF "
+                  "-DRSB_BUILD_REFERENCES=OFF && cmake --build '{0}/build' --target handin)",
+                  out.string()));
+  ASSERT_EQ(c.status, 0) << c.out << c.err;
+  const fs::path h = root_ / "class" / "student";
+  fs::create_directories(h);
+  c = RunCommand(fmt::format("tar xzf '{}/build/handin.tar.gz' -C '{}'", out.string(), h.string()));
+  ASSERT_EQ(c.status, 0) << c.err;
+  ASSERT_TRUE(fs::is_regular_file(h / "src" / "CScanTask.cpp"));
+
+  const CommandResult r = RunGrade(h.string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("student");
+  EXPECT_EQ(report["total"], 5) << report.dump(2);
+  const json& host = report["host_code"];
+  for (const char* task : {"scan", "reduction"}) {
+    EXPECT_TRUE(host["tasks"][task]["built"].get<bool>()) << host.dump(2);
+    EXPECT_FALSE(host["tasks"][task]["compiled"].empty()) << host.dump(2);
+  }
+  EXPECT_FALSE(host["tasks"].contains("convolution")) << "no convolution item: not built";
+  const double seconds = host["seconds"];
+  std::cout << fmt::format("[ host build ] scan and reduction (4 compiles, 2 links): {:.1f} s\n",
+                           seconds);
+  RecordProperty("host_build_seconds", fmt::format("{:.1f}", seconds));
+  EXPECT_LT(seconds, 100.0) << "the old full build took 298 s";
+  const std::string md = ReadFile(root_ / "out" / "student.md");
+  EXPECT_NE(md.find("scan built (src/CScanTask.cpp, src/Tasks.cpp"), std::string::npos) << md;
+}
+
+// A wrong host-side offset in the hand-in's scan plan: the scan item fails validation, the
+// reduction item (the hand-in's untouched reduction sources: the suite's binary) keeps its points.
+TEST_F(Grade, WrongOffsetInTheHandinsScanPlanCostsOnlyTheScanItems) {
+  const std::string h = HandIn("offset");
+  fs::create_directories(h + "/src");
+  for (const char* f :
+       {"src/CScanTask.h", "src/CScanTask.cpp", "src/CReductionTask.h", "src/CReductionTask.cpp"})
+    fs::copy_file(fs::path(RSB_SOURCE_DIR) / f, fs::path(h) / f);
+  Patch(h + "/src/CScanTask.cpp", "const size_t offset = size_t(1) << s;",
+        "const size_t offset = size_t(2) << s;");
+  const CommandResult r = RunGrade(h);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("offset");
+  const json& scan = Item(report, "scan-naive");
+  EXPECT_EQ(scan["status"], "failed") << scan.dump(2);
+  EXPECT_EQ(scan["points"], 0);
+  EXPECT_TRUE(scan["first_wrong"].is_object()) << scan.dump(2);
+  EXPECT_EQ(Item(report, "reduction-sequential")["points"], 3);
+  const json& host = report["host_code"]["tasks"];
+  EXPECT_EQ(host["scan"]["compiled"], json({"src/CScanTask.cpp"})) << "its header is the suite's";
+  EXPECT_TRUE(host["reduction"]["built"].get<bool>());
+  EXPECT_TRUE(host["reduction"]["compiled"].empty()) << "the suite's own sources: nothing compiled";
+}
+
+// A kit that is not there or broken is the grader's error: exit 3 before any hand-in is graded,
+// naming the kit and what is wrong.
+TEST_F(Grade, MissingOrBrokenHandinKitIsTheGradersErrorBeforeGrading) {
+  const std::string h = HandInWithHostCode("kitless", {"Scan"});
+  const fs::path empty = root_ / "empty-kit";
+  fs::create_directories(empty);
+  CommandResult r = RunGrade(h, fmt::format("--handin-kit '{}'", empty.string()));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("hand-in kit '" + empty.string()), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cmake --build"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "out" / "kitless.json")) << "graded despite no kit";
+
+  const fs::path lacking = root_ / "lacking-kit";
+  fs::copy(SuiteKit(), lacking, fs::copy_options::recursive);
+  fs::remove(lacking / "obj" / "CScanTask.o");
+  r = RunGrade(h, fmt::format("--handin-kit '{}'", lacking.string()));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("obj/CScanTask.o"), std::string::npos) << r.err;
+
+  std::ofstream(lacking / "obj" / "CScanTask.o") << "not an object file\n";
+  r = RunGrade(h, fmt::format("--handin-kit '{}'", lacking.string()));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("is broken"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("CScanTask.o"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "out" / "kitless.json"));
+
+  // Hand-ins without host code need no kit.
+  r = RunGrade(HandIn("kernels-only"), fmt::format("--handin-kit '{}'", empty.string()));
+  EXPECT_EQ(r.status, 0) << r.err;
+}
+
+// `cmake --install`: the installed binary builds hand-ins' host code against its installed kit,
+// without the build or source tree.
+TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
+  const fs::path prefix = root_ / "prefix";
+  CommandResult c =
+      RunCommand(fmt::format("cmake --install '{}' --prefix '{}'",
+                             fs::path(RSB_BINARY).parent_path().string(), prefix.string()));
+  ASSERT_EQ(c.status, 0) << c.out << c.err;
+  const std::string h = HandInWithHostCode("installed", {"Reduction"});
+  std::string selectors;
+  for (const auto& [env, option] :
+       {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
+    if (const char* v = std::getenv(env); v && *v)
+      selectors += fmt::format(" {} '{}'", option, v);
+  const CommandResult r = RunCommand(fmt::format(
+      "'{}/bin/reduce-scan-bench' grade --rubric '{}' --output-dir '{}' -q{} '{}'", prefix.string(),
+      (root_ / "rubric.json").string(), (root_ / "out").string(), selectors, h));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("installed");
+  EXPECT_TRUE(report["host_code"]["tasks"]["reduction"]["built"].get<bool>())
+      << report["host_code"].dump(2);
+  EXPECT_EQ(report["total"], 5) << report.dump(2);
 }
 
 TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
@@ -234,6 +383,12 @@ TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
   r = RunGrade((root_ / "missing").string());
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("missing"), std::string::npos) << r.err;
+
+  // Hand-ins' host code is built against the hand-in kit now, never a source tree.
+  r = RunGrade(h, "--suite-source /tmp");
+  EXPECT_EQ(r.status, 2);
+  EXPECT_NE(r.err.find("--suite-source"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("--handin-kit"), std::string::npos) << r.err;
 }
 
 TEST_F(Grade, RubricFieldsOfTheWrongTypeAreAUsageErrorNamingFileAndItem) {

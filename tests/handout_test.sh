@@ -6,7 +6,9 @@
 #  - it builds (the executable only) and `--check` runs on the test device within 120 s: exit
 #    status 1, every course variant `failed` with a message naming it, single-pass `passed`;
 #  - its kernels, graded as a hand-in, get 0 points without a crash or a hang;
-#  - its handin target packs kernels/, the task sources and the results file just written.
+#  - its handin target packs kernels/, the task sources and the results file just written;
+#  - that hand-in, its scan source edited, graded by the hand-out's binary: the host code built
+#    against the hand-out's own hand-in kit.
 #   tests/handout_test.sh SOURCE_DIR [CMAKE]
 # The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests (default: the first).
 set -u
@@ -156,5 +158,26 @@ else
     grep -qx "$f" <<<"$listed" || say "the hand-in lacks $f: $listed"
   done
   grep -q 'common/\|main.cpp' <<<"$listed" && say "the hand-in holds more than it should: $listed"
+  # That hand-in graded by the hand-out's own binary: its host code (the scan's, edited by the
+  # student) is built against the hand-out's hand-in kit in seconds; the reduction's is the kit's.
+  mkdir -p "$tmp/class2/packed"
+  tar xzf "$ho/build/handin.tar.gz" -C "$tmp/class2/packed"
+  sed -i '1i // edited by the student' "$tmp/class2/packed/src/CScanTask.cpp"
+  (cd "$ho/build" && timeout 300 ./reduce-scan-bench grade --output-dir "$tmp/graded2" \
+     "${selectors[@]}" "$tmp/class2/packed" >"$tmp/grade2.out" 2>&1)
+  rc=$?
+  if [ $rc -ne 0 ]; then
+    say "grading the packed hand-in -> exit $rc: $(tail -5 "$tmp/grade2.out")"
+  else
+    python3 - "$tmp/graded2/packed.json" <<'PY' || fail=1
+import json, sys
+host = json.load(open(sys.argv[1]))["host_code"]["tasks"]
+scan, red = host.get("scan", {}), host.get("reduction", {})
+if not scan.get("built") or scan.get("compiled") != ["src/CScanTask.cpp"] or \
+   not red.get("built") or red.get("compiled"):
+    print(f"FAIL: the packed hand-in's host code against the hand-out's kit: {host}")
+    sys.exit(1)
+PY
+  fi
 fi
 exit $fail

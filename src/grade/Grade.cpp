@@ -40,10 +40,10 @@ using namespace grade;
 
 struct GradeOptions {
   std::vector<std::string> handins;
-  std::string rubric, outputDir = "grades", platform, device, suiteSource;
+  std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
   std::vector<std::string> items;  // --items: grade only these rubric items
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
-  double timeoutS = 60, buildTimeoutS = 900;
+  double timeoutS = 60, buildTimeoutS = 120;
   bool quiet = false;
 };
 
@@ -60,7 +60,6 @@ std::string DefaultRubric() {
 
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;
-  o.suiteSource = RSB_SOURCE_DIR;
   CLI::App app{
       "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n"
       "src/CReductionTask.*, src/CScanTask.*, src/CConvolutionTask.*) against a rubric; every item "
@@ -88,19 +87,16 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                  "Seconds each item's child run may take before it is killed (default 60)")
       ->check(seconds(86400));
   app.add_option("--build-timeout", o.buildTimeoutS,
-                 "Seconds a hand-in's host code may take to build (default 900)")
+                 "Seconds a hand-in's host code may take to build (default 120)")
       ->check(seconds(86400));
   app.add_option("--output-dir", o.outputDir, "Folder of the reports (default grades)");
   app.add_option("--platform", o.platform, "Platform: index or name substring");
   app.add_option("--device", o.device, "Device: index or name substring");
-  app.add_option("--suite-source", o.suiteSource,
-                 "The suite's source tree, to build hand-ins' host code against (default: the "
-                 "tree this binary was built from)")
-      ->check(cli::Allowed("a folder holding the suite's CMakeLists.txt, common/ and src/",
-                           [](const std::string& v) {
-                             return fs::is_regular_file(fs::path(v) / "CMakeLists.txt") &&
-                                    fs::is_directory(fs::path(v) / "common");
-                           }));
+  app.add_option("--handin-kit", o.handinKit,
+                 "The hand-in kit that hand-ins' host code is built against (default: "
+                 "handin-kit next to this binary, or the installed one)");
+  // Deprecated (hidden): hand-ins' host code is built against the kit, not a source tree.
+  app.add_option("--suite-source", o.suiteSource)->group("");
   std::string items;
   app.add_option("--items", items,
                  "Grade only these rubric items (ids, comma-separated; default: all)");
@@ -119,6 +115,10 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
     std::cout << app.help();
     return o;
   }
+  if (!o.suiteSource.empty())
+    throw UsageError(
+        "--suite-source: no longer used; hand-ins' host code is built against the hand-in kit "
+        "(handin-kit next to this binary, written by every build), see --handin-kit DIR");
   for (size_t at = 0; !items.empty() && at <= items.size();) {
     const size_t comma = std::min(items.find(',', at), items.size());
     if (comma == at)
@@ -452,6 +452,21 @@ std::string HandinName(const std::string& path) {
   return name;
 }
 
+// How hand-ins' host code is built: against the hand-in kit, read and checked once before any
+// hand-in is graded where one brings host code (a missing or broken kit: DeviceError, exit 3).
+HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit& kit) {
+  HostBuildSettings host{nullptr, work, ctx.opt.buildTimeoutS, {}, {}};
+  for (const auto& it : ctx.rubric.items)
+    host.graded.insert(it.task);
+  if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(),
+                   [&](const std::string& h) { return !HandinTasks(h, host.graded).empty(); }))
+    return host;
+  kit = LoadKit(ctx.opt.handinKit.empty() ? DefaultKitDir() : ctx.opt.handinKit, work,
+                ctx.opt.buildTimeoutS);
+  host.kit = &kit;
+  return host;
+}
+
 // The hand-ins' report names, each once.
 std::vector<std::string> HandinNames(const std::vector<std::string>& handins) {
   std::vector<std::string> names;
@@ -553,33 +568,48 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   policy.hidden.push_back(fs::absolute(ctx.opt.rubric).lexically_normal().string());
   policy.hidden.push_back(fs::absolute(ctx.opt.outputDir).lexically_normal().string());
   policy.hidden.push_back(ctx.child.workDir);
-  policy.readOnly = {fs::path(ctx.suite.binary).parent_path().string(), ctx.suite.kernels};
+  // The suite's binary, its kernels and the kit's precompiled headers (LoadKit) stay readable.
+  policy.readOnly = {fs::path(ctx.suite.binary).parent_path().string(), ctx.suite.kernels,
+                     ctx.child.workDir + "/pch"};
   std::vector<std::string> argv = SandboxCommand({"/rsb-command"}, policy);
   argv.pop_back();  // the placeholder: Code::wrapper is the part before the command
   return argv;
 }
 
-HandinGrade GradeHandin(Context& ctx, const std::string& name, const std::string& path,
-                        const std::string& workDir) {
+// The hand-in's host code, built in its sandbox against the kit: one binary per task.
+HostBuild BuildHandinHostCode(const Context& ctx, HostBuildSettings host, const std::string& copy,
+                              const std::string& workDir, const std::vector<std::string>& wrapper) {
+  host.workDir = workDir;
+  host.wrapper = wrapper;
+  HostBuild b = BuildHostCode(host, copy);
+  if (!ctx.opt.quiet)
+    for (const auto& [task, t] : b.tasks)
+      std::cerr << fmt::format("  host code ({}): {}\n", task,
+                               !t.ok                ? "does not build"
+                               : t.compiled.empty() ? "the suite's sources"
+                                                    : fmt::format("built in {:.1f} s", t.seconds));
+  return b;
+}
+
+HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::string& name,
+                        const std::string& path, const std::string& workDir) {
   HandinGrade h;
   h.name = name;
   h.path = fs::absolute(path).lexically_normal().string();
   const std::string copy = CopyHandin(h.path, workDir);
   const std::vector<std::string> wrapper = HandinWrapper(ctx, workDir);
-  h.host = BuildHostCode({ctx.opt.suiteSource, workDir, ctx.opt.buildTimeoutS}, copy);
-  if (!ctx.opt.quiet && !h.host.tasks.empty())
-    std::cerr << fmt::format("  host code ({}): {}\n", Join(h.host.tasks, ", "),
-                             h.host.ok ? "built" : "does not build");
+  h.host = BuildHandinHostCode(ctx, host, copy, workDir, wrapper);
   for (const auto& it : ctx.rubric.items) {
     if (Interrupted())
       break;
-    const bool own =
-        std::find(h.host.tasks.begin(), h.host.tasks.end(), it.task) != h.host.tasks.end();
-    const Code code{own && h.host.ok ? h.host.binary : ctx.suite.binary,
+    // The item's task: the hand-in's binary for it where it brings its host code.
+    const auto own = h.host.tasks.find(it.task);
+    const bool built = own != h.host.tasks.end() && own->second.ok;
+    const Code code{built && !own->second.binary.empty() ? own->second.binary : ctx.suite.binary,
                     (fs::path(copy) / "kernels").string(), wrapper, workDir};
     std::string problem = MissingFiles(ctx.rubric, it, copy);
-    if (problem.empty() && own && !h.host.ok)
-      problem = "host code does not build: " + Headline(h.host.log) + "\n" + h.host.log;
+    if (problem.empty() && own != h.host.tasks.end() && !built)
+      problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
     ItemGrade g = GradeItem(ctx, it, code, problem);
     if (!ctx.opt.quiet)
       std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),
@@ -623,6 +653,8 @@ int GradeAll(int argc, char** argv) {
   fs::create_directories(refCache);
   ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache, "CUDA_CACHE_DISABLE=1"};
   ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path()};
+  Kit kit;
+  const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   InstallInterruptHandler();
   if (!ctx.opt.quiet)
     std::cerr << "the suite's own code on every item (the time limits' reference)\n";
@@ -634,7 +666,7 @@ int GradeAll(int argc, char** argv) {
       std::cerr << fmt::format("[{}/{}] {}\n", i + 1, ctx.opt.handins.size(), names[i]);
     const std::string dir = fmt::format("{}/handin-{}", work.Path(), i);
     fs::create_directories(dir);
-    HandinGrade h = GradeHandin(ctx, names[i], ctx.opt.handins[i], dir);
+    HandinGrade h = GradeHandin(ctx, host, names[i], ctx.opt.handins[i], dir);
     fs::remove_all(dir, ec);
     if (Interrupted())
       break;

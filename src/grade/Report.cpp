@@ -62,9 +62,15 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
                      {"max_points", g.item->points},
                      {"cases", cases}});
   }
+  // Per task whose sources the hand-in brings: built, what was compiled (none: the suite's
+  // sources), the compiler's log, the seconds of its compiles and link.
   json host = nullptr;
-  if (!h.host.tasks.empty())
-    host = {{"tasks", h.host.tasks}, {"built", h.host.ok}, {"log", h.host.log}};
+  if (!h.host.tasks.empty()) {
+    host = {{"seconds", h.host.seconds}, {"tasks", json::object()}};
+    for (const auto& [task, b] : h.host.tasks)
+      host["tasks"][task] = {
+          {"built", b.ok}, {"compiled", b.compiled}, {"log", b.log}, {"seconds", b.seconds}};
+  }
   return {{"schema", "reduce-scan-bench-grade/1"},
           {"handin", h.name},
           {"path", h.path},
@@ -86,12 +92,20 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
                     ctx.rubric->seed, ctx.timeoutS);
   if (h.host.tasks.empty())
     md += "Host code: the suite's (the hand-in brings no task sources).\n";
-  else
+  else {
+    std::vector<std::string> tasks;
+    for (const auto& [task, b] : h.host.tasks)
+      tasks.push_back(fmt::format(
+          "{} {}", task,
+          !b.ok ? "FAILED"
+          : b.compiled.empty()
+              ? "the same as the suite's"
+              : fmt::format("built ({}, {:.1f} s)", Join(b.compiled, ", "), b.seconds)));
     md += fmt::format(
-        "Host code: the hand-in's sources for {}, built against the suite's "
-        "runner: {}.\n",
-        Join(h.host.tasks, ", "),
-        h.host.ok ? fmt::format("built in {:.0f} s", h.host.seconds) : "FAILED");
+        "Host code: the hand-in's task sources, built against the suite's runner in {:.1f} s: "
+        "{}.\n",
+        h.host.seconds, Join(tasks, "; "));
+  }
   md +=
       "\n| item | task | variant | status | detail | speed | points |\n"
       "|---|---|---|---|---|---|---|\n";

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <tuple>
 
+#include <unistd.h>
+
 namespace rsb::test {
 namespace {
 
@@ -641,6 +643,35 @@ TEST(Cli, TableNamesTheDeviceAndEveryVariant) {
   for (const char* v : {"interleaved", "sequential", "decomposition", "unrolled", "atomic"})
     EXPECT_NE(r.out.find(v), std::string::npos) << v;
   EXPECT_NE(r.out.find("Gelem/s"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace rsb::test
+
+namespace rsb::test {
+namespace {
+
+// The student's loop: edit kernels/*.cl, run ./build/reduce-scan-bench. Run from its build tree,
+// the binary reads the source tree's kernels (not the copy made at build time), and says which.
+TEST(Cli, BinaryInItsBuildTreeRunsTheSourceTreesKernels) {
+  const std::string out =
+      (std::filesystem::temp_directory_path() / fmt::format("rsb-kernels-{}.json", ::getpid()))
+          .string();
+  const CommandResult r = RunCommand(
+      fmt::format("{} --check --task reduction --variant sequential --size 100 --format json -o {}",
+                  RSB_BINARY, out));
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::ifstream in(out);
+  const nlohmann::json j = nlohmann::json::parse(in);
+  std::filesystem::remove(out);
+  EXPECT_EQ(std::filesystem::path(j["kernels"].get<std::string>()),
+            std::filesystem::path(RSB_SOURCE_KERNEL_DIR));
+  EXPECT_NE(r.err.find(std::string("kernels from ") + RSB_SOURCE_KERNEL_DIR), std::string::npos)
+      << r.err;
+  const CommandResult table = RunCommand(
+      fmt::format("{} --check --task reduction --variant sequential --size 100 -q", RSB_BINARY));
+  EXPECT_NE(table.out.find(std::string("kernels: ") + RSB_SOURCE_KERNEL_DIR), std::string::npos)
+      << table.out;
 }
 
 }  // namespace

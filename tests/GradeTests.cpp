@@ -34,6 +34,16 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
+// Where bubblewrap cannot run (the GPU test machine has none), hand-ins are graded without the
+// sandbox; the sandbox's own test skips there.
+bool HaveSandbox() {
+  static const bool have = RunCommand("bwrap --ro-bind / / true").status == 0;
+  return have;
+}
+std::string SandboxArg() {
+  return HaveSandbox() ? "" : " --sandbox none";
+}
+
 // A fresh folder per test: hand-ins, rubric and reports live in it.
 class Grade : public testing::Test {
  protected:
@@ -83,7 +93,7 @@ class Grade : public testing::Test {
   // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out.
   CommandResult RunGrade(const std::string& handIns, const std::string& extra = "",
                          const std::string& rubric = "") {
-    return RunBench(fmt::format("grade --rubric '{}' --output-dir '{}' -q {} {}",
+    return RunBench(fmt::format("grade{} --rubric '{}' --output-dir '{}' -q {} {}", SandboxArg(),
                                 rubric.empty() ? (root_ / "rubric.json").string() : rubric,
                                 (root_ / "out").string(), extra, handIns));
   }
@@ -97,6 +107,40 @@ class Grade : public testing::Test {
     static const json none;
     ADD_FAILURE() << "no item " << id << " in " << report.dump(2);
     return none;
+  }
+
+  // A hand-in made as students make it: the hand-out (scripts/make-handout) with the course
+  // work done (the solutions, each task source touched by the student), configured,
+  // `--target handin`, the archive unpacked into root_/class/<name>.
+  fs::path StudentHandin(const std::string& name) {
+    const fs::path out = root_ / "handout";
+    const fs::path src(RSB_SOURCE_DIR);
+    if (!fs::exists(out / "build" / "handin.tar.gz")) {
+      CommandResult c = RunCommand(
+          fmt::format("python3 '{}/scripts/make-handout' '{}'", src.string(), out.string()));
+      EXPECT_EQ(c.status, 0) << c.err;
+      for (const auto& e : fs::directory_iterator(src / "kernels"))
+        if (e.path().extension() == ".cl")
+          fs::copy_file(e.path(), out / "kernels" / e.path().filename(),
+                        fs::copy_options::overwrite_existing);
+      for (const char* t : {"Reduction", "Scan", "Convolution"})
+        for (const char* ext : {".h", ".cpp"}) {
+          const std::string f = fmt::format("src/C{}Task{}", t, ext);
+          std::ofstream(out / f) << "// the student's " << f << "\n" << ReadFile(src / f);
+        }
+      c = RunCommand(
+          fmt::format("(cmake -S '{0}' -B '{0}/build' -DRSB_BUILD_TESTS=OFF "
+                      "-DRSB_BUILD_REFERENCES=OFF && cmake --build '{0}/build' --target handin)",
+                      out.string()));
+      EXPECT_EQ(c.status, 0) << c.out << c.err;
+    }
+    const fs::path h = root_ / "class" / name;
+    fs::create_directories(h);
+    const CommandResult c = RunCommand(
+        fmt::format("tar xzf '{}/build/handin.tar.gz' -C '{}'", out.string(), h.string()));
+    EXPECT_EQ(c.status, 0) << c.err;
+    EXPECT_TRUE(fs::is_regular_file(h / "src" / "CScanTask.cpp"));
+    return h;
   }
 
   fs::path root_;
@@ -242,31 +286,7 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
 // the archive unpacked into the class folder. Its host code is compiled against the kit, in
 // seconds (the old full build of the suite took 298 s on 2 cores).
 TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
-  const fs::path out = root_ / "handout";
-  const fs::path src(RSB_SOURCE_DIR);
-  CommandResult c =
-      RunCommand(fmt::format("python3 '{}/scripts/make-handout' '{}'", src.string(), out.string()));
-  ASSERT_EQ(c.status, 0) << c.err;
-  for (const auto& e : fs::directory_iterator(src / "kernels"))
-    if (e.path().extension() == ".cl")
-      fs::copy_file(e.path(), out / "kernels" / e.path().filename(),
-                    fs::copy_options::overwrite_existing);
-  for (const char* t : {"Reduction", "Scan", "Convolution"})
-    for (const char* ext : {".h", ".cpp"}) {
-      const std::string f = fmt::format("src/C{}Task{}", t, ext);
-      std::ofstream(out / f) << "// the student's " << f << "\n" << ReadFile(src / f);
-    }
-  c = RunCommand(
-      fmt::format("(cmake -S '{0}' -B '{0}/build' -DRSB_BUILD_TESTS=OFF "
-                  "-DRSB_BUILD_REFERENCES=OFF && cmake --build '{0}/build' --target handin)",
-                  out.string()));
-  ASSERT_EQ(c.status, 0) << c.out << c.err;
-  const fs::path h = root_ / "class" / "student";
-  fs::create_directories(h);
-  c = RunCommand(fmt::format("tar xzf '{}/build/handin.tar.gz' -C '{}'", out.string(), h.string()));
-  ASSERT_EQ(c.status, 0) << c.err;
-  ASSERT_TRUE(fs::is_regular_file(h / "src" / "CScanTask.cpp"));
-
+  const fs::path h = StudentHandin("student");
   const CommandResult r = RunGrade(h.string());
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("student");
@@ -355,9 +375,10 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
        {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
     if (const char* v = std::getenv(env); v && *v)
       selectors += fmt::format(" {} '{}'", option, v);
-  const CommandResult r = RunCommand(fmt::format(
-      "'{}/bin/reduce-scan-bench' grade --rubric '{}' --output-dir '{}' -q{} '{}'", prefix.string(),
-      (root_ / "rubric.json").string(), (root_ / "out").string(), selectors, h));
+  const CommandResult r = RunCommand(
+      fmt::format("'{}/bin/reduce-scan-bench' grade{} --rubric '{}' --output-dir '{}' -q{} '{}'",
+                  prefix.string(), SandboxArg(), (root_ / "rubric.json").string(),
+                  (root_ / "out").string(), selectors, h));
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("installed");
   EXPECT_TRUE(report["host_code"]["tasks"]["reduction"]["built"].get<bool>())
@@ -477,7 +498,8 @@ TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTe
   const fs::path tmp = root_ / "tmp";
   fs::create_directories(tmp);
   auto grade = [&](const std::string& args) {
-    return RunCommand(fmt::format("TMPDIR='{}' {} grade {}", tmp.string(), RSB_BINARY, args));
+    return RunCommand(
+        fmt::format("TMPDIR='{}' {} grade{} {}", tmp.string(), RSB_BINARY, SandboxArg(), args));
   };
   auto tempFolders = [&] {
     return std::distance(fs::directory_iterator(tmp), fs::directory_iterator());
@@ -559,8 +581,8 @@ TEST_F(Grade, ShippedRubricCatchesAWrongMinIdentity) {
         "#if defined(OP_MIN)\n#undef IDENTITY\n#define IDENTITY ((T)0)\n#endif\n"
         "#ifndef IDENTITY\n#error");
   const CommandResult r =
-      RunBench(fmt::format("grade --output-dir '{}' -q --items reduction-decomposition {}",
-                           (root_ / "out").string(), h));
+      RunBench(fmt::format("grade{} --output-dir '{}' -q --items reduction-decomposition {}",
+                           SandboxArg(), (root_ / "out").string(), h));
   ASSERT_EQ(r.status, 0) << r.err;
   const json item = Item(Report("minid"), "reduction-decomposition");
   EXPECT_EQ(item["status"], "failed") << item.dump(2);
@@ -699,6 +721,8 @@ class Listener {
 // the class folder, /tmp) and to send to a listener on the host's loopback: each refused by the
 // sandbox, and the hand-in is graded all the same.
 TEST_F(Grade, HandInThatWritesOutsideItsFolderAndOpensASocketIsRefusedAndStillGraded) {
+  if (!HaveSandbox())
+    GTEST_SKIP() << "bubblewrap cannot run here (scripts/install-deps.sh installs it)";
   const std::string h = HandIn("mallory");
   fs::create_directories(h + "/src");
   for (const char* f : {"CScanTask.h", "CScanTask.cpp"})
@@ -743,6 +767,63 @@ struct Escape {{
   EXPECT_FALSE(fs::exists(root_ / "mallory-was-here")) << "wrote into the class folder";
   EXPECT_EQ(listener.Received(), "") << "reached the host's loopback";
   fs::remove(outside);
+}
+
+// A class made as a course makes it: every hand-in unpacked from the handin target's archive of
+// the hand-out with the solutions written in, some then broken as students break them, graded in
+// one run with a rubric that requires the task sources and gates the scans with Oclgrind.
+TEST_F(Grade, ClassFromTheHandoutLosesExactlyThePointsOfItsDefects) {
+  if (!HaveOclgrind())
+    GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
+  std::ofstream(root_ / "class.json") << R"({"name": "class test",
+      "required_files": ["kernels/Reduction.cl", "kernels/Scan.cl", "src/CReductionTask.cpp",
+                         "src/CScanTask.cpp"],
+      "items": [
+        {"id": "reduction-sequential", "task": "reduction", "variant": "sequential", "points": 2,
+         "cases": {"sizes": [1, 1000, 4097], "ops": ["sum", "min"]}},
+        {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+         "cases": {"sizes": [1, 257, 1000], "scan_kinds": ["inclusive", "exclusive"]},
+         "oclgrind": "deduct"},
+        {"id": "scan-work-efficient", "task": "scan", "variant": "work-efficient", "points": 4,
+         "cases": {"sizes": [1, 333, 4097], "local_size": 16}, "oclgrind": "deduct"}]})";
+  std::vector<std::string> names = {"alice", "bob", "carol", "dave", "erin"};
+  std::string handins;
+  for (const auto& n : names)
+    handins += " " + StudentHandin(n).string();
+  const fs::path cls = root_ / "class";
+  // bob: a wrong host-side offset in the scan's launch plan.
+  Patch((cls / "bob/src/CScanTask.cpp").string(), "const size_t offset = size_t(1) << s;",
+        "const size_t offset = size_t(2) << s;");
+  // carol: host code that does not compile.
+  Patch((cls / "carol/src/CScanTask.cpp").string(), "const size_t offset = size_t(1) << s;",
+        "const size_t offset = size_t(1) << s");
+  // dave: Blelloch's down-sweep without its barriers (a race pocl does not show).
+  Patch((cls / "dave/kernels/Scan.cl").string(),
+        "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (lid < active) {", "    if (lid < active) {");
+  // erin: the naive scan also writes dst[n] (out of bounds; validation does not see it).
+  Patch((cls / "erin/kernels/Scan.cl").string(), "  dst[i] = v;\n",
+        "  dst[i] = v;\n  if (i == n - 1)\n    dst[n] = v;\n");
+  const CommandResult r = RunGrade(handins, "", (root_ / "class.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFile(root_ / "out" / "summary.csv"),
+            "name,total,max,reduction-sequential,scan-naive,scan-work-efficient\n"
+            "alice,8,8,2,2,4\n"
+            "bob,6,8,2,0,4\n"
+            "carol,2,8,2,0,0\n"
+            "dave,6,8,2,2,0\n"
+            "erin,6,8,2,0,4\n");
+  const json bob = Report("bob"), carol = Report("carol"), dave = Report("dave"),
+             erin = Report("erin");
+  EXPECT_EQ(Item(bob, "scan-naive")["status"], "failed") << bob.dump(2);
+  EXPECT_NE(Item(carol, "scan-naive")["detail"].get<std::string>().find("src/CScanTask.cpp:"),
+            std::string::npos)
+      << carol.dump(2);
+  EXPECT_NE(Item(dave, "scan-work-efficient")["detail"].get<std::string>().find("data-race"),
+            std::string::npos)
+      << dave.dump(2);
+  EXPECT_NE(Item(erin, "scan-naive")["detail"].get<std::string>().find("invalid-write at Scan.cl:"),
+            std::string::npos)
+      << erin.dump(2);
 }
 
 }  // namespace

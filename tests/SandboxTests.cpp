@@ -64,7 +64,8 @@ class Sandbox : public ::testing::Test {
   }
 
   ProcessResult Run(const std::string& script, double timeoutS = 120) {
-    return RunProcess(SandboxCommand({"/bin/sh", "-c", script}, policy_), timeoutS);
+    return RunProcess(SandboxCommand({"/bin/sh", "-c", script}, policy_), timeoutS,
+                      policy_.writableDir);
   }
 
   fs::path root_, alice_;
@@ -219,7 +220,7 @@ TEST_F(Sandbox, ChildRunOfTheSuitePassesUnderTheDefaultLimits) {
        {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
     if (const char* v = std::getenv(env))
       argv.insert(argv.end(), {flag, v});
-  const ProcessResult p = RunProcess(SandboxCommand(argv, policy_), 300);
+  const ProcessResult p = RunProcess(SandboxCommand(argv, policy_), 300, policy_.writableDir);
   EXPECT_EQ(p.exitCode, 0) << Describe(p);
   EXPECT_NE(p.out.find("passed"), std::string::npos) << Describe(p);
   EXPECT_EQ(p.out.find("failed"), std::string::npos) << Describe(p);

@@ -179,9 +179,11 @@ std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
   }
 
   const std::string w = writable.string();
-  a.insert(a.end(), {"--chdir", w, "--setenv", "HOME", w, "--setenv", "TMPDIR", w, "--setenv",
-                     "XDG_CACHE_HOME", w + "/.cache", "--setenv", "POCL_CACHE_DIR",
-                     w + "/.cache/pocl", "--setenv", "CUDA_CACHE_PATH", w + "/.cache/nv"});
+  // No --chdir: bwrap keeps the caller's working folder (RunProcess's workDir, e.g. a compile's
+  // folder inside writableDir), which must be visible inside.
+  a.insert(a.end(), {"--setenv", "HOME", w, "--setenv", "TMPDIR", w, "--setenv", "XDG_CACHE_HOME",
+                     w + "/.cache", "--setenv", "POCL_CACHE_DIR", w + "/.cache/pocl", "--setenv",
+                     "CUDA_CACHE_PATH", w + "/.cache/nv"});
   if (policy.uid >= 0)
     a.insert(a.end(),
              {"--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"});

@@ -46,8 +46,9 @@ struct SandboxLimits {
 };
 
 struct SandboxPolicy {
-  // The only host folder it may write to; its working folder, HOME, TMPDIR, POCL_CACHE_DIR (a
-  // folder below) point there. Must exist.
+  // The only host folder it may write to; HOME, TMPDIR, POCL_CACHE_DIR (a folder below) point
+  // there. Must exist. The working folder stays the caller's (RunProcess's workDir): pass this
+  // folder or one inside it.
   std::string writableDir;
   // Folders (become an empty read-only folder) and files (become empty, /dev/null) it must not
   // see: other hand-ins, the class folder, the rubric, the reports folder. Paths that do not

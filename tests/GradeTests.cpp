@@ -810,7 +810,7 @@ TEST_F(Grade, ClassFromTheHandoutLosesExactlyThePointsOfItsDefects) {
             "alice,8,8,2,2,4\n"
             "bob,6,8,2,0,4\n"
             "carol,2,8,2,0,0\n"
-            "dave,6,8,2,2,0\n"
+            "dave,4,8,2,2,0\n"
             "erin,6,8,2,0,4\n");
   const json bob = Report("bob"), carol = Report("carol"), dave = Report("dave"),
              erin = Report("erin");

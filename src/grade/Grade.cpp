@@ -183,6 +183,7 @@ struct Context {
   std::map<std::string, double> referenceSeconds;
   std::map<std::string, std::optional<json>> referenceOclgrind;  // per item: the suite's counts
   std::set<std::string> warned;  // items whose reference failed (said once)
+  std::string kitDir;            // the hand-in kit, where a hand-in brings host code
   std::string deviceName;
 
   GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
@@ -585,6 +586,8 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   // The suite's binary, its kernels and the kit's precompiled headers (LoadKit) stay readable.
   policy.readOnly = {fs::path(ctx.suite.binary).parent_path().string(), ctx.suite.kernels,
                      ctx.child.workDir + "/pch"};
+  if (!ctx.kitDir.empty())
+    policy.readOnly.push_back(ctx.kitDir);
   std::vector<std::string> argv = SandboxCommand({"/rsb-command"}, policy);
   argv.pop_back();  // the placeholder: Code::wrapper is the part before the command
   return argv;
@@ -669,6 +672,7 @@ int GradeAll(int argc, char** argv) {
   ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path()};
   Kit kit;
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
+  ctx.kitDir = kit.dir;
   InstallInterruptHandler();
   if (!ctx.opt.quiet)
     std::cerr << "the suite's own code on every item (the time limits' reference)\n";

@@ -104,18 +104,30 @@ std::vector<size_t> CheckMatrixSizes(const IComputeTask& task, const std::string
   return {sizes.begin(), sizes.end()};
 }
 
+namespace {
+
+// The task's variants the options select (none when the task is not selected).
+std::vector<std::string> SelectedVariants(const Options& o, const IComputeTask& task) {
+  std::vector<std::string> variants;
+  if (std::find(o.tasks.begin(), o.tasks.end(), task.Name()) == o.tasks.end())
+    return variants;
+  for (const auto& v : task.Variants())
+    if (o.variants.empty() ||
+        std::find(o.variants.begin(), o.variants.end(), v) != o.variants.end())
+      variants.push_back(v);
+  return variants;
+}
+
+}  // namespace
+
 std::vector<Job> CheckMatrixJobs(const Options& o,
                                  const std::vector<std::unique_ptr<IComputeTask>>& tasks,
                                  const DeviceInfo& device) {
   std::vector<Job> jobs;
   for (const auto& task : tasks) {
-    if (std::find(o.tasks.begin(), o.tasks.end(), task->Name()) == o.tasks.end())
+    const std::vector<std::string> variants = SelectedVariants(o, *task);
+    if (variants.empty())
       continue;
-    std::vector<std::string> variants;
-    for (const auto& v : task->Variants())
-      if (o.variants.empty() ||
-          std::find(o.variants.begin(), o.variants.end(), v) != o.variants.end())
-        variants.push_back(v);
     std::vector<std::optional<ScanKind>> kinds = {std::nullopt};
     const std::vector<ScanKind> scanKinds = task->ScanKinds();
     if (!scanKinds.empty())
@@ -198,13 +210,9 @@ std::vector<Job> OclgrindMatrixJobs(const Options& o,
                                     const DeviceInfo& device) {
   std::vector<Job> jobs;
   for (const auto& task : tasks) {
-    if (std::find(o.tasks.begin(), o.tasks.end(), task->Name()) == o.tasks.end())
+    const std::vector<std::string> variants = SelectedVariants(o, *task);
+    if (variants.empty())
       continue;
-    std::vector<std::string> variants;
-    for (const auto& v : task->Variants())
-      if (o.variants.empty() ||
-          std::find(o.variants.begin(), o.variants.end(), v) != o.variants.end())
-        variants.push_back(v);
     const std::vector<ElementType> types = task->Types();
     const std::vector<Op> ops = task->Ops();
     if (types.empty() || ops.empty())

@@ -3,9 +3,9 @@
 # a C++17 compiler, CMake, the OpenCL ICD loader and C++ bindings, pocl (an OpenCL device on the
 # CPU, so the suite runs on any machine), CLI11, nlohmann-json, fmt, GoogleTest, and Python 3 with
 # matplotlib for `reduce-scan-bench plot` and jsonschema for the result-schema test, and oneTBB
-# for the bench/ CPU reference (cpu-reference: C++17 parallel algorithms), and bubblewrap with
-# util-linux (prlimit, setpriv) for the grader's sandbox. Safe to run again: what is installed
-# stays.
+# for the bench/ CPU reference (cpu-reference: C++17 parallel algorithms), Oclgrind for
+# `--check --oclgrind` and the grader's Oclgrind gate, and bubblewrap with util-linux (prlimit,
+# setpriv) for the grader's sandbox. Safe to run again: what is installed stays.
 set -euo pipefail
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi

@@ -578,7 +578,8 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   for (const auto& h : ctx.opt.handins) {
     const fs::path abs = fs::absolute(h).lexically_normal();
     policy.hidden.push_back(abs.string());
-    policy.hidden.push_back(abs.parent_path().string());
+    if (abs.parent_path() != abs.root_path())  // a class folder, never the whole file system
+      policy.hidden.push_back(abs.parent_path().string());
   }
   policy.hidden.push_back(fs::absolute(ctx.opt.rubric).lexically_normal().string());
   policy.hidden.push_back(fs::absolute(ctx.opt.outputDir).lexically_normal().string());

@@ -380,11 +380,12 @@ std::string Diagnostics(const json& oclgrind) {
   if (oclgrind.contains("diagnostics") && oclgrind["diagnostics"].is_array())
     for (const auto& d : oclgrind["diagnostics"])
       out += (out.empty() ? "" : "\n") +
-             (d.is_object()
-                  ? fmt::format("{} at {}:{} in {}, work-item {} ({})", d.value("kind", "?"),
+             (!d.is_object() ? d.dump()
+              : d.value("file", "").empty()  // Oclgrind's own notes, of no place
+                  ? fmt::format("{}: {}", d.value("kind", "?"), d.value("text", ""))
+                  : fmt::format("{} at {}:{} in {}, work-item {} ({})", d.value("kind", "?"),
                                 d.value("file", "?"), d.value("line", 0), d.value("kernel", "?"),
-                                d.value("work_item", "?"), d.value("text", ""))
-                  : d.dump());
+                                d.value("work_item", "?"), d.value("text", "")));
   return out;
 }
 

@@ -113,7 +113,8 @@ TEST_F(Sandbox, WritesOutsideTheWritableFolderAreRefusedAndTheRunGoesOn) {
   script += "echo still-running > graded.txt";
   const ProcessResult p = Run(script);
   EXPECT_EQ(p.exitCode, 0) << Describe(p);
-  EXPECT_EQ(p.out.find("wrote"), std::string::npos) << p.out;
+  // Where the test folder lies under /tmp, a write "next to the class" lands in the sandbox's
+  // private /tmp and succeeds there: what counts is that no file on the host changed (below).
   EXPECT_EQ(Read(alice_ / "graded.txt"), "still-running\n");
   for (const auto& t : refused) {
     if (fs::exists(t)) {
@@ -220,6 +221,8 @@ TEST_F(Sandbox, ChildRunOfTheSuitePassesUnderTheDefaultLimits) {
        {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
     if (const char* v = std::getenv(env))
       argv.insert(argv.end(), {flag, v});
+  // The suite's binary stays visible wherever it lies (a build under /tmp included).
+  policy_.readOnly.push_back(fs::path(RSB_BINARY).parent_path().string());
   const ProcessResult p = RunProcess(SandboxCommand(argv, policy_), 300, policy_.writableDir);
   EXPECT_EQ(p.exitCode, 0) << Describe(p);
   EXPECT_NE(p.out.find("passed"), std::string::npos) << Describe(p);

@@ -88,6 +88,24 @@ class Grade : public testing::Test {
       }
     return h;
   }
+  // The suite's own task sources of `tasks` ("Scan") in the hand-in, unchanged: nothing to
+  // compile, the suite's binary runs them.
+  void CopySuiteSources(const std::string& h, const std::vector<std::string>& tasks) {
+    fs::create_directories(h + "/src");
+    for (const auto& t : tasks)
+      for (const char* ext : {".h", ".cpp"}) {
+        const std::string f = "src/C" + t + "Task" + ext;
+        fs::copy_file(fs::path(RSB_SOURCE_DIR) / f, fs::path(h) / f);
+      }
+  }
+  // The naive scan spinning while `condition` holds on n, in a loop the compiler cannot remove
+  // (it reads global memory through a volatile pointer).
+  void PatchEndlessLoop(const std::string& h, const std::string& condition) {
+    Patch(ScanCl(h), "  if (i >= n)\n    return;\n  T v = LoadShifted",
+          "  while (" + condition +
+              ") {\n    if (*(volatile __global const T*)src == (T)12345)\n"
+              "      n--;\n  }\n  if (i >= n)\n    return;\n  T v = LoadShifted");
+  }
   static fs::path SuiteKit() { return fs::path(RSB_BINARY).parent_path() / "handin-kit"; }
 
   // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out.
@@ -217,10 +235,7 @@ TEST_F(Grade, OutOfBoundsWriteThatCrashesTheChildIsAnErrorOfThatItem) {
 
 TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
   const std::string h = HandIn("loop");
-  // A loop the compiler cannot remove: it reads global memory through a volatile pointer.
-  Patch(ScanCl(h), "  if (i >= n)\n    return;\n  T v = LoadShifted",
-        "  while (n != 0) {\n    if (*(volatile __global const T*)src == (T)12345)\n"
-        "      n--;\n  }\n  if (i >= n)\n    return;\n  T v = LoadShifted");
+  PatchEndlessLoop(h, "n != 0");
   std::ofstream(root_ / "loop-rubric.json") << R"({"items": [
       {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
        "cases": {"sizes": [257]}}]})";
@@ -310,10 +325,7 @@ TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
 // reduction item (the hand-in's untouched reduction sources: the suite's binary) keeps its points.
 TEST_F(Grade, WrongOffsetInTheHandinsScanPlanCostsOnlyTheScanItems) {
   const std::string h = HandIn("offset");
-  fs::create_directories(h + "/src");
-  for (const char* f :
-       {"src/CScanTask.h", "src/CScanTask.cpp", "src/CReductionTask.h", "src/CReductionTask.cpp"})
-    fs::copy_file(fs::path(RSB_SOURCE_DIR) / f, fs::path(h) / f);
+  CopySuiteSources(h, {"Scan", "Reduction"});
   Patch(h + "/src/CScanTask.cpp", "const size_t offset = size_t(1) << s;",
         "const size_t offset = size_t(2) << s;");
   const CommandResult r = RunGrade(h);
@@ -553,9 +565,7 @@ TEST_F(Grade, MissingRequiredHostCodeCostsOnlyItsTasksItems) {
 TEST_F(Grade, CasesATimedOutChildDidNotReachAreTimeoutsNotErrors) {
   const std::string h = HandIn("slowbig");
   // Endless only at the largest size: the smaller cases' results are in before the kill.
-  Patch(ScanCl(h), "  if (i >= n)\n    return;\n  T v = LoadShifted",
-        "  while (n == 4097) {\n    if (*(volatile __global const T*)src == (T)12345)\n"
-        "      n--;\n  }\n  if (i >= n)\n    return;\n  T v = LoadShifted");
+  PatchEndlessLoop(h, "n == 4097");
   std::ofstream(root_ / "slow.json") << R"({"items": [
       {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
        "cases": {"sizes": [1, 257, 4097]}}]})";
@@ -573,9 +583,7 @@ TEST_F(Grade, CasesATimedOutChildDidNotReachAreTimeoutsNotErrors) {
 TEST_F(Grade, ShippedRubricCatchesAWrongMinIdentity) {
   const std::string h = HandIn("minid");
   // The shipped rubric requires the task sources: the suite's own (nothing to compile).
-  fs::create_directories(h + "/src");
-  for (const char* f : {"CReductionTask.h", "CReductionTask.cpp", "CScanTask.h", "CScanTask.cpp"})
-    fs::copy_file(fs::path(RSB_SOURCE_DIR) / "src" / f, fs::path(h) / "src" / f);
+  CopySuiteSources(h, {"Reduction", "Scan"});
   // 0 as min's identity: right for sum, wrong for min wherever padding enters a tree.
   Patch(h + "/kernels/Common.clh", "#ifndef IDENTITY\n#error",
         "#if defined(OP_MIN)\n#undef IDENTITY\n#define IDENTITY ((T)0)\n#endif\n"
@@ -724,9 +732,7 @@ TEST_F(Grade, HandInThatWritesOutsideItsFolderAndOpensASocketIsRefusedAndStillGr
   if (!HaveSandbox())
     GTEST_SKIP() << "bubblewrap cannot run here (scripts/install-deps.sh installs it)";
   const std::string h = HandIn("mallory");
-  fs::create_directories(h + "/src");
-  for (const char* f : {"CScanTask.h", "CScanTask.cpp"})
-    fs::copy_file(fs::path(RSB_SOURCE_DIR) / "src" / f, fs::path(h) / "src" / f);
+  CopySuiteSources(h, {"Scan"});
   Listener listener;
   const fs::path outside = fs::temp_directory_path() / fmt::format("rsb-escaped-{}", ::getpid());
   fs::remove(outside);

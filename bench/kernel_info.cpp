@@ -13,6 +13,7 @@
 //
 // It is how docs/BENCHMARKS.md explains which work-group sizes a variant can run at.
 #include "CLUtil.h"
+#include "CliChecks.h"
 #include "Errors.h"
 #include "PlannedTask.h"
 #include "Sizes.h"
@@ -21,10 +22,12 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -64,55 +67,99 @@ void WriteBinary(const cl::Program& program, const std::string& dir, const std::
     throw std::runtime_error("cannot write " + path);
 }
 
-int Run(const std::string& dir, const std::string& taskName, std::vector<std::string> variants,
-        const std::string& typeName, const std::vector<size_t>& locals, const std::string& platform,
-        const std::string& extra, const std::vector<std::string>& settings,
-        const std::string& binaries) {
-  const cl::Device device = SelectDevice(platform, "");
+struct Args {
+  std::string dir, task = "reduction", type = "uint", platform, options, binaries;
+  std::vector<std::string> variants, settings, locals = {"256", "512", "1024"};
+};
+
+// What Run needs, every value checked before a device is touched (UsageError: exit 2).
+struct Checked {
+  std::vector<std::unique_ptr<IComputeTask>> tasks;
+  PlannedTask* task = nullptr;
+  std::vector<std::string> variants;
+  ElementType type{};
+  std::vector<size_t> locals;
+  std::map<std::string, size_t> params, tuning;
+};
+
+// --set NAME=V: a task parameter or a tuning knob, parsed and checked as --tune's values are.
+void CheckSettings(const Args& a, Checked& c) {
+  const auto params = c.task->Parameters();
+  const auto knobs = c.task->Tunables();
+  for (const std::string& s : a.settings) {
+    const size_t eq = s.find('=');
+    const std::string name = s.substr(0, eq);
+    const auto value = eq == std::string::npos ? std::nullopt : ParseUnsigned(s.substr(eq + 1));
+    std::vector<std::string> names;
+    const TaskParameter* p = nullptr;
+    const TuningKnob* k = nullptr;
+    for (const auto& x : params) {
+      names.push_back(x.name);
+      p = x.name == name ? &x : p;
+    }
+    for (const auto& x : knobs) {
+      names.push_back(x.name);
+      k = x.name == name ? &x : k;
+    }
+    if (!p && !k)
+      throw UsageError(
+          fmt::format("--set '{}': unknown; allowed: NAME=VALUE, NAME a parameter "
+                      "or tuning knob of {}: {}",
+                      s, a.task, cli::Join(names)));
+    if (!value || !(p ? p->Allows(*value) : k->Allows(*value)))
+      throw UsageError(fmt::format("--set '{}': not allowed; allowed: {}={}", s, name,
+                                   p ? p->AllowedText() : k->AllowedText()));
+    (p ? c.params : c.tuning)[name] = size_t(*value);
+  }
+}
+
+Checked Check(const Args& a) {
+  Checked c;
+  c.tasks = MakeTasks();
+  std::vector<std::string> names;
+  for (auto& t : c.tasks) {
+    names.push_back(t->Name());
+    if (t->Name() == a.task)
+      c.task = dynamic_cast<PlannedTask*>(t.get());
+  }
+  if (!c.task)
+    throw UsageError("--task '" + a.task + "': allowed: " + cli::Join(names));
+  const std::vector<std::string> all = c.task->Variants();
+  for (const auto& v : a.variants)
+    if (std::find(all.begin(), all.end(), v) == all.end())
+      throw UsageError(fmt::format("--variants '{}': not a variant of {}; allowed: {}", v, a.task,
+                                   cli::Join(all)));
+  c.variants = a.variants.empty() ? all : a.variants;
+  const auto type = ParseElementType(a.type);
+  if (!type)
+    throw UsageError("--type '" + a.type + "': allowed: int, uint, long, ulong, float, double");
+  c.type = *type;
+  for (const auto& l : a.locals)  // checked by LocalSizeCheck
+    c.locals.push_back(size_t(*ParseUnsigned(l)));
+  CheckSettings(a, c);
+  return c;
+}
+
+int Run(const std::string& dir, const Args& a, const Checked& c) {
+  const cl::Device device = SelectDevice(a.platform, "");
   const DeviceInfo info = DescribeDevice(device);
   const bool nv = info.extensions.find("cl_nv_compiler_options") != std::string::npos;
   std::printf("device: %s (%s), CL_DEVICE_MAX_WORK_GROUP_SIZE %zu\n", info.name.c_str(),
               info.driverVersion.c_str(), info.maxWorkGroupSize);
-  auto tasks = MakeTasks();
-  PlannedTask* task = nullptr;
-  for (auto& t : tasks)
-    if (t->Name() == taskName)
-      task = dynamic_cast<PlannedTask*>(t.get());
-  if (!task)
-    throw UsageError("--task '" + taskName + "': allowed: reduction, scan, convolution");
-  if (variants.empty())
-    variants = task->Variants();
-  const auto type = ParseElementType(typeName);
-  if (!type)
-    throw UsageError("--type '" + typeName + "': allowed: int, uint, long, ulong, float, double");
-  // --set NAME=V: a task parameter or a tuning knob, parsed as --tune's values are.
-  std::map<std::string, size_t> params, tuning;
-  for (const std::string& s : settings) {
-    const size_t eq = s.find('=');
-    const std::string name = s.substr(0, eq);
-    const auto value = eq == std::string::npos ? std::nullopt : ParseUnsigned(s.substr(eq + 1));
-    bool param = false, knob = false;
-    for (const TaskParameter& p : task->Parameters())
-      param = param || p.name == name;
-    for (const TuningKnob& k : task->Tunables())
-      knob = knob || k.name == name;
-    if (!value || !(param || knob))
-      throw UsageError("--set '" + s +
-                       "': allowed: NAME=VALUE, NAME a parameter or tuning knob of " + taskName +
-                       ", VALUE a whole number");
-    (param ? params : tuning)[name] = size_t(*value);
-  }
+  PlannedTask* task = c.task;
+  const std::string& extra = a.options;
+  const std::string& binaries = a.binaries;
   ProgramCache programs(cl::Context(device), device, dir);
   std::printf("%-22s %-28s %6s %9s %6s %8s %8s  %s\n", "variant", "kernel", "local", "wg-max",
               "reqd", "private", "local-B", nv ? "ptxas" : "");
-  for (const std::string& variant : variants) {
-    for (size_t L : locals) {
+  for (const std::string& variant : c.variants) {
+    for (size_t L : c.locals) {
       ProblemSpec spec;
-      spec.type = *type;
+      spec.type = c.type;
       spec.n = size_t(1) << 24;
       spec.localSize = L;
-      spec.params = params;
-      spec.tuning = tuning;
+      spec.params = c.params;
+      spec.tuning = c.tuning;
       if (!task->ScanKinds().empty())
         spec.scanKind = task->ScanKinds().front();
       LaunchPlan plan;
@@ -154,29 +201,40 @@ int Run(const std::string& dir, const std::string& taskName, std::vector<std::st
 
 int main(int argc, char** argv) {
   CLI::App app{"kernel-info: each variant's kernels as the device's compiler built them"};
-  std::string dir = "kernels", task = "reduction", type = "uint", platform, options, binaries;
-  std::vector<std::string> variants, settings;
-  std::vector<size_t> locals = {256, 512, 1024};
-  app.add_option("--kernels", dir, "kernels folder");
-  app.add_option("--task", task, "reduction, scan or convolution");
-  app.add_option("--variants", variants, "variants (default: all of the task)")->delimiter(',');
-  app.add_option("--type", type, "element type");
-  app.add_option("--local-sizes", locals, "local sizes to build for")->delimiter(',');
-  app.add_option("--platform", platform, "platform name (substring), as the suite's --platform");
-  app.add_option("--options", options, "extra build options");
-  app.add_option("--set", settings, "NAME=VALUE: a task parameter (mask-width) or tuning knob")
+  rsb::Args a;
+  app.add_option("--kernels", a.dir,
+                 "kernels folder (default: the suite's, found as reduce-scan-bench finds them)");
+  app.add_option("--task", a.task, "reduction, scan or convolution");
+  app.add_option("--variants", a.variants, "variants (default: all of the task)")->delimiter(',');
+  app.add_option("--type", a.type, "element type: int, uint, long, ulong, float or double");
+  app.add_option("--local-sizes", a.locals,
+                 "local sizes to build for: powers of two from 1 to 1048576 (default 256,512,1024)")
+      ->delimiter(',')
+      ->check(rsb::cli::Allowed("a power of two from 1 to 1048576, or a comma list of them",
+                                [](const std::string& v) {
+                                  const auto l = rsb::ParseUnsigned(v);
+                                  return l && *l && !(*l & (*l - 1)) && *l <= (1u << 20);
+                                }));
+  app.add_option("--platform", a.platform, "platform name (substring), as the suite's --platform");
+  app.add_option("--options", a.options, "extra build options");
+  app.add_option("--set", a.settings, "NAME=VALUE: a task parameter (mask-width) or tuning knob")
       ->delimiter(',');
-  app.add_option("--binaries", binaries,
+  app.add_option("--binaries", a.binaries,
                  "folder: write each program's binary there (NVIDIA: its PTX), "
                  "<variant>-L<local>.bin");
   try {
+    if (const std::string empty = rsb::cli::EmptyListItem(app, argc, argv); !empty.empty()) {
+      std::fprintf(stderr, "kernel-info: %s\n", empty.c_str());
+      return 2;
+    }
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
   try {
-    return rsb::Run(dir, task, variants, type, locals, platform, options, settings, binaries);
+    const rsb::Checked c = rsb::Check(a);
+    return rsb::Run(rsb::FindKernelDir(a.dir, argv[0]), a, c);
   } catch (const rsb::UsageError& e) {
     std::fprintf(stderr, "kernel-info: %s\n", e.what());
     return 2;

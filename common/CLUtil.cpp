@@ -6,12 +6,18 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <sstream>
 
@@ -36,6 +42,42 @@ std::string Trim(std::string s) {
     s.pop_back();
   return s;
 }
+
+std::atomic<bool> gCompilerStderr{true};
+
+// While alive and `silence`, file descriptor 2 goes to /dev/null: the compiler's own lines
+// (clang in pocl writes "1 warning generated." there, not to the build log) stay out of a
+// --quiet run. Restored when it ends, a failed build included.
+class SilencedStderr {
+ public:
+  explicit SilencedStderr(bool silence) {
+    if (!silence)
+      return;
+    std::cerr.flush();
+    std::fflush(stderr);
+    const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (null < 0)
+      return;
+    saved_ = fcntl(2, F_DUPFD_CLOEXEC, 3);
+    if (saved_ >= 0 && dup2(null, 2) < 0) {
+      close(saved_);
+      saved_ = -1;
+    }
+    close(null);
+  }
+  ~SilencedStderr() {
+    if (saved_ < 0)
+      return;
+    std::fflush(stderr);
+    dup2(saved_, 2);
+    close(saved_);
+  }
+  SilencedStderr(const SilencedStderr&) = delete;
+  SilencedStderr& operator=(const SilencedStderr&) = delete;
+
+ private:
+  int saved_ = -1;
+};
 
 std::vector<cl::Platform> Platforms() {
   std::vector<cl::Platform> platforms;
@@ -303,6 +345,10 @@ IncludeDir::~IncludeDir() {
   fs::remove(tempDir_, ec);
 }
 
+void ShowCompilerStderr(bool show) {
+  gCompilerStderr = show;
+}
+
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string kernelDir)
     : context_(std::move(context)),
       device_(std::move(device)),
@@ -323,6 +369,7 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
   const std::string fullOptions =
       fmt::format("-cl-std=CL1.2 -I {} {}", include_->ForOptions(), options);
   try {
+    SilencedStderr silenced(!gCompilerStderr);
     program.build({device_}, fullOptions.c_str());
   } catch (const cl::Error& e) {
     std::string log;

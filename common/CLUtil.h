@@ -54,6 +54,11 @@ std::vector<cl::Device> SelectDevices(const std::string& platformSel,
 // prefix/share), else the source tree this binary was built from.
 std::string FindKernelDir(const std::string& explicitDir, const std::string& argv0);
 
+// Whether what the compiler writes to stderr itself during a build (pocl's clang: "1 warning
+// generated.", without the warning, which is in the build log) reaches it; false under --quiet.
+// Default true. A failed build's log is in its error either way.
+void ShowCompilerStderr(bool show);
+
 // Builds programs from <kernelDir>/<file> and keeps them: a program is built once per
 // (file, options) and reused by every run and every variant that needs it.
 // The folder compilers are told to include from (-I). OpenCL build options are one string that

@@ -1,6 +1,7 @@
 #include "Cli.h"
 
 #include "BuildInfo.h"
+#include "CLUtil.h"
 
 #include "CliChecks.h"
 
@@ -99,19 +100,12 @@ CLI::Validator ExtentCheck() {
 }
 
 // The raw strings of the options that are converted after parsing.
-// "1%" or "0.01": a fraction from 0 to 0.5.
+// "1%" or "0.01": a fraction from 0 to 0.5, written as a plain decimal (cli::ParseDecimal).
 std::optional<double> ParseFraction(const std::string& v) {
-  try {
-    const bool percent = !v.empty() && v.back() == '%';
-    const std::string number = percent ? v.substr(0, v.size() - 1) : v;
-    size_t used = 0;
-    const double f = std::stod(number, &used) / (percent ? 100.0 : 1.0);
-    if (used != number.size() || !(f >= 0 && f <= 0.5))
-      return std::nullopt;
-    return f;
-  } catch (const std::exception&) {
+  const auto f = cli::ParsePercentOrDecimal(v);
+  if (!f || *f > 0.5)
     return std::nullopt;
-  }
+  return f;
 }
 
 struct Raw {
@@ -206,21 +200,19 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
   app.add_option("--iterations", o.run.maxIterations, "Timed runs per case, at most (default 1000)")
       ->check(WholeNumber(1, 1000000));
   app.add_option("--time-budget", o.run.timeBudgetS,
-                 "Seconds of timed runs per case before stopping (default 0.5)")
-      ->check(Allowed("seconds from 0 to 3600, e.g. 0.5", [](const std::string& v) {
-        try {
-          size_t used = 0;
-          const double b = std::stod(v, &used);
-          return used == v.size() && b >= 0 && b <= 3600;
-        } catch (const std::exception&) {
-          return false;
-        }
-      }));
-  app.add_option("--ci-target", raw.ciTarget,
-                 "Stop timing a case once its median is known to +-this with 95% confidence "
-                 "(order statistics): 1% or 0.01 (default 1%; 0: until --time-budget or "
-                 "--iterations)")
-      ->check(Allowed("a fraction from 0 to 0.5, e.g. 1% or 0.01",
+                 "Seconds of timed runs per case before stopping, a plain decimal (default 0.5)")
+      ->check(
+          Allowed("seconds from 0 to 3600 as a plain decimal, e.g. 0.5", [](const std::string& v) {
+            const auto b = cli::ParseDecimal(v);
+            return b && *b <= 3600;
+          }));
+  app.add_option(
+         "--ci-target", raw.ciTarget,
+         "Stop timing a case once its median is known to +-this with 95% confidence "
+         "(order statistics): 1% or 0.01, plain decimals (default 1%; 0: until --time-budget or "
+         "--iterations)")
+      ->check(Allowed("a percentage from 0% to 50% (1%) or a fraction from 0 to 0.5 (0.01), "
+                      "plain decimals",
                       [](const std::string& v) { return ParseFraction(v).has_value(); }));
   app.add_flag("--cold", o.run.cold,
                "Flush the last-level cache before every timed run (untimed writes of twice its "
@@ -249,13 +241,8 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
 }
 
 bool PositiveSeconds(const std::string& v) {
-  try {
-    size_t used = 0;
-    const double s = std::stod(v, &used);
-    return used == v.size() && s > 0 && s <= 86400;
-  } catch (const std::exception&) {
-    return false;
-  }
+  const auto s = cli::ParseDecimal(v);
+  return s && *s > 0 && *s <= 86400;
 }
 
 void AddIsolationOptions(CLI::App& app, Options& o) {
@@ -265,9 +252,10 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
       "not the run's end (default with --kernels or --timeout)");
   app.add_flag("--no-isolate", o.noIsolate, "Run every case in this process")->excludes(isolate);
   app.add_option("--timeout", o.timeoutS,
-                 "Seconds a case may run before it is stopped and reported as timeout (implies "
-                 "--isolate)")
-      ->check(Allowed("seconds, more than 0 and at most 86400, e.g. 30", PositiveSeconds));
+                 "Seconds a case may run before it is stopped and reported as timeout, a plain "
+                 "decimal (implies --isolate)")
+      ->check(Allowed("seconds as a plain decimal, more than 0 and at most 86400, e.g. 30",
+                      PositiveSeconds));
   // Hidden (no group): how an isolated run starts its workers.
   app.add_option("--worker-fd", o.worker.fd)->group("");
   app.add_option("--worker-job", o.worker.job)->group("");
@@ -416,6 +404,8 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   AddRunOptions(app, o, raw);
   AddOutputOptions(app, o, raw);
   AddIsolationOptions(app, o);
+  if (const std::string empty = cli::EmptyListItem(app, argc, argv); !empty.empty())
+    throw UsageError(empty);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -428,6 +418,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   }
   ResolveSelection(raw, catalog, o);
   ResolveValues(raw, o);
+  ShowCompilerStderr(!o.quiet);  // quiet is quiet: no "1 warning generated." from pocl's clang
   return o;
 }
 

@@ -7,13 +7,15 @@ Several files overlay, one line style and marker per file (labelled by device).
   scripts/plot.py -o FILE.png|.svg RESULTS.json [MORE.json ...] [--title TEXT]
 
 Normally run through `reduce-scan-bench plot`, which checks the files first. A result counts
-when its status is passed and its median time is above 0. Utilisation is the result's
+when its status is passed and its median time and its throughput (gelem_s) are above 0; the
+others (skipped, failed, untimed, or a hand-edited file without them) are left out. Utilisation is the result's
 `utilisation` where recorded (against the ceiling of its own traffic), else `bandwidth_util`
 (against the device's copy bandwidth).
 """
 import argparse
 import io
 import json
+import math
 import os
 import sys
 
@@ -31,12 +33,29 @@ VARIANT_ORDER = ["interleaved", "sequential", "decomposition", "unrolled", "atom
 STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v"), ((0, (1, 1)), "x")]
 
 
+def positive(x):
+    """A number above 0 (and finite), else False: absent, null, text or NaN all read as none."""
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and 0 < x < math.inf
+
+
+def plottable(r):
+    time = r.get("time_ms")
+    return (isinstance(r, dict) and r.get("status") == "passed" and isinstance(time, dict)
+            and positive(time.get("median")) and positive(r.get("gelem_s"))
+            and isinstance(r.get("n"), int) and isinstance(r.get("task"), str)
+            and isinstance(r.get("variant"), str))
+
+
 def load(path):
     with open(path) as f:
         data = json.load(f)
-    device = data.get("device", {})
-    results = [r for r in data.get("results", [])
-               if r.get("status") == "passed" and r.get("time_ms", {}).get("median", 0) > 0]
+    if not isinstance(data, dict):
+        raise ValueError("not a result file (no object at the top)")
+    device = data.get("device")
+    device = device if isinstance(device, dict) else {}
+    results = data.get("results")
+    results = [r for r in results if isinstance(r, dict) and plottable(r)] \
+        if isinstance(results, list) else []
     return device, results
 
 
@@ -72,7 +91,7 @@ def utilisation(r):
     u = r.get("utilisation")
     if u is None:
         u = r.get("bandwidth_util")
-    return u if u and u > 0 else None
+    return u if positive(u) else None
 
 
 def variant_rank(key):
@@ -90,7 +109,10 @@ def main():
 
     files = []
     for path in args.files:
-        device, results = load(path)
+        try:
+            device, results = load(path)
+        except (OSError, ValueError) as e:  # json.JSONDecodeError is a ValueError
+            sys.exit(f"plot.py: {path}: {e}")
         files.append((path, device, results))
     labels = device_labels(files)
     tasks = []
@@ -120,8 +142,9 @@ def main():
         for fi, (path, device, results) in enumerate(files):
             style, marker = STYLES[fi % len(STYLES)]
             for key in keys:
-                points = sorted((r["n"], r["gelem_s"], utilisation(r)) for r in results
-                                if r["task"] == task and series_key(r, varying) == key)
+                points = sorted(((r["n"], r["gelem_s"], utilisation(r)) for r in results
+                                 if r["task"] == task and series_key(r, varying) == key),
+                                key=lambda p: p[:2])
                 if not points:
                     continue
                 ns = [p[0] for p in points]
@@ -159,10 +182,13 @@ def main():
         fig.suptitle(title)
     fig.tight_layout()
     fmt = os.path.splitext(args.output)[1].lower().lstrip(".")
-    if fmt == "svg":
-        fig.savefig(args.output, format="svg", metadata={"Date": None})
-    else:
-        save_png(fig, args.output)
+    try:
+        if fmt == "svg":
+            fig.savefig(args.output, format="svg", metadata={"Date": None})
+        else:
+            save_png(fig, args.output)
+    except OSError as e:
+        sys.exit(f"plot.py: cannot write {args.output}: {e.strerror or e}")
     return 0
 
 

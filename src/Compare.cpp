@@ -8,8 +8,10 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <map>
 
@@ -27,24 +29,11 @@ struct CompareOptions {
   CompareFormat format = CompareFormat::Table;
 };
 
-// "5%" or "0.05": a fraction from 0 to 10 (1000%); nullopt where it is neither.
-std::optional<double> ParseThreshold(std::string v) {
+// "5%" or "0.05" (plain decimals): a fraction from 0 to 10 (1000%); nullopt where it is neither.
+std::optional<double> ParseThreshold(const std::string& v) {
   bool percent = false;
-  if (!v.empty() && v.back() == '%') {
-    percent = true;
-    v.pop_back();
-  }
-  if (v.empty())
-    return std::nullopt;
-  char* end = nullptr;
-  double x = std::strtod(v.c_str(), &end);
-  if (*end != '\0' || !std::isfinite(x) || x < 0)
-    return std::nullopt;
-  if (percent)
-    x /= 100;
-  else if (x >= 1)  // "5" is 5% or 500%: say which
-    return std::nullopt;
-  if (x > 10)
+  const auto x = cli::ParsePercentOrDecimal(v, &percent);
+  if (!x || (!percent && *x >= 1) || *x > 10)  // "5" is 5% or 500%: say which
     return std::nullopt;
   return x;
 }
@@ -413,8 +402,8 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
   app.add_option("NEW", o.newPath, "The result file to judge")->required();
   std::string threshold = "5%";
   app.add_option("--threshold", threshold,
-                 "A significant slowdown beyond this is a regression (exit 1): 5% or 0.05 "
-                 "(default 5%)")
+                 "A significant slowdown beyond this is a regression (exit 1): 5% or 0.05, "
+                 "plain decimals (default 5%)")
       ->check(cli::Allowed("a percentage from 0% to 1000% (5%) or a fraction below 1 (0.05)",
                            [](const std::string& v) { return ParseThreshold(v).has_value(); }));
   app.add_flag("--across-devices", o.settings.acrossDevices,
@@ -536,12 +525,25 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
   return c;
 }
 
+namespace {
+
+// stdout, checked: a write that failed (a full disk, a closed pipe) is exit 3, not 0.
+void CheckStdout() {
+  std::cout.flush();
+  if (!std::cout)
+    throw DeviceError(fmt::format("writing to stdout failed: {}", std::strerror(errno)));
+}
+
+}  // namespace
+
 int Compare(int argc, char** argv) {
   try {
     bool help = false;
     const CompareOptions o = ParseCompareOptions(argc, argv, help);
-    if (help)
+    if (help) {
+      CheckStdout();
       return kExitOk;
+    }
     const ResultFile base = LoadResultFile(o.basePath, "BASE");
     const ResultFile fresh = LoadResultFile(o.newPath, "NEW");
     const Comparison c = CompareFiles(base, fresh, o.settings);
@@ -559,11 +561,14 @@ int Compare(int argc, char** argv) {
         WriteJson(std::cout, base, fresh, c, o.settings);
         break;
     }
-    std::cout.flush();
+    CheckStdout();
     return c.Regressions() ? kExitValidationFailed : kExitOk;
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;
+  } catch (const std::exception& e) {  // DeviceError (stdout), and never an abort
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitDevice;
   }
 }
 

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <map>
 
 namespace fs = std::filesystem;
 
@@ -116,6 +117,9 @@ void CheckOutputWritable(const std::string& out) {
   const fs::path p(out);
   const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code ec;
+  if (fs::is_directory(p, ec))
+    throw UsageError(fmt::format(
+        "--output '{}': is a folder; allowed: a file path ending in .png or .svg", out));
   const bool ok =
       fs::exists(p, ec) ? access(out.c_str(), W_OK) == 0 : access(dir.c_str(), W_OK | X_OK) == 0;
   if (!ok)
@@ -123,19 +127,56 @@ void CheckOutputWritable(const std::string& out) {
         fmt::format("--output '{}': cannot write there: {}", out, std::strerror(errno)));
 }
 
+// Why a result is not drawn: its status, or what a passed one lacks.
+std::string NotPlottedReason(const StoredResult& r) {
+  if (r.status != "passed")
+    return r.status;
+  return r.Timed() ? "passed without gelem_s" : "passed without a time";
+}
+
+// The results of the files that have a throughput; the others are named in a note per file
+// (unless quiet): "note: a.json: 2 of 12 results not plotted (no throughput): 2 skipped".
+size_t CountPlottable(const std::vector<std::string>& files, bool quiet) {
+  size_t plottable = 0;
+  for (const auto& path : files) {
+    const ResultFile f = LoadResultFile(path, "RESULTS");
+    std::map<std::string, size_t> left;
+    size_t leftOut = 0;
+    for (const auto& r : f.results) {
+      plottable += r.HasThroughput();
+      if (!r.HasThroughput()) {
+        ++left[NotPlottedReason(r)];
+        ++leftOut;
+      }
+    }
+    std::vector<std::string> reasons;
+    for (const auto& [reason, k] : left)
+      reasons.push_back(fmt::format("{} {}", k, reason));
+    if (leftOut && !quiet)
+      std::cerr << fmt::format("note: {}: {} of {} results not plotted (no throughput): {}\n", path,
+                               leftOut, f.results.size(), cli::Join(reasons));
+  }
+  return plottable;
+}
+
+// stdout, checked: a write that failed (a full disk, a closed pipe) is an error, not exit 0.
+void CheckStdout() {
+  std::cout.flush();
+  if (!std::cout)
+    throw DeviceError(fmt::format("writing to stdout failed: {}", std::strerror(errno)));
+}
+
 int RunPlot(int argc, char** argv) {
   bool help = false;
   const PlotOptions o = ParsePlotOptions(argc, argv, help);
-  if (help)
+  if (help) {
+    CheckStdout();
     return kExitOk;
-  size_t timed = 0;
-  for (const auto& f : o.files)
-    for (const auto& r : LoadResultFile(f, "RESULTS").results)
-      timed += r.Timed();
-  if (!timed)
+  }
+  if (!CountPlottable(o.files, o.quiet))
     throw UsageError(fmt::format(
-        "RESULTS: no timed result (status passed, median above 0) in {}; allowed: result "
-        "files of timed runs (not --check)",
+        "RESULTS: no timed result (status passed, median and gelem_s above 0) in {}; allowed: "
+        "result files of timed runs (not --check)",
         cli::Join(o.files)));
   CheckOutputWritable(o.output);
   const std::string script = FindPlotScript();

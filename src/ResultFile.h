@@ -31,6 +31,7 @@ struct StoredResult {
   DeviceId device;
   double medianMs = 0;
   std::optional<double> ciLowMs, ciHighMs;  // the 95% interval of the median, where recorded
+  std::optional<double> gelemS;             // the throughput, where recorded
   std::optional<bool> ciMet;
   std::optional<bool> cold;  // measured cold (caches flushed), where recorded
   bool ciBad = false;        // an interval was recorded but does not hold the median: not used
@@ -39,6 +40,8 @@ struct StoredResult {
   std::string kernelOptions;
   // Timed: passed, with a median above zero.
   bool Timed() const { return status == "passed" && medianMs > 0; }
+  // Plotted: timed, with a throughput above zero (a hand-edited file may lack one).
+  bool HasThroughput() const { return Timed() && gelemS && *gelemS > 0; }
   bool HasCi() const { return ciLowMs && ciHighMs; }
   // "reduction/sequential uint sum n=4096 L=64", as the runner labels cases.
   std::string Label() const;
@@ -54,8 +57,10 @@ struct ResultFile {
 };
 
 // Reads a result file. Throws UsageError (exit 2), one line naming the file and what is wrong:
-// missing or unreadable, not JSON, not a reduce-scan-bench result file, another schema version,
-// a result without a field every version writes.
+// missing, empty or unreadable, not JSON (naming where it stops: "results[3].time_ms.median:
+// 1e400 is not a finite number"), not a reduce-scan-bench result file, another schema version,
+// a result without a field every version writes, a field of the wrong type or a negative time.
+// A result without a time (not passed) or without `gelem_s` is read, not timed.
 ResultFile LoadResultFile(const std::string& path, const std::string& role);
 
 }  // namespace rsb

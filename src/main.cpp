@@ -255,6 +255,10 @@ class ReportOutput {
     namespace fs = std::filesystem;
     std::error_code ec;
     const fs::path p(path_);
+    // A folder passes the access check below, and the run would end in a failed rename with
+    // every result lost: refused before any case runs.
+    if (fs::is_directory(p, ec))
+      throw UsageError(fmt::format("--output '{}': is a folder; allowed: a file path", path_));
     special_ = fs::exists(p, ec) && !fs::is_regular_file(p, ec);
     const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
     const bool ok = special_ || fs::exists(p, ec) ? access(path_.c_str(), W_OK) == 0

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <optional>
 #include <set>
@@ -517,6 +518,80 @@ TEST(Cli, OutputFileReceivesTheReport) {
   const auto j = nlohmann::json::parse(in);
   EXPECT_EQ(j["results"][0]["variant"], "atomic");
   std::filesystem::remove(path);
+}
+
+// An output that is a folder passed the up-front check: the whole run went by, then exit 3 and
+// every result lost. Refused with exit 2 before anything runs (no progress, no device line).
+TEST(Cli, OutputFolderIsAUsageErrorBeforeAnythingRuns) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    fmt::format("rsb-cli-output-folder-{}", (long)::getpid());
+  std::filesystem::create_directories(dir);
+  const CommandResult r =
+      RunBench(fmt::format("--check --variant sequential --size 100 -o '{}'", dir.string()));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(
+      r.err.find(fmt::format("--output '{}': is a folder; allowed: a file path", dir.string())),
+      std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir));  // no temporary file left behind
+  std::filesystem::remove_all(dir);
+}
+
+// CLI11 drops the empty items of a comma list ("8,,9" ran 8 and 9), and strtod reads forms the
+// help never names (" 1%", 0x1p-7, 1e-2): each is refused, naming the option and the value.
+TEST(Cli, EmptyListItemsAndUnnamedNumberFormsAreUsageErrors) {
+  ExpectUsageError("--size 8,,9", "--size", "'8,,9'");
+  ExpectUsageError("--size 8,", "--size", "'8,'");
+  ExpectUsageError("--size=,8", "--size", "',8'");
+  ExpectUsageError("-n8,,9", "-n", "'8,,9'");
+  ExpectUsageError("--local-size 64,,128", "--local-size", "'64,,128'");
+  ExpectUsageError("--type uint,", "--type", "'uint,'");
+  ExpectUsageError("--variant sequential,,atomic", "--variant", "'sequential,,atomic'");
+  ExpectUsageError("--mask-width 5,,7", "--mask-width", "'5,,7'");
+  ExpectUsageError("--ci-target ' 1%'", "--ci-target", "' 1%'");
+  ExpectUsageError("--ci-target 0x1p-7", "--ci-target", "'0x1p-7'");
+  ExpectUsageError("--ci-target 1e-2", "--ci-target", "'1e-2'");
+  ExpectUsageError("--ci-target +1%", "--ci-target", "'+1%'");
+  ExpectUsageError("--time-budget 0x1p-1", "--time-budget", "'0x1p-1'");
+  ExpectUsageError("--time-budget ' 0.5'", "--time-budget", "' 0.5'");
+  ExpectUsageError("--timeout 1e1", "--timeout", "'1e1'");
+  const CommandResult help = RunBench("--help");
+  EXPECT_NE(help.out.find("a plain decimal"), std::string::npos) << help.out;
+  // The plain forms the help names still work.
+  const CommandResult ok =
+      RunBench("--explain -q --variant sequential --size 8,9 --ci-target 0.02 --time-budget .25");
+  EXPECT_EQ(ok.status, 0) << ok.err;
+}
+
+// pocl's clang writes "1 warning generated." to stderr itself (the warning is in the build log)
+// when it cannot unroll tiled-2d's loops at mask width 31: --quiet keeps it off stderr too. Each
+// run gets an empty pocl kernel cache, so that pocl compiles (a cached binary warns no more).
+TEST(Cli, QuietKeepsTheCompilersOwnLinesOffStderr) {
+  const std::string args =
+      "--check --task convolution --variant tiled-2d --mask-width 31 --size 256x256 ";
+  auto fresh = [&](const std::string& flags) {
+    const std::filesystem::path cache =
+        std::filesystem::temp_directory_path() /
+        fmt::format("rsb-cli-pocl-cache-{}-{}", (long)::getpid(), flags.size());
+    std::filesystem::remove_all(cache);
+    std::string selectors;  // as RunBench adds them
+    for (const auto& [env, option] :
+         {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
+      if (const char* v = std::getenv(env); v && *v)
+        selectors += fmt::format(" {} '{}'", option, v);
+    const CommandResult r = RunCommand(fmt::format(
+        "POCL_CACHE_DIR='{}' '{}' {}{}{}", cache.string(), RSB_BINARY, args, flags, selectors));
+    std::filesystem::remove_all(cache);
+    return r;
+  };
+  const CommandResult loud = fresh("");
+  ASSERT_EQ(loud.status, 0) << loud.err;
+  if (loud.err.find("warning generated") == std::string::npos)
+    std::cerr << "note: this device's compiler wrote no warning; the quiet run is checked anyway\n";
+  const CommandResult quiet = fresh("-q");
+  EXPECT_EQ(quiet.status, 0) << quiet.err;
+  EXPECT_EQ(quiet.err, "");
 }
 
 TEST(Cli, HelpListDevicesAndListVariantsExit0) {

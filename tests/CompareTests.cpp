@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -183,6 +184,103 @@ TEST(CompareCommand, BadInputExitsTwoWithOneLineNamingTheFile) {
       RunCommand(fmt::format("'{}' compare '{}'", RSB_BINARY, Fixture("base.json")));
   EXPECT_EQ(one.status, 2) << one.err;
   EXPECT_NE(one.err.find("NEW"), std::string::npos) << one.err;
+}
+
+// base.json with `edit` applied to its results, written to a temporary file; `sentinel`, a
+// number that edit put somewhere, is then replaced in the text by `raw` (what JSON the library
+// would never write: 1e400, NaN).
+std::string EditedFixture(const std::string& name, const std::function<void(json&)>& edit,
+                          const std::string& raw = "") {
+  json j;
+  std::ifstream(Fixture("base.json")) >> j;
+  edit(j["results"]);
+  std::string text = j.dump(2);
+  const std::string sentinel = "987654.321";
+  if (!raw.empty() && text.find(sentinel) != std::string::npos)
+    text.replace(text.find(sentinel), sentinel.size(), raw);
+  const fs::path path =
+      fs::temp_directory_path() / fmt::format("rsb-compare-{}-{}.json", name, (long)::getpid());
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// A malformed result file, each way a hand-edit or a truncated copy makes one: exit 2 and one
+// line naming the file and the field, never an abort (1e400 was SIGABRT, exit 134).
+TEST(CompareCommand, MalformedResultFileNamesTheFileAndTheField) {
+  struct Bad {
+    std::string file, expect;
+  };
+  const double sentinel = 987654.321;
+  const std::vector<Bad> cases = {
+      {EditedFixture(
+           "huge", [&](json& r) { r[3]["time_ms"]["median"] = sentinel; }, "1e400"),
+       "results[3].time_ms.median: 1e400 is not a finite number"},
+      {EditedFixture(
+           "huge-gelem", [&](json& r) { r[1]["gelem_s"] = sentinel; }, "-1e999"),
+       "results[1].gelem_s: -1e999 is not a finite number"},
+      {EditedFixture(
+           "nan", [&](json& r) { r[2]["time_ms"]["ci_low"] = sentinel; }, "NaN"),
+       "results[2].time_ms.ci_low: NaN is not a finite number"},
+      {EditedFixture("missing", [](json& r) { r[2].erase("status"); }),
+       "results[2]: no \"status\""},
+      {EditedFixture("type", [](json& r) { r[1]["time_ms"]["median"] = "fast"; }),
+       "results[1].time_ms.median: \"fast\" is not a number"},
+      {EditedFixture("n", [](json& r) { r[0]["n"] = "4096"; }),
+       "results[0].n: \"4096\" is not a whole number"},
+      {EditedFixture("negative", [](json& r) { r[4]["time_ms"]["median"] = -1; }),
+       "results[4].time_ms.median: -1 is not allowed"},
+      {EditedFixture(
+           "truncated", [&](json& r) { r[5]["n"] = sentinel; }, "4096, \"x\": tru"),
+       "results[5].x: not JSON"},
+      {EditedFixture("empty", [](json&) {}), "empty file"},
+  };
+  std::ofstream(cases.back().file, std::ios::trunc).flush();  // 0 bytes
+  for (const auto& c : cases) {
+    const CommandResult r =
+        RunCommand(fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, Fixture("base.json"), c.file));
+    EXPECT_EQ(r.status, 2) << c.file << "\n" << r.err;
+    EXPECT_NE(r.err.find("NEW '" + c.file + "': " + c.expect), std::string::npos)
+        << c.expect << "\n"
+        << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    fs::remove(c.file);
+  }
+}
+
+// A result without a time or a throughput (skipped, failed, untimed, or hand-edited) is
+// compared as not timed, not refused.
+TEST(CompareCommand, ResultsWithoutTimeOrThroughputAreNotTimed) {
+  const std::string file = EditedFixture("untimed", [](json& r) {
+    r[0]["status"] = "untimed";
+    r[0].erase("time_ms");
+    r[0].erase("gelem_s");
+    r[1].erase("gelem_s");
+    r[2]["status"] = "skipped";
+    r[2]["time_ms"]["median"] = nullptr;
+    r[2]["gelem_s"] = nullptr;
+  });
+  const CommandResult r = RunCommand(
+      fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY, Fixture("base.json"), file));
+  fs::remove(file);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out);
+  EXPECT_EQ(j["summary"]["not_timed"], 2) << r.out;
+  EXPECT_EQ(j["summary"]["matched"], 6) << r.out;
+}
+
+// stdout that cannot be written (a full disk) is exit 3 naming stdout, not exit 0.
+TEST(CompareCommand, FailedWriteOfStdoutExitsThree) {
+  if (!fs::exists("/dev/full"))
+    GTEST_SKIP() << "no /dev/full on this system";
+  const std::string base = "'" + Fixture("base.json") + "'";
+  for (const std::string& args :
+       {base + " " + base, base + " " + base + " --format json", std::string("--help")}) {
+    const CommandResult r =
+        RunCommand(fmt::format("{{ '{}' compare {} >/dev/full; }}", RSB_BINARY, args));
+    EXPECT_EQ(r.status, 3) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("writing to stdout failed"), std::string::npos) << r.err;
+  }
 }
 
 TEST(CompareCommand, CsvAndMarkdownHoldEveryCase) {

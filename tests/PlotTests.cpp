@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <unistd.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -97,6 +99,93 @@ TEST_F(PlotCommand, BadInputExitsTwo) {
     EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
   }
+}
+
+// base.json with `edit` applied to its results, in the test's folder; "987654.321" in the text
+// is then replaced by `raw` (JSON the library would never write: 1e400).
+std::string Edited(const fs::path& dir, const std::function<void(nlohmann::json&)>& edit,
+                   const std::string& raw = "") {
+  nlohmann::json j;
+  std::ifstream(Fixture("base.json")) >> j;
+  edit(j["results"]);
+  std::string text = j.dump(2);
+  const std::string sentinel = "987654.321";
+  if (!raw.empty() && text.find(sentinel) != std::string::npos)
+    text.replace(text.find(sentinel), sentinel.size(), raw);
+  const fs::path path = dir / "edited.json";
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+// A number beyond the double range was exit 3 with the JSON library's words: exit 2 naming the
+// file and the field, as compare says it.
+TEST_F(PlotCommand, MalformedResultFileNamesTheFileAndTheField) {
+  const std::string file = Edited(
+      dir_, [](nlohmann::json& r) { r[3]["time_ms"]["median"] = 987654.321; }, "1e400");
+  const CommandResult r = Run(fmt::format("'{}' -o '{}'", file, (dir_ / "x.png").string()));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("RESULTS '" + file +
+                       "': results[3].time_ms.median: 1e400 is not a finite "
+                       "number"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+  EXPECT_FALSE(fs::exists(dir_ / "x.png"));
+}
+
+// An output that is a folder was a Python traceback: exit 2, one line, before Python starts.
+TEST_F(PlotCommand, OutputFolderIsAUsageError) {
+  fs::create_directories(dir_ / "figure.png");
+  const CommandResult r =
+      Run(fmt::format("'{}' -o '{}'", Fixture("base.json"), (dir_ / "figure.png").string()));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("--output '" + (dir_ / "figure.png").string() +
+                       "': is a folder; allowed: a file path"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+  EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+// A result without a throughput (untimed, skipped, a hand-edited file without gelem_s) was a
+// Python KeyError: it is left out of the figure, with a note naming the file and why.
+TEST_F(PlotCommand, ResultsWithoutThroughputAreLeftOutWithANote) {
+  const std::string file = Edited(dir_, [](nlohmann::json& r) {
+    r[1].erase("gelem_s");
+    r[2]["status"] = "untimed";
+    r[2].erase("time_ms");
+    r[2].erase("gelem_s");
+    r[4]["status"] = "skipped";
+  });
+  const CommandResult r = Run(fmt::format("'{}' -o '{}'", file, (dir_ / "x.svg").string()));
+  if (NoMatplotlib(r))
+    GTEST_SKIP() << "matplotlib missing (" << r.err
+                 << "); install python3-matplotlib to run this test";
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("note: {}: 3 of 6 results not plotted (no throughput): 1 "
+                                   "passed without gelem_s, 1 skipped, 1 untimed",
+                                   file)),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Traceback"), std::string::npos) << r.err;
+  EXPECT_TRUE(fs::exists(dir_ / "x.svg"));
+  // Without any throughput at all: nothing to draw, exit 2 before Python.
+  const std::string none = Edited(dir_, [](nlohmann::json& r) {
+    for (auto& x : r)
+      x.erase("gelem_s");
+  });
+  const CommandResult n = Run(fmt::format("'{}' -o '{}'", none, (dir_ / "y.svg").string()));
+  EXPECT_EQ(n.status, 2) << n.err;
+  EXPECT_NE(n.err.find("no timed result"), std::string::npos) << n.err;
+}
+
+// Help that cannot be written to stdout is exit 3 naming stdout, not exit 0.
+TEST_F(PlotCommand, FailedWriteOfStdoutExitsThree) {
+  if (!fs::exists("/dev/full"))
+    GTEST_SKIP() << "no /dev/full on this system";
+  const CommandResult r = RunCommand(fmt::format("{{ '{}' plot --help >/dev/full; }}", RSB_BINARY));
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("writing to stdout failed"), std::string::npos) << r.err;
 }
 
 TEST_F(PlotCommand, WithoutMatplotlibNamesThePackage) {

@@ -17,6 +17,28 @@ check 2 "--task 'sort'" --task sort
 check 2 "--type 'char'" --type char
 check 2 "--set 'mask-width=x'" --task convolution --set mask-width=x
 check 2 "--set 'mask-widht=9'" --task convolution --set mask-widht=9
+# Every value is checked before a device is chosen (a bad platform would be exit 3 otherwise),
+# with what is allowed.
+check 2 "--type 'char'" --platform no-such-platform-xyz --type char
+check 2 "--task 'sort'" --platform no-such-platform-xyz --task sort
+check 2 "allowed: mask-width=an odd number" --task convolution --set mask-width=4
+check 2 "--set 'mask-width=0'" --task convolution --set mask-width=0
+check 2 "--variants 'bogus': not a variant of reduction; allowed:" --variants bogus
+check 2 "'3': not allowed; allowed: a power of two" --local-sizes 3
+check 2 "'0': not allowed; allowed: a power of two" --local-sizes 64,0
+check 2 "'big': not allowed" --local-sizes big
+check 2 "--local-sizes '64,,128': an empty item" --local-sizes 64,,128
+check 2 "--local-sizes '64,': an empty item" --local-sizes 64,
+out=$("$bin" --kernels /no/such/folder 2>&1); rc=$?
+if [ $rc -ne 2 ] || [[ $out != *"--kernels '/no/such/folder': no such folder"* ]]; then
+  echo "FAIL: --kernels /no/such/folder -> exit $rc: $out"; fail=1
+fi
+# Without --kernels it finds the suite's kernels as reduce-scan-bench does (next to the binary,
+# the build tree's sources, the install prefix), from any working folder: not ./kernels.
+out=$(cd / && "$bin" --task scan --variants naive --local-sizes 64 2>&1); rc=$?
+if [ $rc -ne 0 ] || [[ $out != *"naive"* ]]; then
+  echo "FAIL: without --kernels, run from / -> exit $rc: $out"; fail=1
+fi
 # --set reaches the plan: tiled-2d's local tile at L = 64 (64 x 4K outputs) grows with the mask
 # and the rows: (64 + 2 * 4) x (4 * 2 + 2 * 2) floats at mask 5 and 2 rows, 3456 bytes. The
 # local-B column is what the driver reports for the kernel: pocl the tile's bytes, NVIDIA 16 more

@@ -360,20 +360,21 @@ TEST(Convolution, TileBytesAreWhatTheDriverCounts) {
       }
 }
 
-// End to end on the test device: every variant at every odd mask width up to 31 (float, small
-// sizes) runs with the automatic local size and tiles and passes; none is skipped for local
-// memory (Mesa rusticl's 32 KiB, counted twice, skipped tiled-2d from mask 19 before).
+// End to end on the test device: tiled-2d, the variant whose tile grows with the mask, at every
+// odd mask width up to 31 (float, a small image) runs with the automatic local size and rows and
+// passes; none is skipped for local memory (Mesa rusticl's 32 KiB, counted twice, skipped it
+// from mask 19 before). (Every variant at every width, 96 cases, passed on rusticl by hand:
+// each width is a build of its own, minutes on pocl.)
 TEST(Convolution, EveryMaskWidthRunsWithTheAutomaticTiles) {
   std::string masks;
   for (size_t w = 1; w <= CConvolutionTask::kMaxMask2D; w += 2)
     masks += (masks.empty() ? "" : ",") + std::to_string(w);
   const CommandResult r = RunBench(
-      "--task convolution --check -q --type float --size 200,40x35 "
-      "--mask-width " +
+      "--task convolution --variant tiled-2d --check -q --type float --size 40x35 --mask-width " +
       masks + " --format json");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto results = nlohmann::json::parse(r.out).at("results");
-  EXPECT_EQ(results.size(), 6u * 16);
+  EXPECT_EQ(results.size(), 16u);
   for (const auto& j : results)
     EXPECT_EQ(j.at("status"), "passed") << j.dump();
 }

@@ -18,8 +18,10 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <regex>
 #include <sstream>
+#include <tuple>
 
 #ifndef RSB_SOURCE_KERNEL_DIR
 #define RSB_SOURCE_KERNEL_DIR ""
@@ -130,9 +132,60 @@ std::string ReadFile(const fs::path& path) {
   return ss.str();
 }
 
+// Two kernels whose __local arrays declare 1 and 2 KiB: the driver's CL_KERNEL_LOCAL_MEM_SIZE
+// of each gives its scale (per KiB declared) and its own overhead. Every element is written and
+// read across a barrier, so that no compiler drops the array.
+const char* kLocalMemProbe = R"CL(
+#define PROBE(NAME, COUNT)                                   \
+  __kernel void NAME(__global int* out) {                    \
+    __local int a[COUNT];                                    \
+    for (uint i = get_local_id(0); i < COUNT; i += get_local_size(0)) \
+      a[i] = (int)i;                                         \
+    barrier(CLK_LOCAL_MEM_FENCE);                            \
+    out[get_global_id(0)] = a[(COUNT - 1) - get_local_id(0) % COUNT]; \
+  }
+PROBE(RsbLocalProbe1K, 256)
+PROBE(RsbLocalProbe2K, 512)
+)CL";
+
+// Measured once per device and process (a context and a build each).
+std::pair<unsigned, unsigned long long> ProbeLocalMemory(const cl::Device& d) {
+  static std::mutex mutex;
+  static std::map<cl_device_id, std::pair<unsigned, unsigned long long>> known;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto it = known.find(d());
+  if (it != known.end())
+    return it->second;
+  std::pair<unsigned, unsigned long long> accounting = {1, 0};
+  try {
+    cl::Context context(d);
+    cl::Program program(context, kLocalMemProbe);
+    program.build({d});
+    const auto bytes = [&](const char* name) {
+      return cl::Kernel(program, name).getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d);
+    };
+    const unsigned long long one = bytes("RsbLocalProbe1K"), two = bytes("RsbLocalProbe2K");
+    if (two > one && (two - one) % 1024 == 0 && one >= (two - one)) {
+      accounting.first = unsigned((two - one) / 1024);
+      accounting.second = one - (two - one);
+    }
+  } catch (const cl::Error&) {
+    // As declared: the kernel cache still checks each kernel's real count.
+  }
+  return known.emplace(d(), accounting).first->second;
+}
+
 }  // namespace
 
-DeviceInfo DescribeDevice(const cl::Device& d) {
+unsigned long long LocalMemNeeded(const DeviceInfo& device, unsigned long long declared) {
+  return declared * device.localMemScale + device.localMemOverhead;
+}
+
+bool FitsLocalMemory(const DeviceInfo& device, unsigned long long declared) {
+  return LocalMemNeeded(device, declared) <= device.localMemBytes;
+}
+
+DeviceInfo DescribeDevice(const cl::Device& d, bool probeLocalMemory) {
   DeviceInfo info;
   cl::Platform p(d.getInfo<CL_DEVICE_PLATFORM>());
   info.platform = Trim(p.getInfo<CL_PLATFORM_NAME>());
@@ -161,6 +214,8 @@ DeviceInfo DescribeDevice(const cl::Device& d) {
       info.nvWarpSize = warp;
   }
   info.int64ExtendedAtomics = has("cl_khr_int64_extended_atomics");
+  if (probeLocalMemory)
+    std::tie(info.localMemScale, info.localMemOverhead) = ProbeLocalMemory(d);
   return info;
 }
 
@@ -175,7 +230,7 @@ std::string ListDevices() {
                     Trim(platforms[pi].getInfo<CL_PLATFORM_VERSION>()));
     const auto devices = Devices(platforms[pi]);
     for (size_t di = 0; di < devices.size(); ++di) {
-      const DeviceInfo info = DescribeDevice(devices[di]);
+      const DeviceInfo info = DescribeDevice(devices[di], /*probeLocalMemory=*/false);
       out += fmt::format(
           "  device {}: {} [{}] {} CUs, {} MiB global, {} KiB local, work-group <= {}, driver {}, "
           "{}\n",

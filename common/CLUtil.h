@@ -24,6 +24,12 @@ struct DeviceInfo {
   unsigned long long globalMemBytes = 0;
   unsigned long long maxAllocBytes = 0;
   unsigned long long localMemBytes = 0;
+  // How the driver counts a kernel's local memory (CL_KERNEL_LOCAL_MEM_SIZE, what the device's
+  // limit is held against): localMemScale x the bytes its __local arrays declare, plus
+  // localMemOverhead of its own. Measured once per device with two probe kernels
+  // (DescribeDevice): pocl 1 x + 0, NVIDIA 580 1 x + 16, Mesa rusticl 22.3 (llvmpipe) 2 x + 0.
+  unsigned localMemScale = 1;
+  unsigned long long localMemOverhead = 0;
   unsigned long long globalMemCacheBytes = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none)
   size_t maxWorkGroupSize = 0;
   bool isGpu = false;
@@ -35,7 +41,14 @@ struct DeviceInfo {
   std::string extensions;
 };
 
-DeviceInfo DescribeDevice(const cl::Device& device);
+// probeLocalMemory: measure localMemScale and localMemOverhead (a context and a tiny program
+// build, once per device and process; on failure they stay 1 and 0).
+DeviceInfo DescribeDevice(const cl::Device& device, bool probeLocalMemory = true);
+
+// The local memory a kernel whose __local arrays declare `declared` bytes needs on the device,
+// as the driver counts it, and whether that fits CL_DEVICE_LOCAL_MEM_SIZE.
+unsigned long long LocalMemNeeded(const DeviceInfo& device, unsigned long long declared);
+bool FitsLocalMemory(const DeviceInfo& device, unsigned long long declared);
 
 // Every platform and its devices, for --list-devices.
 std::string ListDevices();

@@ -9,12 +9,38 @@
 #include "TaskUtil.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 #include <string>
 #include <vector>
 
 namespace rsb {
+
+// What a variant keeps in local memory at one local size (spec.localSize) and, where a knob
+// sizes its tile (elements or rows per work-item), the knob's value: --tune's where given, else
+// the largest from the knob's default down (in steps of its multipleOf) whose tile fits the
+// device's local memory as its driver counts it (FitsLocalMemory). A task's Tile() is the one
+// rule: the plan builds with its value and skips with LocalMemorySkip where it does not fit, the
+// automatic local size halves until it fits, and results record its value.
+struct LocalTile {
+  std::string variant;
+  size_t localSize = 0;
+  std::string knob;              // empty: no knob sizes the tile
+  size_t value = 0;              // the knob's value
+  bool given = false;            // from --tune (never shrunk)
+  unsigned long long bytes = 0;  // what the kernel's __local arrays declare
+  bool fits = true;
+};
+// The tile of a variant with no knob: `bytes` at spec.localSize.
+LocalTile FixedTile(const DeviceInfo& device, const std::string& variant, const ProblemSpec& spec,
+                    unsigned long long bytes);
+// The tile of a variant whose knob `knob` (of knobs) sizes it: bytesAt(value) declared.
+LocalTile FitTile(const DeviceInfo& device, const std::vector<TuningKnob>& knobs,
+                  const std::string& variant, const ProblemSpec& spec, const std::string& knob,
+                  const std::function<unsigned long long(size_t)>& bytesAt);
+// The reason a tile that does not fit is skipped: what it needs, what the device has.
+std::string LocalMemorySkip(const DeviceInfo& device, const LocalTile& tile);
 
 class PlannedTask : public IComputeTask {
  public:
@@ -51,6 +77,16 @@ class PlannedTask : public IComputeTask {
   static bool Index64(const ProblemSpec& spec);
   // A task's own knobs and the knobs every planned task takes (index-bits).
   static std::vector<TuningKnob> WithSharedKnobs(std::vector<TuningKnob> knobs);
+
+  // The variant's local memory and tile at spec.localSize (> 0) on this device (LocalTile).
+  // Default: none.
+  virtual LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                         const ProblemSpec& spec) const {
+    return FixedTile(device, variant, spec, 0);
+  }
+  // Every knob as Tuned() gives it, the tile's knob as Tile() picks it.
+  std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
+                                       const ProblemSpec& spec) const override;
 
  protected:
   // The single-pass kernels' shape: GPU (wide coalesced loads, tiles through local memory) or
@@ -139,12 +175,21 @@ class TableTask : public PlannedTask {
   }
   // spec.localSize if set, else the row's default for the device type. On a CPU a work-group is
   // one core's loop over its work-items and barriers are costly, so CPU defaults are small.
+  // The default is capped at the device's maximum work-group size (a power of two below it),
+  // then halved until the variant's tile (Tile(), its knob shrunk as far as it goes unless
+  // --tune gave it) fits the device's local memory; where none does, 1 (its plan then skips,
+  // saying what even that needs).
   size_t LocalSize(const std::string& variant, const ProblemSpec& spec,
                    const DeviceInfo& device) const override {
     if (spec.localSize)
       return spec.localSize;
     const Variant& v = Find(variant);
-    return std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize);
+    ProblemSpec s = spec;
+    s.localSize =
+        FloorPowerOfTwo(std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize));
+    while (s.localSize > 1 && !Tile(device, variant, s).fits)
+      s.localSize /= 2;
+    return s.localSize;
   }
 
  protected:

@@ -286,8 +286,7 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.codePath = task.CodePathOf(device, spec);
   r.portable = spec.portable;
   r.lookbackFallback = spec.lookbackFallback;
-  for (const auto& knob : task.Tunables())
-    r.tuning[knob.name] = Tuned(task.Tunables(), spec, knob.name);
+  r.tuning = task.Tuning(device, variant, spec);
   for (const auto& param : task.Parameters())
     r.params[param.name] = Param(task.Parameters(), spec, param.name);
   return r;

@@ -33,6 +33,16 @@ size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
   throw std::logic_error("no tuning knob " + name);
 }
 
+std::map<std::string, size_t> IComputeTask::Tuning(const DeviceInfo& /*device*/,
+                                                   const std::string& /*variant*/,
+                                                   const ProblemSpec& spec) const {
+  std::map<std::string, size_t> values;
+  const std::vector<TuningKnob> knobs = Tunables();
+  for (const auto& knob : knobs)
+    values[knob.name] = Tuned(knobs, spec, knob.name);
+  return values;
+}
+
 std::string TaskParameter::AllowedText() const {
   return fmt::format("{} from {} to {}", odd ? "an odd number" : "a whole number", min, max);
 }

@@ -21,6 +21,13 @@ inline size_t RoundUp(size_t a, size_t b) {
 inline bool IsPowerOfTwo(size_t x) {
   return x && !(x & (x - 1));
 }
+// The largest power of two <= x (0 for 0).
+inline size_t FloorPowerOfTwo(size_t x) {
+  size_t p = x ? 1 : 0;
+  while (p && p <= x / 2)
+    p *= 2;
+  return p;
+}
 // ceil(log2(x)) for x >= 1.
 inline unsigned CeilLog2(size_t x) {
   unsigned k = 0;

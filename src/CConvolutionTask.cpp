@@ -134,8 +134,27 @@ size_t CConvolutionTask::MaskWidth(const ProblemSpec& spec) const {
   return Param(Parameters(), spec, kMaskWidth);
 }
 
-size_t CConvolutionTask::Items(const ProblemSpec& spec) const {
-  return Tuned(kKnobs, spec, "convolution-items");
+size_t CConvolutionTask::Items(const DeviceInfo& device, const std::string& variant,
+                               const ProblemSpec& spec) const {
+  const LocalTile tile = Tile(device, variant, spec);
+  return tile.knob.empty() ? Tuned(kKnobs, spec, "convolution-items") : tile.value;
+}
+
+LocalTile CConvolutionTask::Tile(const DeviceInfo& device, const std::string& variant,
+                                 const ProblemSpec& spec) const {
+  const Shape shape = Find(variant).shape;
+  const size_t size = SizeOf(spec.type), r = MaskWidth(spec) / 2, L = spec.localSize;
+  if (shape == Shape::Tiled1D || shape == Shape::Cached1D)
+    return FitTile(device, kKnobs, variant, spec, "convolution-items", [&](size_t items) {
+      return (L * items + (shape == Shape::Tiled1D ? 2 * r : 0)) * size;
+    });
+  if (shape == Shape::Tiled2D)
+    return FitTile(device, kKnobs, variant, spec, "convolution-rows", [&](size_t rows) {
+      const auto [ox, oy] = Tile2D(spec, rows);
+      const size_t hp = (r + 3) / 4 * 4;  // the rows start HP columns left of the tile
+      return uint64_t(ox + 2 * hp) * (oy + 2 * r) * size;
+    });
+  return FixedTile(device, variant, spec, 0);
 }
 
 uint64_t CConvolutionTask::SequentialWork(const std::string& variant,
@@ -144,15 +163,11 @@ uint64_t CConvolutionTask::SequentialWork(const std::string& variant,
   return uint64_t(spec.n) * (TakesShape(variant) ? w * w : w);
 }
 
-size_t CConvolutionTask::Rows(const ProblemSpec& spec) const {
-  return Tuned(kKnobs, spec, "convolution-rows");
-}
-
 // The tiled-2d output tile (kernels/Convolution.cl): TPX = min(L, 16) work-items across, each
 // computing 4 columns, and L / TPX down, each computing `rows` rows.
-std::pair<size_t, size_t> CConvolutionTask::Tile2D(const ProblemSpec& spec) const {
-  const size_t tpx = std::min<size_t>(spec.localSize, 16);
-  return {4 * tpx, spec.localSize / tpx * Rows(spec)};
+std::pair<size_t, size_t> CConvolutionTask::Tile2D(const ProblemSpec& spec, size_t rows) {
+  const size_t tpx = std::max<size_t>(1, std::min<size_t>(spec.localSize, 16));
+  return {4 * tpx, spec.localSize / tpx * rows};
 }
 
 void CConvolutionTask::CheckProblem(const ProblemSpec& spec,
@@ -268,15 +283,19 @@ Expected CConvolutionTask::KeyedReference(const HostArray& input, const ProblemS
   return Reference2D(input, Mask2D(spec, MaskWidth(spec)), spec.Width(), spec.Height());
 }
 
-std::string CConvolutionTask::Options(const ProblemSpec& spec, bool twoD) const {
+std::string CConvolutionTask::Options(const ProblemSpec& spec, size_t items) const {
   return KernelBuildOptions(spec.type, Op::Sum) +
          fmt::format(" -DMASK_WIDTH={} -DLOCAL_SIZE={} -DITEMS={}", MaskWidth(spec), spec.localSize,
-                     twoD ? Rows(spec) : Items(spec));
+                     items);
 }
 
-LaunchPlan CConvolutionTask::Plan(const DeviceInfo& /*device*/, const std::string& variant,
+LaunchPlan CConvolutionTask::Plan(const DeviceInfo& device, const std::string& variant,
                                   const ProblemSpec& spec) const {
   const Variant& v = Find(variant);
+  const LocalTile tile = Tile(device, variant, spec);
+  if (!tile.fits)
+    throw VariantSkipped(LocalMemorySkip(device, tile));
+  const size_t items = tile.knob.empty() ? Tuned(kKnobs, spec, "convolution-items") : tile.value;
   LaunchPlan plan;
   switch (v.shape) {
     case Shape::Basic1D:
@@ -286,23 +305,23 @@ LaunchPlan CConvolutionTask::Plan(const DeviceInfo& /*device*/, const std::strin
       break;
     case Shape::Tiled1D:
     case Shape::Cached1D:
-      plan = Tiled1DPlan(v, spec);
+      plan = Tiled1DPlan(v, spec, items);
       break;
     case Shape::Tiled2D:
-      plan = Tiled2DPlan(v, spec);
+      plan = Tiled2DPlan(v, spec, items);
       break;
   }
   plan.file = v.file;
-  plan.options = Options(spec, v.shape == Shape::Tiled2D);
+  plan.options = Options(spec, items);
   return plan;
 }
 
 // Where the plans change shape (L = spec.localSize, TILE = L * items): the mask width (the
 // narrowest input), a work-group of L outputs, a tile, two tiles (the first interior halo).
-std::vector<size_t> CConvolutionTask::BoundarySizes(const DeviceInfo& /*device*/,
+std::vector<size_t> CConvolutionTask::BoundarySizes(const DeviceInfo& device,
                                                     const std::string& variant,
                                                     const ProblemSpec& spec) const {
-  const size_t w = MaskWidth(spec), L = spec.localSize, tile = L * Items(spec);
+  const size_t w = MaskWidth(spec), L = spec.localSize, tile = L * Items(device, variant, spec);
   switch (Find(variant).shape) {
     case Shape::Basic1D:
     case Shape::Constant1D:
@@ -318,11 +337,15 @@ std::vector<size_t> CConvolutionTask::BoundarySizes(const DeviceInfo& /*device*/
 // Images around the 2-D tile (Tile2D: OX x OY) and its neighbours, the mask itself, thin images
 // (1 x n, n x 1, which only a mask of 1 fits), odd squares and a large odd image (smaller for
 // wide masks: W^2 taps per output on a CPU).
-std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& /*device*/,
-                                                     const std::string& /*variant*/,
+std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& device,
+                                                     const std::string& variant,
                                                      const ProblemSpec& spec) const {
   const size_t w = MaskWidth(spec);
-  const auto [ox, oy] = Tile2D(spec);
+  // basic-2d: around the tile tiled-2d takes by default.
+  const size_t rows = Find(variant).shape == Shape::Tiled2D
+                          ? Items(device, variant, spec)
+                          : Tuned(kKnobs, spec, "convolution-rows");
+  const auto [ox, oy] = Tile2D(spec, rows);
   const std::vector<std::pair<size_t, size_t>> shapes = {
       {1, 1},
       {2, 1},
@@ -389,9 +412,10 @@ LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& 
 // Work-groups of L work-items, each computing TILE = L * items consecutive outputs. tiled-1d
 // reads its tile and both halos (inside the input); cached-1d reads its tile, and each output's
 // halo taps from global memory.
-LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& spec,
+                                         size_t items) const {
   const size_t size = SizeOf(spec.type), w = MaskWidth(spec), r = w / 2, n = spec.n;
-  const size_t L = spec.localSize, tile = L * Items(spec);
+  const size_t L = spec.localSize, tile = L * items;
   LaunchPlan plan;
   // SOLUTION BEGIN
   const uint64_t reads =
@@ -412,10 +436,11 @@ LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& sp
 
 // Work-groups of L work-items, each computing an OX x OY tile of the image; each loads the
 // tile with its halo (the cells inside the image: the product of the columns and the rows).
-LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& spec,
+                                         size_t rows) const {
   const size_t size = SizeOf(spec.type), w = MaskWidth(spec), r = w / 2, n = spec.n;
   const size_t L = spec.localSize;
-  const auto [ox, oy] = Tile2D(spec);
+  const auto [ox, oy] = Tile2D(spec, rows);
   const size_t width = spec.Width(), height = spec.Height();
   LaunchPlan plan;
   // SOLUTION BEGIN

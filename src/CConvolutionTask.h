@@ -45,6 +45,11 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
 
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
+  // tiled-1d, cached-1d: the tile of L x convolution-items elements (tiled-1d with its two
+  // halos of W / 2); tiled-2d: the (OX + 2 HP) x (OY + 2R) cells of Tile2D with its halo, OY
+  // from convolution-rows. Each knob shrinks (from its default) to fit the device's local memory.
+  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
   // --explain: W multiply-adds for each of the n outputs in 1-D, W^2 in 2-D, ghost taps
   // included, as the plans count their work.
   uint64_t SequentialWork(const std::string& variant, const ProblemSpec& spec) const override;
@@ -73,15 +78,16 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
 
  private:
   size_t MaskWidth(const ProblemSpec& spec) const;
-  size_t Items(const ProblemSpec& spec) const;  // tiled-1d, cached-1d: outputs per work-item
-  size_t Rows(const ProblemSpec& spec) const;   // tiled-2d: rows per work-item
-  std::pair<size_t, size_t> Tile2D(const ProblemSpec& spec) const;  // tiled-2d: OX, OY outputs
-  // Build options; twoD: ITEMS is the tiled-2d rows per work-item.
-  std::string Options(const ProblemSpec& spec, bool twoD) const;
-  // One plan function per family of shapes.
+  // The variant's ITEMS: tiled-1d, cached-1d outputs per work-item, tiled-2d rows per
+  // work-item (Tile()'s value); the others build with convolution-items' value (unused).
+  size_t Items(const DeviceInfo& device, const std::string& variant, const ProblemSpec& spec) const;
+  // tiled-2d: OX, OY outputs at spec.localSize and `rows` rows per work-item.
+  static std::pair<size_t, size_t> Tile2D(const ProblemSpec& spec, size_t rows);
+  std::string Options(const ProblemSpec& spec, size_t items) const;  // build options
+  // One plan function per family of shapes; items: ITEMS (Items()).
   LaunchPlan PerOutputPlan(const Variant& v, const ProblemSpec& spec) const;
-  LaunchPlan Tiled1DPlan(const Variant& v, const ProblemSpec& spec) const;
-  LaunchPlan Tiled2DPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan Tiled1DPlan(const Variant& v, const ProblemSpec& spec, size_t items) const;
+  LaunchPlan Tiled2DPlan(const Variant& v, const ProblemSpec& spec, size_t rows) const;
 };
 
 }  // namespace rsb

@@ -83,6 +83,9 @@ Expected CReductionTask::Reference(const HostArray& input, const ProblemSpec& sp
 LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& variant,
                                 const ProblemSpec& spec) const {
   const Variant& v = Find(variant);
+  const LocalTile tile = Tile(device, variant, spec);
+  if (!tile.fits)
+    throw VariantSkipped(LocalMemorySkip(device, tile));
   LaunchPlan plan;
   switch (v.shape) {
     case Shape::GlobalInterleaved:
@@ -103,6 +106,22 @@ LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& var
   plan.file = v.file;
   plan.options = BaseOptions(device, spec);
   return plan;
+}
+
+LocalTile CReductionTask::Tile(const DeviceInfo& device, const std::string& variant,
+                               const ProblemSpec& spec) const {
+  const uint64_t tree = uint64_t(spec.localSize) * SizeOf(spec.type);
+  switch (Find(variant).shape) {
+    case Shape::GlobalInterleaved:
+    case Shape::GlobalSequential:
+      return FixedTile(device, variant, spec, 0);
+    case Shape::MultiLevel:
+    case Shape::Atomic:
+      return FixedTile(device, variant, spec, tree);
+    case Shape::SinglePass:
+      return FixedTile(device, variant, spec, tree + sizeof(cl_uint));  // and isLast
+  }
+  return FixedTile(device, variant, spec, 0);
 }
 
 // Where each shape's plan changes (L = spec.localSize):

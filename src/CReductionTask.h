@@ -32,6 +32,10 @@ class CReductionTask : public TableTask<ReductionShape> {
                   const ProblemSpec& spec) const override;
   std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
                                     const ProblemSpec& spec) const override;
+  // Local memory: the work-group tree's L elements (decomposition, unrolled, atomic,
+  // single-pass, with its flag); none for the trees in global memory.
+  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
 
  protected:
   Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;

@@ -70,6 +70,11 @@ Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) c
 LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
                            const ProblemSpec& spec) const {
   const Variant& v = Find(variant);
+  if (v.shape == Shape::SinglePass)
+    return SinglePassPlan(device, v, spec);
+  const LocalTile tile = Tile(device, variant, spec);
+  if (!tile.fits)
+    throw VariantSkipped(LocalMemorySkip(device, tile));
   LaunchPlan plan;
   switch (v.shape) {
     case Shape::GlobalSteps:
@@ -80,7 +85,7 @@ LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
       plan = TilesPlan(v, spec);
       break;
     case Shape::SinglePass:
-      return SinglePassPlan(device, v, spec);
+      break;
   }
   plan.file = v.file;
   plan.options =
@@ -104,8 +109,7 @@ std::vector<size_t> CScanTask::BoundarySizes(const DeviceInfo& device, const std
     case Shape::BlellochTiles:
       return {L, tile, tile + L, tile * tile, tile * tile * tile};
     case Shape::SinglePass: {
-      const size_t items =
-          Tuned(kKnobs, spec, GpuPath(device, spec) ? "scan-gpu-items" : "scan-cpu-items");
+      const size_t items = SinglePassItems(device, variant, spec);
       const size_t spTile = L * items;
       return {items, spTile, 2 * spTile, 33 * spTile};
     }
@@ -208,13 +212,48 @@ namespace {
 const char* SinglePassItemsKnob(bool gpu, const ProblemSpec& spec) {
   return !gpu ? "scan-cpu-items" : SizeOf(spec.type) == 8 ? "scan-gpu-items-64" : "scan-gpu-items";
 }
-size_t SinglePassItems(bool gpu, const ProblemSpec& spec) {
-  return Tuned(kKnobs, spec, SinglePassItemsKnob(gpu, spec));
+// The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
+bool NvWarpScan(const DeviceInfo& device, const ProblemSpec& spec) {
+  return device.nvWarpSize == 32 && spec.localSize % 32 == 0 && !spec.portable;
 }
 }  // namespace
 
+LocalTile CScanTask::Tile(const DeviceInfo& device, const std::string& variant,
+                          const ProblemSpec& spec) const {
+  const uint64_t size = SizeOf(spec.type), L = spec.localSize;
+  switch (Find(variant).shape) {
+    case Shape::GlobalSteps:
+      return FixedTile(device, variant, spec, 0);
+    case Shape::KoggeStoneTiles:
+      return FixedTile(device, variant, spec, 2 * 2 * L * size);  // ping, pong
+    case Shape::BlellochTiles:
+      return FixedTile(device, variant, spec, (2 * L + (2 * L >> 5)) * size);  // conflict-free's
+    case Shape::SinglePass:
+      break;
+  }
+  // SinglePassScan.cl: the work-group scan's scratch, lTile and lPrefix; on the GPU path the
+  // tile, padded one element per 128 bytes (SP_PAD).
+  const bool gpu = GpuPath(device, spec);
+  const uint64_t scratch = gpu && NvWarpScan(device, spec) ? L / 32 : 4 * L;
+  const uint64_t fixed = (scratch + 1) * size + sizeof(cl_uint);
+  if (!gpu)
+    return FixedTile(device, variant, spec, fixed);
+  return FitTile(device, kKnobs, variant, spec, SinglePassItemsKnob(true, spec), [&](size_t items) {
+    const uint64_t tile = L * items;
+    return fixed + (tile + (tile >> (size == 8 ? 4 : 5))) * size;
+  });
+}
+
+size_t CScanTask::SinglePassItems(const DeviceInfo& device, const std::string& variant,
+                                  const ProblemSpec& spec) const {
+  return GpuPath(device, spec) ? Tile(device, variant, spec).value
+                               : Tuned(kKnobs, spec, SinglePassItemsKnob(false, spec));
+}
+
 size_t CScanTask::SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const {
-  return LocalSize("single-pass", spec, device) * SinglePassItems(GpuPath(device, spec), spec);
+  ProblemSpec s = spec;
+  s.localSize = LocalSize("single-pass", spec, device);
+  return s.localSize * SinglePassItems(device, "single-pass", s);
 }
 
 // One launch over tiles of L x items; per tile a status word (two for a 64-bit type) written
@@ -225,21 +264,18 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   if (!device.int64BaseAtomics)
     throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
   const bool gpu = GpuPath(device, spec);
-  const size_t items = SinglePassItems(gpu, spec);
+  const LocalTile tile = Tile(device, v.name, spec);
+  if (!tile.fits)
+    throw VariantSkipped(LocalMemorySkip(device, tile));
+  const size_t items = SinglePassItems(device, v.name, spec);
   const size_t words = size == 8 ? 2 : 1;  // status words per tile (SinglePassLookBack.clh)
-  if (gpu && (L * items + L * items / 32 + 4 * L) * size > device.localMemBytes)
-    throw VariantSkipped(fmt::format(
-        "single-pass tiles of {} x {} elements need more local memory than the device has "
-        "({} KiB): use a smaller --local-size or --tune {}",
-        L, items, device.localMemBytes >> 10, SinglePassItemsKnob(gpu, spec)));
   LaunchPlan plan;
   plan.file = v.file;
   plan.options = KernelBuildOptions(spec.type, spec.op) +
                  fmt::format(" -DLOCAL_SIZE={} -DITEMS={} -DHAS_INT64_BASE_ATOMICS=1", L, items);
   if (!gpu)
     plan.options += " -DSP_RELOAD=1";
-  // The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
-  else if (device.nvWarpSize == 32 && L % 32 == 0 && !spec.portable)
+  else if (NvWarpScan(device, spec))
     plan.options += " -DSP_NV_WARP_SCAN=1";
   if (spec.lookbackFallback)
     plan.options += " -DSP_FALLBACK_ONLY=1";

@@ -35,6 +35,12 @@ class CScanTask : public TableTask<ScanShape> {
                   const ProblemSpec& spec) const override;
   std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
                                     const ProblemSpec& spec) const override;
+  // Local memory: kogge-stone's two buffers of 2L, work-efficient's and conflict-free's tile of
+  // 2L (padded: the shape's larger), single-pass's tile of L x items (padded) on the GPU path
+  // with its work-group scan's scratch, items (scan-gpu-items, -64 for 64-bit types) shrunk
+  // from the default in steps of 4 to fit the device.
+  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
 
   // The single-pass tile (local size x items per work-item) for this problem on this device.
   size_t SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const;
@@ -53,6 +59,10 @@ class CScanTask : public TableTask<ScanShape> {
   LaunchPlan TilesPlan(const Variant& v, const ProblemSpec& spec) const;
   LaunchPlan SinglePassPlan(const DeviceInfo& device, const Variant& v,
                             const ProblemSpec& spec) const;
+  // Single-pass elements per work-item at spec.localSize: Tile()'s on the GPU path, the CPU
+  // path's knob else.
+  size_t SinglePassItems(const DeviceInfo& device, const std::string& variant,
+                         const ProblemSpec& spec) const;
 
   // Single-pass: one status word per tile and the ticket counter live across launches. Each
   // launch gets a new generation and the ticket of its first tile, so nothing is reset between

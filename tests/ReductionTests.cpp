@@ -153,5 +153,36 @@ TEST(Reduction, FloatSumStaysWithinTheBoundAtLargeN) {
   EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "");
 }
 
+// Every variant's automatic local size and local memory fit devices of 1, 16 and 32 KiB
+// (counted once or twice) with work-groups of at most 1024, 128 or 64; where the defaults fit
+// (the H100, pocl) they stay. With 1 KiB the trees of 256 doubles (2 KiB) halve to 64 (512
+// bytes counted twice).
+TEST(Reduction, AutoChoicesFitSmallDevices) {
+  CReductionTask task;
+  for (bool gpu : {false, true})
+    for (unsigned long long local : {1ull << 10, 16ull << 10, 32ull << 10})
+      for (unsigned scale : {1u, 2u})
+        for (size_t maxWg : {1024, 128, 64})
+          for (ElementType type : {ElementType::Uint, ElementType::Double}) {
+            const ProblemSpec spec = Problem(type, Op::Max, std::nullopt, 100000, 0, 1);
+            EXPECT_EQ(AutoChoiceProblems(task, spec, FabricatedDevice(gpu, local, maxWg, scale)),
+                      "")
+                << "gpu " << gpu << ", " << (local >> 10) << " KiB x " << scale << ", max "
+                << maxWg;
+          }
+  const ProblemSpec dbl = Problem(ElementType::Double, Op::Sum, std::nullopt, 100000, 0, 1);
+  EXPECT_EQ(task.LocalSize("decomposition", dbl, FabricatedDevice(true, 1 << 10, 1024, 2)), 64u);
+  EXPECT_EQ(task.LocalSize("interleaved", dbl, FabricatedDevice(true, 1 << 10, 1024, 2)), 128u);
+  EXPECT_EQ(task.LocalSize("decomposition", dbl, FabricatedDevice(true, 32 << 10, 96)), 64u);
+  const DeviceInfo h100 = FabricatedDevice(true, 48 << 10, 1024, 1, 16);
+  const DeviceInfo pocl = FabricatedDevice(false, 512 << 10, 4096);
+  for (const auto& v : task.Table())
+    for (ElementType type : AllElementTypes()) {
+      const ProblemSpec spec = Problem(type, Op::Sum, std::nullopt, 100000, 0, 1);
+      EXPECT_EQ(task.LocalSize(v.name, spec, h100), v.gpuLocal) << v.name;
+      EXPECT_EQ(task.LocalSize(v.name, spec, pocl), v.cpuLocal) << v.name;
+    }
+}
+
 }  // namespace
 }  // namespace rsb::test

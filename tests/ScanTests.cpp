@@ -5,6 +5,7 @@
 #include "CScanTask.h"
 #include "TestSupport.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -253,6 +254,116 @@ TEST(Scan, CommandLineChecksEveryVariantAndKind) {
   EXPECT_EQ(r.status, 0) << r.err;
   for (const auto& v : CScanTask().Variants())
     EXPECT_NE(r.out.find(v), std::string::npos) << r.out;
+}
+
+// The single-pass scan's GPU tile fits the device's local memory: auto keeps L = 256 and
+// shrinks the elements per work-item (from 32, 16 for 64-bit types, in steps of 4), then halves
+// L; with 48 KiB the defaults stay (the H100's tile). Every type, on GPU devices with 64-bit
+// atomics (nothing runs on them).
+TEST(Scan, SinglePassTileFitsTheDevicesLocalMemory) {
+  CScanTask task;
+  struct Want {
+    unsigned long long kib;
+    size_t local32, items32, local64, items64;
+  };
+  for (const Want& want :
+       {Want{48, 256, 32, 256, 16}, Want{32, 256, 24, 256, 8}, Want{16, 256, 8, 128, 8}})
+    for (ElementType type : AllElementTypes()) {
+      const DeviceInfo device = FabricatedDevice(true, want.kib << 10, 1024);
+      const bool wide = SizeOf(type) == 8;
+      ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Inclusive, 1 << 20, 0, 1);
+      const std::string label = std::to_string(want.kib) + " KiB " + ToString(type);
+      const size_t L = task.LocalSize("single-pass", spec, device);
+      EXPECT_EQ(L, wide ? want.local64 : want.local32) << label;
+      const Result r = NewResult(task, "single-pass", spec, device);
+      EXPECT_EQ(r.tuning.at(wide ? "scan-gpu-items-64" : "scan-gpu-items"),
+                wide ? want.items64 : want.items32)
+          << label;
+      EXPECT_EQ(task.SinglePassTile(device, spec), L * (wide ? want.items64 : want.items32));
+      spec.localSize = L;
+      EXPECT_NO_THROW(task.Cost(device, "single-pass", spec)) << label;
+      EXPECT_NE(task.KernelOptions(device, "single-pass", spec)
+                    .find(fmt::format("-DITEMS={}", wide ? want.items64 : want.items32)),
+                std::string::npos)
+          << label;
+    }
+}
+
+// A tile given with --tune (or a local size given) that does not fit is skipped, saying what
+// it needs and what the device has; without 64-bit atomics the skip says that first.
+TEST(Scan, SinglePassGivenTileThatDoesNotFitIsSkipped) {
+  CScanTask task;
+  DeviceInfo device = FabricatedDevice(true, 16 << 10, 1024);
+  ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1 << 20, 256, 1);
+  spec.tuning["scan-gpu-items"] = 32;
+  try {
+    task.Cost(device, "single-pass", spec);
+    ADD_FAILURE() << "not skipped";
+  } catch (const VariantSkipped& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "single-pass at local size 256, scan-gpu-items=32 needs 37896 bytes (37.0 KiB) of "
+              "local memory; the device has 16384 bytes (16.0 KiB) (CL_DEVICE_LOCAL_MEM_SIZE): "
+              "use a smaller --local-size or a smaller --tune scan-gpu-items");
+  }
+  device.int64BaseAtomics = false;
+  try {
+    task.Cost(device, "single-pass", spec);
+    ADD_FAILURE() << "not skipped";
+  } catch (const VariantSkipped& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
+  }
+}
+
+// Every variant's automatic local size and tile fit devices of 16 and 32 KiB (counted once or
+// twice) with work-groups of at most 1024, 128 or 64, GPU and CPU, every type width.
+TEST(Scan, AutoChoicesFitSmallDevices) {
+  CScanTask task;
+  for (bool gpu : {false, true})
+    for (unsigned long long local : {16ull << 10, 32ull << 10})
+      for (unsigned scale : {1u, 2u})
+        for (size_t maxWg : {1024, 128, 64})
+          for (ElementType type : {ElementType::Uint, ElementType::Double}) {
+            const ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Exclusive, 100000, 0, 1);
+            EXPECT_EQ(AutoChoiceProblems(task, spec, FabricatedDevice(gpu, local, maxWg, scale)),
+                      "")
+                << "gpu " << gpu << ", " << (local >> 10) << " KiB x " << scale << ", max "
+                << maxWg;
+          }
+  // Where the defaults fit: the table's local sizes and the knobs' defaults (the H100, pocl).
+  const DeviceInfo h100 = FabricatedDevice(true, 48 << 10, 1024, 1, 16);
+  const DeviceInfo pocl = FabricatedDevice(false, 512 << 10, 4096);
+  for (const auto& v : task.Table())
+    for (ElementType type : AllElementTypes()) {
+      const ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Exclusive, 100000, 0, 1);
+      EXPECT_EQ(task.LocalSize(v.name, spec, h100), v.gpuLocal) << v.name;
+      EXPECT_EQ(task.LocalSize(v.name, spec, pocl), v.cpuLocal) << v.name;
+      EXPECT_EQ(NewResult(task, v.name, spec, h100).tuning,
+                NewResult(task, v.name, spec, FabricatedDevice(true, 1 << 30, 1024)).tuning);
+    }
+}
+
+// The local memory the plans count is what the driver reports for the built kernels (within
+// the 64 bytes a driver may add; work-efficient is counted with conflict-free's padding).
+TEST(Scan, TileBytesAreWhatTheDriverCounts) {
+  CScanTask task;
+  const DeviceInfo& device = Device().info;
+  for (const auto& variant : task.Variants())
+    for (ElementType type : {ElementType::Uint, ElementType::Long})
+      for (size_t local : {16, 64}) {
+        ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Inclusive, 100000, local, 1);
+        spec.codePath = CodePath::Gpu;  // the single-pass tile
+        spec.tuning["scan-gpu-items"] = spec.tuning["scan-gpu-items-64"] = 8;
+        const LocalTile tile = task.Tile(device, variant, spec);
+        if (!tile.fits || (variant == "single-pass" && !device.int64BaseAtomics))
+          continue;
+        const unsigned long long reported = KernelLocalMemBytes(task, variant, spec);
+        const unsigned long long modelled = LocalMemNeeded(device, tile.bytes);
+        const std::string label = variant + " " + ToString(type) + " L=" + std::to_string(local);
+        EXPECT_LT(reported, modelled + 64) << label;
+        if (variant != "work-efficient")
+          EXPECT_GE(reported, modelled) << label;
+      }
 }
 
 }  // namespace

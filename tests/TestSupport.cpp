@@ -1,5 +1,6 @@
 #include "TestSupport.h"
 
+#include "PlannedTask.h"
 #include "Worker.h"
 
 #include <fmt/format.h>
@@ -39,6 +40,60 @@ TestDevice& Device() {
     return t;
   }();
   return *d;
+}
+
+DeviceInfo FabricatedDevice(bool gpu, unsigned long long localMemBytes, size_t maxWorkGroupSize,
+                            unsigned localMemScale, unsigned long long localMemOverhead) {
+  DeviceInfo d;
+  d.name = "fabricated";
+  d.type = gpu ? "GPU" : "CPU";
+  d.isGpu = gpu;
+  d.computeUnits = 132;
+  d.globalMemBytes = d.maxAllocBytes = 80ull << 30;
+  d.localMemBytes = localMemBytes;
+  d.localMemScale = localMemScale;
+  d.localMemOverhead = localMemOverhead;
+  d.maxWorkGroupSize = maxWorkGroupSize;
+  d.fp64 = d.int64BaseAtomics = d.int64ExtendedAtomics = true;
+  return d;
+}
+
+std::string AutoChoiceProblems(const IComputeTask& task, const ProblemSpec& spec,
+                               const DeviceInfo& device) {
+  const auto& planned = dynamic_cast<const PlannedTask&>(task);
+  std::string problems;
+  for (const auto& variant : task.Variants()) {
+    ProblemSpec s = spec;
+    s.localSize = task.LocalSize(variant, spec, device);
+    const LocalTile tile = planned.Tile(device, variant, s);
+    const std::string label = fmt::format("{}/{} {} L={} {}={}: ", task.Name(), variant,
+                                          ToString(s.type), s.localSize, tile.knob, tile.value);
+    if (!IsPowerOfTwo(s.localSize) || s.localSize > device.maxWorkGroupSize)
+      problems += label + "not a power of two up to the device's maximum work-group size\n";
+    if (LocalMemNeeded(device, tile.bytes) > device.localMemBytes)
+      problems += label + fmt::format("{} bytes of local memory\n", tile.bytes);
+    try {
+      task.Cost(device, variant, s);
+    } catch (const VariantSkipped& e) {
+      problems += label + e.what() + "\n";
+    }
+  }
+  return problems;
+}
+
+unsigned long long KernelLocalMemBytes(const IComputeTask& task, const std::string& variant,
+                                       const ProblemSpec& spec) {
+  const auto& planned = dynamic_cast<const PlannedTask&>(task);
+  TaskContext& ctx = *Device().ctx;
+  const LaunchPlan plan = planned.PlanFor(ctx.info, variant, spec);
+  cl::Program& program = ctx.programs.Get(plan.file, plan.BuildOptions());
+  unsigned long long most = 0;
+  for (const LaunchStep& step : plan.steps)
+    if (!step.kernel.empty())
+      most = std::max<unsigned long long>(
+          most, cl::Kernel(program, step.kernel.c_str())
+                    .getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(ctx.device));
+  return most;
 }
 
 ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_t n,

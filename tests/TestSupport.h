@@ -24,6 +24,24 @@ struct TestDevice {
 // Created on first use.
 TestDevice& Device();
 
+// A device made up for the tests of what fits it (nothing runs on it): its type, local memory
+// (and how its driver counts it: scale x declared + overhead), maximum work-group size; fp64
+// and 64-bit atomics, 132 compute units, 80 GiB of memory.
+DeviceInfo FabricatedDevice(bool gpu, unsigned long long localMemBytes, size_t maxWorkGroupSize,
+                            unsigned localMemScale = 1, unsigned long long localMemOverhead = 0);
+
+// The local memory the kernels of the variant's plan declare, as the driver reports it
+// (CL_KERNEL_LOCAL_MEM_SIZE, the largest of the plan's kernels), built on the test device.
+unsigned long long KernelLocalMemBytes(const IComputeTask& task, const std::string& variant,
+                                       const ProblemSpec& spec);
+
+// What is wrong with the automatic choices of the task's variants on the device for this problem
+// (spec.localSize 0), one line each (empty: nothing): a local size that is not a power of two
+// or exceeds the device's maximum work-group size, a plan that skips, a tile beyond its local
+// memory as the driver counts it.
+std::string AutoChoiceProblems(const IComputeTask& task, const ProblemSpec& spec,
+                               const DeviceInfo& device);
+
 // A problem spelt as the tests spell it; everything else at its default.
 ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_t n,
                     size_t localSize, uint64_t seed);

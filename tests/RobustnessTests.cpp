@@ -234,6 +234,102 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
   }
 }
 
+// The test device's selectors as the bench's options (RunBench adds them the same way).
+std::string DeviceSelectors() {
+  return (std::getenv("RSB_TEST_PLATFORM")
+              ? std::string(" --platform '") + std::getenv("RSB_TEST_PLATFORM") + "'"
+              : std::string()) +
+         (std::getenv("RSB_TEST_DEVICE")
+              ? std::string(" --device '") + std::getenv("RSB_TEST_DEVICE") + "'"
+              : std::string());
+}
+
+// What SignalOnceSaid saw: the exit status, the seconds from the signal to the end (the run is
+// killed 60 s after it), the worker processes the run had when signalled, and how many of them
+// (or of their process groups) were still alive after it ended.
+struct SignalledRun {
+  int status = -1;
+  double seconds = -1;
+  int workers = 0, workersLeft = 0;
+};
+
+// Runs the bench in the background, waits until its stderr holds `said` and `delay` seconds
+// more, sends it `signal` (INT, TERM) and waits for it to end.
+SignalledRun SignalOnceSaid(const std::string& args, const std::string& said, double delay,
+                            const std::string& signal) {
+  const std::string err = std::filesystem::temp_directory_path() /
+                          fmt::format("rsb-signal-{}.err", static_cast<long>(::getpid()));
+  const std::string script = fmt::format(
+      "'{}' {}{} >/dev/null 2>'{}' & pid=$!; i=0; "
+      "while ! grep -qF -- '{}' '{}' && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; "
+      "sleep {}; workers=$(pgrep -P $pid | tr '\\n' ' '); "
+      "start=$EPOCHREALTIME; kill -{} $pid; i=0; "
+      "while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; "
+      "end=$EPOCHREALTIME; kill -9 $pid 2>/dev/null; wait $pid; rc=$?; sleep 0.5; left=0; "
+      "for w in $workers; do "
+      "  if ps -e -o pid=,pgid=,stat= | awk -v w=$w '($1 == w || $2 == w) && $3 !~ /Z/' | "
+      "     grep -q .; then left=$((left+1)); kill -9 $w; kill -9 -- -$w; fi 2>/dev/null; done; "
+      "echo \"$rc $start $end $(echo $workers | wc -w) $left\"",
+      RSB_BINARY, args, DeviceSelectors(), err, said, err, delay, signal);
+  RestoreStartupEnvironment();
+  std::string quoted;
+  for (char c : script)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  SignalledRun run;
+  double start = 0, end = -1;
+  if (FILE* p = popen(("bash -c '" + quoted + "'").c_str(), "r")) {
+    if (fscanf(p, "%d %lf %lf %d %d", &run.status, &start, &end, &run.workers, &run.workersLeft) !=
+        5)
+      run.status = -1;
+    pclose(p);
+  }
+  run.seconds = end - start;
+  std::filesystem::remove(err);
+  return run;
+}
+
+// Ctrl-C while the memory ceilings are measured (here with a long --time-budget, which the
+// ceilings' streams do not take: each has its own 0.5 s) ends the run at once, in process and
+// isolated: exit 130, the report written.
+TEST(Robustness, InterruptDuringTheCeilingsExits130AtOnce) {
+  for (const std::string mode : {" --no-isolate", " --isolate"}) {
+    const std::string out = std::filesystem::temp_directory_path() /
+                            fmt::format("rsb-ceilings-{}.json", static_cast<long>(::getpid()));
+    std::filesystem::remove(out);
+    const SignalledRun run = SignalOnceSaid(
+        "--task reduction --variant interleaved --size 1000 --time-budget 600 --format json -o " +
+            out + mode,
+        "ceilings: measuring", 2, "INT");
+    EXPECT_EQ(run.status, 130) << mode;
+    EXPECT_LT(run.seconds, 10) << mode << ": the ceilings' streams did not stop";
+    ASSERT_TRUE(std::filesystem::exists(out)) << mode;
+    EXPECT_EQ(ReadJson(out)["results"].size(), 0u) << mode;
+    std::filesystem::remove(out);
+  }
+}
+
+// SIGTERM is Ctrl-C's equal: an isolated run whose kernel never ends stops at once, its worker
+// (and the worker's process group) killed, the report written, exit 130 (interrupted).
+TEST(Robustness, SigtermStopsAnIsolatedRunAndLeavesNoWorker) {
+  const std::string dir = CopyKernels("sigterm");
+  PrependToKernel(dir + "/Reduction.cl", "ReduceSequential",
+                  "if (get_global_id(0) == 0) for (;;) ((__global volatile uint*)src)[0] += 1;");
+  const std::string out = dir + "/results.json";
+  const SignalledRun run = SignalOnceSaid(
+      "--check --isolate --task reduction --variant interleaved,sequential --size 100000 "
+      "--format json -o " +
+          out + " --kernels " + dir,
+      "reduction/sequential", 1, "TERM");
+  EXPECT_EQ(run.status, 130);
+  EXPECT_LT(run.seconds, 5);
+  EXPECT_GE(run.workers, 1) << "no worker process seen";
+  EXPECT_EQ(run.workersLeft, 0) << "a worker outlived its run";
+  const auto status = StatusByVariant(ReadJson(out));
+  EXPECT_EQ(status.size(), 1u);
+  EXPECT_EQ(status.at("reduction/interleaved"), "passed");
+  std::filesystem::remove_all(dir);
+}
+
 // Every kernel of every variant declares the work-group size it is built for (RSB_WG_ATTR,
 // kernels/Common.clh), so that a compiler can budget its registers for 512 or 1024 work-items
 // (the NVIDIA driver otherwise allowed 256): the device reports it back as the kernel's

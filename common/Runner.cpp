@@ -282,6 +282,19 @@ void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
     k.bandwidthUtil = Utilisation(memoryGBs(k.memoryBytes, k.timeMs), ceiling.gbytesS);
 }
 
+namespace {
+// VariantSkipped where the host has no room for a case: its host arrays, and on a CPU device
+// (pocl) its device buffers, which live in host memory there too. Checked before anything is
+// allocated: past it pocl ends the process on an assertion, or the kernel's OOM killer does.
+void RequireHostMemory(const MemoryNeeds& need, const DeviceInfo& device) {
+  const uint64_t bytes = need.hostBytes + (device.isGpu ? 0 : need.deviceBytes);
+  if (bytes == 0)
+    return;
+  if (const auto why = HostMemoryShortfall(bytes, AvailableHostMemory()))
+    throw VariantSkipped(*why + (device.isGpu ? "" : "; a CPU device's buffers are host memory"));
+}
+}  // namespace
+
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
 
 size_t Runner::FlushBytes(const DeviceInfo& device) {
@@ -434,6 +447,8 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
                       spec.localSize, ctx_.info.maxWorkGroupSize));
     r.cost = task.Cost(ctx_.info, variant, spec);
     r.kernelOptions = task.KernelOptions(ctx_.info, variant, spec);
+    if (!inputSeed_)  // the problem is not made yet: the host must have room for it
+      RequireHostMemory(task.MemoryNeeded(ctx_.info, variant, spec), ctx_.info);
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;

@@ -1,6 +1,7 @@
 // The suite survives the kernels it judges: each case stands alone (error, timeout), what has
 // finished is never lost (output after every case, Ctrl-C), and validation sees what a single
 // checked run cannot (poisoned scratch, the last timed run).
+#include "HostData.h"
 #include "PlannedTask.h"
 #include "Tasks.h"
 #include "TestSupport.h"
@@ -9,12 +10,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 
 namespace rsb::test {
 namespace {
@@ -328,6 +331,66 @@ TEST(Robustness, SigtermStopsAnIsolatedRunAndLeavesNoWorker) {
   EXPECT_EQ(status.size(), 1u);
   EXPECT_EQ(status.at("reduction/interleaved"), "passed");
   std::filesystem::remove_all(dir);
+}
+
+// The host memory a case needs against what is free: the seam, and the limits read.
+TEST(HostMemory, ShortfallSaysNeededAndAvailable) {
+  const uint64_t gib = uint64_t(1) << 30;
+  EXPECT_EQ(HostMemoryShortfall(gib, {2 * gib, "MemAvailable"}), std::nullopt);
+  EXPECT_EQ(HostMemoryShortfall(2 * gib, {2 * gib, "MemAvailable"}), std::nullopt);
+  EXPECT_EQ(HostMemoryShortfall(12 * gib, {gib * 31 / 10, "MemAvailable"}),
+            "needs 12.0 GiB of host memory, 3.1 GiB available (MemAvailable)");
+  const HostMemory free = AvailableHostMemory();
+  EXPECT_GT(free.bytes, 0u);
+  EXPECT_LT(free.bytes, std::numeric_limits<uint64_t>::max()) << "no MemAvailable read";
+  // RLIMIT_DATA a quarter GiB above what the process uses: that is what is left.
+  uint64_t dataKiB = 0;
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmData:", 0) == 0)
+      dataKiB = std::stoull(line.substr(7));
+  ASSERT_GT(dataKiB, 0u);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_DATA, &saved), 0);
+  rlimit lower = saved;
+  lower.rlim_cur = dataKiB * 1024 + gib / 4;
+  if (saved.rlim_cur != RLIM_INFINITY && saved.rlim_cur < lower.rlim_cur)
+    GTEST_SKIP() << "RLIMIT_DATA is lower already";
+  ASSERT_EQ(setrlimit(RLIMIT_DATA, &lower), 0);
+  const HostMemory limited = AvailableHostMemory();
+  setrlimit(RLIMIT_DATA, &saved);
+  if (free.bytes <= gib / 4)
+    GTEST_SKIP() << "less than a quarter GiB is free";
+  EXPECT_EQ(limited.limit, "RLIMIT_DATA");
+  EXPECT_LE(limited.bytes, gib / 4);
+  EXPECT_GT(limited.bytes, gib / 8);
+}
+
+// A case beyond the host's free memory (here the process's address space limited with prlimit,
+// so that it is reproducible on any machine) is skipped before anything is allocated, with the
+// bytes needed and available; pocl's buffers count as host memory. Without the check pocl ended
+// the process on an assertion (exit 134).
+TEST(HostMemory, CaseBeyondTheHostsMemoryIsSkippedWithTheNumbers) {
+  if (Device().info.isGpu)
+    GTEST_SKIP() << "the test device is a GPU: its buffers are not host memory";
+  const size_t n = size_t(1) << 28;  // 1 GiB of uint: within pocl's 2 GiB per buffer here
+  if (Device().info.maxAllocBytes < n * 4 || Device().info.globalMemBytes < 2 * n * 4)
+    GTEST_SKIP() << "the device reports less memory than the case needs";
+  // 3 GiB of address space: the case needs its 1 GiB input on the host, and as much again for
+  // each of its device buffers (input, interleaved's copy of it); the run before it some more.
+  const CommandResult r = RunCommand(fmt::format(
+      "prlimit --as={} '{}' --check -q --task reduction --variant interleaved --type uint "
+      "--size 2^28 --format json{}",
+      uint64_t(3) << 30, RSB_BINARY, DeviceSelectors()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["status"], "skipped");
+  const std::string message = j["results"][0]["message"];
+  EXPECT_TRUE(std::regex_search(
+      message,
+      std::regex(R"(^needs [0-9.]+ GiB of host memory, [0-9.]+ GiB available \(RLIMIT_AS\))")))
+      << message;
 }
 
 // Every kernel of every variant declares the work-group size it is built for (RSB_WG_ATTR,

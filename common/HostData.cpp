@@ -1,14 +1,19 @@
 #include "HostData.h"
 
 #include "Parallel.h"
+#include "TaskUtil.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <type_traits>
+
+#include <sys/resource.h>
 
 namespace rsb {
 
@@ -426,6 +431,58 @@ Validation CompareResults(const std::string& variant, const Expected& expected,
   OutputComparison comparison(variant, expected, input);
   comparison.Add(0, actual, actual.Size());
   return comparison.Result();
+}
+
+uint64_t ExactReferenceBytes(ElementType type, size_t outputs) {
+  return uint64_t(outputs) * SizeOf(type);
+}
+
+uint64_t BoundedReferenceBytes(ElementType type, size_t outputs) {
+  return uint64_t(outputs) * (SizeOf(type) + 2 * sizeof(double));
+}
+
+uint64_t ScanReferenceBytes(ElementType type, size_t n) {
+  return uint64_t(HostChunks(n)) * std::max<uint64_t>(SizeOf(type), 3 * sizeof(double));
+}
+
+namespace {
+// A "Name:   123 kB" line's value in bytes from a /proc file (0 if absent).
+uint64_t ProcKiB(const std::string& path, const std::string& name) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(name + ":", 0) == 0) {
+      std::istringstream fields(line.substr(name.size() + 1));
+      uint64_t kib = 0;
+      fields >> kib;
+      return kib * 1024;
+    }
+  return 0;
+}
+}  // namespace
+
+HostMemory AvailableHostMemory() {
+  HostMemory m;
+  if (const uint64_t avail = ProcKiB("/proc/meminfo", "MemAvailable"))
+    m = {avail, "MemAvailable"};
+  const std::pair<int, const char*> limits[] = {{RLIMIT_AS, "VmSize"}, {RLIMIT_DATA, "VmData"}};
+  for (const auto& [resource, used] : limits) {
+    rlimit l{};
+    if (getrlimit(resource, &l) != 0 || l.rlim_cur == RLIM_INFINITY)
+      continue;
+    const uint64_t inUse = ProcKiB("/proc/self/status", used);
+    const uint64_t left = l.rlim_cur > inUse ? l.rlim_cur - inUse : 0;
+    if (left < m.bytes)
+      m = {left, resource == RLIMIT_AS ? "RLIMIT_AS" : "RLIMIT_DATA"};
+  }
+  return m;
+}
+
+std::optional<std::string> HostMemoryShortfall(uint64_t needed, const HostMemory& available) {
+  if (needed <= available.bytes)
+    return std::nullopt;
+  return fmt::format("needs {} of host memory, {} available ({})", BytesShort(needed),
+                     BytesShort(available.bytes), available.limit);
 }
 
 }  // namespace rsb

@@ -174,6 +174,24 @@ class OutputComparison {
   bool unwritten_ = false;  // at first_: still the poison
 };
 
+// The host memory a reference takes, by its form (Expected): exact over `outputs` elements,
+// bounded (a value and a bound per element besides the exact one), or a scan's chunk offsets.
+uint64_t ExactReferenceBytes(ElementType type, size_t outputs);
+uint64_t BoundedReferenceBytes(ElementType type, size_t outputs);
+uint64_t ScanReferenceBytes(ElementType type, size_t n);
+
+// Host memory this process can still take: MemAvailable (/proc/meminfo), or less where the
+// process's RLIMIT_AS (over its VmSize) or RLIMIT_DATA (over its VmData) leaves less; `limit`
+// names which ("MemAvailable", "RLIMIT_AS", "RLIMIT_DATA"). Unknown: UINT64_MAX.
+struct HostMemory {
+  uint64_t bytes = std::numeric_limits<uint64_t>::max();
+  std::string limit;
+};
+HostMemory AvailableHostMemory();
+// nullopt where `needed` bytes fit in `available`; else why not: "needs 12.0 GiB of host memory,
+// 3.1 GiB available (MemAvailable)".
+std::optional<std::string> HostMemoryShortfall(uint64_t needed, const HostMemory& available);
+
 // The whole output at once (same type and Size() elements): an OutputComparison with one piece.
 Validation CompareResults(const std::string& variant, const Expected& expected,
                           const HostArray& actual, const HostArray& input);

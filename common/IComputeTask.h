@@ -131,6 +131,11 @@ class RunEvents {
   std::deque<CommandEvent> commands_;
 };
 
+// A case's memory, in bytes (IComputeTask::MemoryNeeded).
+struct MemoryNeeds {
+  uint64_t hostBytes = 0, deviceBytes = 0;
+};
+
 class IComputeTask {
  public:
   virtual ~IComputeTask() = default;
@@ -197,6 +202,15 @@ class IComputeTask {
   // them: -DRSB_INDEX64=1), as recorded in its result; spec.localSize set. Default: none known.
   virtual std::string KernelOptions(const DeviceInfo& /*device*/, const std::string& /*variant*/,
                                     const ProblemSpec& /*spec*/) const {
+    return {};
+  }
+
+  // What one case holds at once (spec.localSize set): its device buffers and its host arrays
+  // (input, reference, read-back). The runner checks it against the host's free memory before
+  // the problem is made (on a CPU device the device buffers are host memory too). Default: not
+  // known (zeros), not checked.
+  virtual MemoryNeeds MemoryNeeded(const DeviceInfo& /*device*/, const std::string& /*variant*/,
+                                   const ProblemSpec& /*spec*/) const {
     return {};
   }
 

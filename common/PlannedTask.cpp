@@ -287,4 +287,17 @@ std::string PlannedTask::KernelOptions(const DeviceInfo& device, const std::stri
   return PlanFor(device, variant, spec).BuildOptions();
 }
 
+MemoryNeeds PlannedTask::MemoryNeeded(const DeviceInfo& device, const std::string& variant,
+                                      const ProblemSpec& spec) const {
+  const LaunchPlan plan = PlanFor(device, variant, spec);
+  const uint64_t size = SizeOf(spec.type), input = uint64_t(spec.n) * size;
+  const size_t outputs = OutputElements(spec);
+  MemoryNeeds m;
+  m.deviceBytes = input + outputs * size;
+  for (size_t bytes : plan.scratchBytes)
+    m.deviceBytes += bytes;
+  m.hostBytes = input + ReferenceBytes(spec) + ReadBackHostBytes(spec.type, outputs);
+  return m;
+}
+
 }  // namespace rsb

@@ -59,6 +59,8 @@ class PlannedTask : public IComputeTask {
                  const ProblemSpec& spec) const override;
   std::string KernelOptions(const DeviceInfo& device, const std::string& variant,
                             const ProblemSpec& spec) const override;
+  MemoryNeeds MemoryNeeded(const DeviceInfo& device, const std::string& variant,
+                           const ProblemSpec& spec) const override;
 
   // One run of the variant on this problem (spec.localSize already resolved), as the task's
   // table and plan functions write it. Throws VariantSkipped when the variant cannot run so on
@@ -95,6 +97,10 @@ class PlannedTask : public IComputeTask {
 
   virtual Expected Reference(const HostArray& input, const ProblemSpec& spec) const = 0;
   virtual size_t OutputElements(const ProblemSpec& spec) const = 0;
+  // The host memory of Reference()'s result (HostData.h; default: exact over the output).
+  virtual uint64_t ReferenceBytes(const ProblemSpec& spec) const {
+    return ExactReferenceBytes(spec.type, OutputElements(spec));
+  }
   // Read-only inputs besides the input (a convolution's mask), made from spec (its seed) and
   // uploaded with the input; a plan refers to the i-th as BufferArg{kFirstConstInput + i}.
   virtual std::vector<HostArray> ConstInputs(const ProblemSpec& /*spec*/) const { return {}; }

@@ -128,7 +128,10 @@ double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved) {
   return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
 }
 
-Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
+Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& runSettings,
+                         const std::atomic<bool>* stop) {
+  RunSettings settings = runSettings;
+  settings.timeBudgetS = kCeilingStreamBudgetS;
   Ceilings c;
   // A GPU streams 1 GiB (a 256 MiB read takes ~90 us on an H100, where a launch and the grid's
   // tail are a few percent); a CPU 256 MiB (its host copy of the input is made per run).
@@ -149,13 +152,17 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
   // Random input (compressible data would flatter some GPUs), made once per run.
   std::vector<uint32_t> host(bytes / 4);
   uint64_t x = 0x9E3779B97F4A7C15ull;
-  for (auto& w : host) {  // xorshift64*
+  for (size_t i = 0; i < host.size(); ++i) {  // xorshift64*
+    if (i % (size_t(1) << 20) == 0 && stop && *stop)
+      throw CeilingsStopped();
     x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-    w = static_cast<uint32_t>((x * 2685821657736338717ull) >> 32);
+    host[i] = static_cast<uint32_t>((x * 2685821657736338717ull) >> 32);
   }
   cl::Buffer in(ctx.context, CL_MEM_READ_WRITE, bytes), out(ctx.context, CL_MEM_READ_WRITE, bytes);
   ctx.queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
   host = {};
+  if (stop && *stop)
+    throw CeilingsStopped();
   const bool cpu = !ctx.info.isGpu;
   // Tiled shape: TILE_ITEMS 16-byte elements per work-item, a work-group per tile; on a CPU a
   // tile of 256 KiB, the single-pass scan's default CPU tile (65,536 4-byte elements), which it
@@ -175,6 +182,8 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
                   std::max(strided, tiled(bytes)) * sizeof(cl_uint));
   auto time = [&](cl::Kernel k, size_t global, double bytesMoved) {
     const auto samples = TimeRepeatedly(settings, [&] {
+      if (stop && *stop)
+        throw CeilingsStopped();
       cl::Event e;
       ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local),
                                      nullptr, &e);
@@ -204,6 +213,31 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings) {
     }
   }
   return c;
+}
+
+Ceilings TryMeasureCeilings(TaskContext& ctx, const RunSettings& settings,
+                            const std::atomic<bool>* stop, std::string& why) {
+  why.clear();
+  try {
+    return MeasureCeilings(ctx, settings, stop);
+  } catch (const CeilingsStopped&) {
+    return Ceilings();
+  } catch (const cl::Error& e) {
+    why = fmt::format("OpenCL error {} in {}", ClErrorName(e.err()), e.what());
+  } catch (const std::bad_alloc&) {
+    why = "out of host memory";
+    return Ceilings();
+  } catch (const std::exception& e) {  // DeviceError (Bandwidth.cl does not build), VariantSkipped
+    why = e.what();
+    return Ceilings();
+  }
+  try {  // after an OpenCL error the context may be broken
+    ctx.Recreate();
+  } catch (const cl::Error& e) {
+    why += fmt::format("; afterwards the device gave no new context ({} in {})",
+                       ClErrorName(e.err()), e.what());
+  }
+  return Ceilings();
 }
 
 Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten) {
@@ -247,6 +281,19 @@ void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
   for (auto& k : r.breakdown.kernels)
     k.bandwidthUtil = Utilisation(memoryGBs(k.memoryBytes, k.timeMs), ceiling.gbytesS);
 }
+
+namespace {
+// VariantSkipped where the host has no room for a case: its host arrays, and on a CPU device
+// (pocl) its device buffers, which live in host memory there too. Checked before anything is
+// allocated: past it pocl ends the process on an assertion, or the kernel's OOM killer does.
+void RequireHostMemory(const MemoryNeeds& need, const DeviceInfo& device) {
+  const uint64_t bytes = need.hostBytes + (device.isGpu ? 0 : need.deviceBytes);
+  if (bytes == 0)
+    return;
+  if (const auto why = HostMemoryShortfall(bytes, AvailableHostMemory()))
+    throw VariantSkipped(*why + (device.isGpu ? "" : "; a CPU device's buffers are host memory"));
+}
+}  // namespace
 
 Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
 
@@ -399,6 +446,8 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
                       spec.localSize, ctx_.info.maxWorkGroupSize));
     r.cost = task.Cost(ctx_.info, variant, spec);
     r.kernelOptions = task.KernelOptions(ctx_.info, variant, spec);
+    if (!inputSeed_)  // the problem is not made yet: the host must have room for it
+      RequireHostMemory(task.MemoryNeeded(ctx_.info, variant, spec), ctx_.info);
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;

@@ -141,7 +141,19 @@ struct Ceilings : StreamRates {
   size_t nearBufferBytes = 0;
   bool Known() const { return readGBs > 0 && writeGBs > 0 && copyGBs > 0; }
 };
-Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings);
+// Each stream is timed with its own budget, kCeilingStreamBudgetS (the default --time-budget),
+// whatever --time-budget says (its other settings, --iterations and --ci-target, apply): a run
+// with a long budget for its cases does not spend 12 times as long on the ceilings. Once *stop
+// reads true (checked between runs and during the set-up) it throws CeilingsStopped.
+constexpr double kCeilingStreamBudgetS = 0.5;
+struct CeilingsStopped {};
+Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& settings,
+                         const std::atomic<bool>* stop = nullptr);
+// MeasureCeilings, or unknown (zero) ceilings: with `why` (an OpenCL error, a kernel that does
+// not build, no host memory) where it failed, the cases then run without utilisation; with an
+// empty `why` where *stop was set. After an OpenCL error the context is made anew for the cases.
+Ceilings TryMeasureCeilings(TaskContext& ctx, const RunSettings& settings,
+                            const std::atomic<bool>* stop, std::string& why);
 // A stream's GB/s from its timed runs (ms) moving bytesMoved each: the fastest run's.
 double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved);
 

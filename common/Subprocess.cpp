@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -20,10 +21,12 @@ namespace rsb {
 
 namespace {
 
-volatile sig_atomic_t gInterrupted = 0;
+// Set by SIGINT or SIGTERM (lock-free, so that the handler may store it).
+std::atomic<bool> gInterrupted{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
 void OnInterrupt(int) {
-  gInterrupted = 1;
+  gInterrupted = true;
 }
 
 // The first kMaxCapture bytes of a file (the child may have written gigabytes).
@@ -44,16 +47,21 @@ int TempFile(std::string& path) {
 
 }  // namespace
 
-void InstallInterruptHandler() {
+void InstallInterruptHandler(bool secondEnds) {
   struct sigaction sa {};
   sa.sa_handler = OnInterrupt;
+  sa.sa_flags = secondEnds ? SA_RESETHAND : 0;  // no SA_RESTART: a waiting poll returns at once
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
 }
 
 bool Interrupted() {
-  return gInterrupted != 0;
+  return gInterrupted;
+}
+
+const std::atomic<bool>& InterruptFlag() {
+  return gInterrupted;
 }
 
 std::string SignalName(int sig) {
@@ -138,7 +146,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
       while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
       }
       r.timedOut = late && !gInterrupted;
-      r.interrupted = gInterrupted != 0;
+      r.interrupted = gInterrupted;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));

@@ -5,6 +5,7 @@
 // runs a hand-in's code in its own process.
 #pragma once
 
+#include <atomic>
 #include <string>
 #include <vector>
 
@@ -31,9 +32,13 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
 // "SIGSEGV (segmentation fault)", for reports.
 std::string SignalName(int sig);
 
-// Makes SIGINT/SIGTERM end the current child's group, then RunProcess reports `interrupted`;
-// the caller decides how to stop. Returns true once such a signal has arrived.
-void InstallInterruptHandler();
+// The program's one handler of SIGINT and SIGTERM (the grader's and the benchmark run's): it
+// sets a flag that RunProcess (which then ends the current child's group and reports
+// `interrupted`), the runner and the isolated runs check; the caller decides how to stop.
+// secondEnds: a second signal of the same kind ends the process at once (SA_RESETHAND).
+void InstallInterruptHandler(bool secondEnds = false);
+// True once such a signal has arrived; InterruptFlag() is the flag itself (Runner::SetStopFlag).
 bool Interrupted();
+const std::atomic<bool>& InterruptFlag();
 
 }  // namespace rsb

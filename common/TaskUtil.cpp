@@ -147,6 +147,11 @@ void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_
 
 static_assert(kReadBackPiece % kHostChunk == 0, "pieces are whole chunks");
 
+uint64_t ReadBackHostBytes(ElementType type, size_t count) {
+  const size_t piece = std::min(count, kReadBackPiece);
+  return uint64_t(count > piece ? 2 : 1) * piece * SizeOf(type);
+}
+
 Validation ReadBackAndCompare(cl::CommandQueue& queue, const cl::Buffer& buffer, size_t count,
                               const std::string& variant, const Expected& expected,
                               const HostArray& input) {

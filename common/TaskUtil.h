@@ -83,6 +83,9 @@ void Poison(cl::CommandQueue& queue, cl::Buffer& buffer, ElementType type, size_
 // Elements per piece of ReadBackAndCompare (a multiple of kHostChunk).
 constexpr size_t kReadBackPiece = size_t(1) << 24;
 
+// The host arrays ReadBackAndCompare holds for an output of count elements.
+uint64_t ReadBackHostBytes(ElementType type, size_t count);
+
 // Reads the count elements of buffer (of expected's type) and compares them with expected as they
 // arrive, kReadBackPiece at a time into two host arrays in turn (the next piece is read while the
 // last is compared): the host holds no array of the output's size. input is what the reference

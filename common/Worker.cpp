@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -131,8 +132,15 @@ class WorkerProcess {
       posix_spawn_file_actions_addopen(&actions, 1, outPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
                                        0600);
     }
+    // A process group of its own, so that the worker and anything it starts (a compiler) go
+    // together when it is stopped (Kill).
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+    posix_spawnattr_setpgroup(&attr, 0);
     const int failed =
-        posix_spawn(&pid_, "/proc/self/exe", &actions, nullptr, argv.data(), environment);
+        posix_spawn(&pid_, "/proc/self/exe", &actions, &attr, argv.data(), environment);
+    posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&actions);
     if (failed)
       throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));
@@ -143,7 +151,7 @@ class WorkerProcess {
   }
   ~WorkerProcess() {
     if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
+      Kill();
       Reap();
     }
     close(report_);
@@ -199,10 +207,11 @@ class WorkerProcess {
   // Kills the worker (if it still runs) and says how it ended.
   std::string Finish(bool kill) {
     if (kill && !reaped_)
-      ::kill(pid_, SIGKILL);
+      Kill();
     while (!errClosed_ && !kill)
       errClosed_ = !Drain(err_, false);
     const int status = Reap();
+    ::killpg(pid_, SIGKILL);  // anything the worker left behind in its group
     std::string how;
     if (WIFSIGNALED(status))
       how = fmt::format("the worker process was killed by signal {} (SIG{}, {})", WTERMSIG(status),
@@ -258,6 +267,11 @@ class WorkerProcess {
     read += text.size();
     return text;
   }
+  // The worker and its process group.
+  void Kill() {
+    ::killpg(pid_, SIGKILL);
+    ::kill(pid_, SIGKILL);
+  }
   int Reap() {
     int status = 0;
     while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
@@ -293,6 +307,7 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
   for (const auto& j : jobs)
     total += j.variants.size();
   bool wantBandwidth = settings.measureBandwidth;
+  const double ceilingsLimitS = std::max(kCeilingsLimitS, settings.timeoutS);
   const bool oclgrind = !settings.oclgrindDir.empty();
   std::vector<Result> results;
   const auto deadlineFrom = [&](Clock::time_point t) -> std::optional<Clock::time_point> {
@@ -308,15 +323,23 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
       WorkerProcess worker(settings, k, next, wantBandwidth);
       Progress p{0, total, &job, "", nullptr};
       bool begun = false, timedOut = false, restart = false, fresh = false;
-      size_t outEnd = 0, logEnd = 0;  // --oclgrind: where the case's output ends
-      auto deadline = deadlineFrom(Clock::now());
+      bool measuring = wantBandwidth;  // the ceilings first: no case's clock runs
+      std::string ceilingsFailed;      // the worker's `ceilings-failed` reason
+      size_t outEnd = 0, logEnd = 0;   // --oclgrind: where the case's output ends
+      auto deadline = measuring ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(ceilingsLimitS))
+                                : deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
         if (line->rfind("ceilings ", 0) == 0) {
           std::istringstream in(line->substr(9));
           in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes >>
               ceilings.near.readGBs >> ceilings.near.writeGBs >> ceilings.near.copyGBs >>
               ceilings.nearBufferBytes;
-          wantBandwidth = false;
+          measuring = false;
+          deadline = deadlineFrom(Clock::now());
+        } else if (line->rfind("ceilings-failed ", 0) == 0) {
+          ceilingsFailed = line->substr(16);
+          break;
         } else if (*line == "begin") {
           begun = true;
           p = Progress{++index, total, &job, job.variants[next], nullptr};
@@ -346,7 +369,17 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
           restart = true;
         }
       }
-      wantBandwidth = false;  // a worker that died measuring it is not asked again
+      wantBandwidth = false;     // a worker that failed measuring them is not asked again
+      if (measuring && !stop) {  // no case began: none is charged, a fresh worker runs them
+        const std::string how = worker.Finish(/*kill=*/timedOut);
+        if (settings.ceilingsNotMeasured)
+          settings.ceilingsNotMeasured(
+              !ceilingsFailed.empty() ? ceilingsFailed
+              : timedOut
+                  ? fmt::format("still running after {} s; the worker was stopped", ceilingsLimitS)
+                  : how);
+        continue;
+      }
       if (stop || next == job.variants.size()) {
         worker.Finish(/*kill=*/stop.load());
         break;

@@ -4,9 +4,11 @@
 // that case's `timeout` or `error`, and a new worker goes on with the job's remaining variants.
 //
 // Protocol, one line per message on a pipe (not stdout: a kernel's printf goes there):
-//   ceilings <read> <write> <copy> <bytes>
-//                        the memory ceilings (GB/s) and their buffer size, when the worker
-//                        was asked to measure them
+//   ceilings <read> <write> <copy> <bytes> <near read> <near write> <near copy> <near bytes>
+//                        the memory ceilings (GB/s) and their buffer sizes, when the worker
+//                        was asked to measure them (before its first case)
+//   ceilings-failed <why>
+//                        instead, where measuring them failed; the cases go on without them
 //   begin                a case starts (its clock starts here)
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
@@ -20,6 +22,7 @@
 #include "Runner.h"
 
 #include <atomic>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -28,7 +31,11 @@ namespace rsb {
 struct IsolationSettings {
   std::vector<std::string> command;  // this program and the run's own arguments
   double timeoutS = 0;               // per case (0: none)
-  bool measureBandwidth = false;     // the first worker measures the copy bandwidth
+  // The first worker measures the memory ceilings before its first case, under a limit of its
+  // own (kCeilingsLimitS, or timeoutS where longer), not any case's: a worker that exceeds it or
+  // ends first is stopped, ceilingsNotMeasured (below) gets why, once, and a fresh worker runs
+  // the cases without them.
+  bool measureBandwidth = false;
   // --oclgrind (Oclgrind.h): a folder for each worker's Oclgrind log and stdout (the
   // instruction counts); what a worker adds to them during a case is that case's, recorded in
   // its result (ApplyOclgrind). After a case with a diagnostic a fresh worker takes the job's
@@ -36,10 +43,16 @@ struct IsolationSettings {
   // Oclgrind.
   std::string oclgrindDir;
   std::string kernelDir;  // where the kernels' files are (a diagnostic's file name)
+  std::function<void(const std::string&)> ceilingsNotMeasured;
 };
 
-// Runs every job's variants in workers; progress as Runner::Run. copyGBs gets the bandwidth
-// when asked for (0 if the worker that measured it failed). Stops between cases once *stop.
+// Seconds the ceilings' measurement may take in a worker (12 streams of kCeilingStreamBudgetS
+// each, their warm-up, the buffers' set-up and Bandwidth.cl's build take a few seconds).
+constexpr double kCeilingsLimitS = 120;
+
+// Runs every job's variants in workers; progress as Runner::Run. `ceilings` gets the memory
+// ceilings when asked for (unknown, zero, where not measured). Once *stop reads true (checked at
+// least every 0.2 s) it kills the worker in progress (its process group) and returns.
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::atomic<bool>& stop, Ceilings& ceilings);

@@ -74,6 +74,9 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
                           const std::string& key) const override;
   std::string ReferenceKey(const std::string& variant) const override;
   size_t OutputElements(const ProblemSpec& spec) const override { return spec.n; }
+  uint64_t ReferenceBytes(const ProblemSpec& spec) const override {
+    return BoundedReferenceBytes(spec.type, spec.n);
+  }
   std::vector<HostArray> ConstInputs(const ProblemSpec& spec) const override;
 
  private:

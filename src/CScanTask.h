@@ -48,6 +48,9 @@ class CScanTask : public TableTask<ScanShape> {
  protected:
   Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;
   size_t OutputElements(const ProblemSpec& spec) const override { return spec.n; }
+  uint64_t ReferenceBytes(const ProblemSpec& spec) const override {
+    return ScanReferenceBytes(spec.type, spec.n);
+  }
   void Prepared(const LaunchPlan& plan, const std::string& variant) override;
   void Enqueued(const LaunchPlan& plan, const std::string& variant) override;
   std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan, const std::string& variant,

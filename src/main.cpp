@@ -13,6 +13,7 @@
 #include "Plot.h"
 #include "Report.h"
 #include "Runner.h"
+#include "Subprocess.h"
 #include "Tasks.h"
 #include "Worker.h"
 
@@ -33,6 +34,7 @@
 #include <map>
 #include <memory>
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -367,18 +369,6 @@ class TempFolder {
   std::string path_;
 };
 
-std::atomic<bool> gInterrupted{false};
-
-// Ctrl-C: the run stops after the case in progress (an isolated run at once) and writes what
-// is done; a second Ctrl-C ends the process (SA_RESETHAND).
-void CatchInterrupt() {
-  struct sigaction sa {};
-  sa.sa_handler = [](int) { gInterrupted = true; };
-  sa.sa_flags = SA_RESETHAND;  // no SA_RESTART: a waiting poll returns at once
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGINT, &sa, nullptr);
-}
-
 // Every .cl file the selected cases load (and Bandwidth.cl for timed runs) must be in the kernels
 // folder: a missing one is a usage error before anything runs, not an error after the other
 // tasks' cases.
@@ -423,8 +413,18 @@ std::vector<cl::Device> RunDevices(const Options& o) {
   return SelectDevices(o.platform, o.devices);
 }
 
+// A message on one protocol line: newlines (a build log's) as "; ", at most 2000 characters.
+std::string OneLine(const std::string& text) {
+  std::string line;
+  for (char c : text.substr(0, 2000))
+    line += c == '\n' ? std::string("; ") : std::string(1, c);
+  return line;
+}
+
 int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
               const std::string& kernelDir) {
+  // A worker never outlives its run: killed with it, whatever ends the run (even SIGKILL).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
   const std::vector<cl::Device> devices = RunDevices(o);
   if (o.worker.device >= devices.size())
     throw UsageError(
@@ -436,7 +436,12 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
   Runner runner(ctx, o.run);
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
   if (o.worker.bandwidth) {
-    const Ceilings c = MeasureCeilings(ctx, o.run);
+    std::string why;
+    const Ceilings c = TryMeasureCeilings(ctx, o.run, nullptr, why);
+    if (!why.empty()) {  // the run starts a fresh worker for the cases
+      WorkerSend(o.worker.fd, "ceilings-failed " + OneLine(why));
+      return kExitOk;
+    }
     WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
                                         c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
                                         c.near.copyGBs, c.nearBufferBytes));
@@ -466,6 +471,11 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
   if (runner.EndedEarly())
     WorkerSend(o.worker.fd, "restart");
   return kExitOk;
+}
+
+// The one line that says a device's ceilings are unknown (its cases get no utilisation).
+void SayNoCeilings(const std::string& why) {
+  std::cerr << "ceilings: not measured: " << why << "; the cases run without utilisation\n";
 }
 
 // Exit status from all cases (DESIGN.md): 3 if any errored or timed out, else 1 if any failed.
@@ -530,12 +540,16 @@ int Run(int argc, char** argv) {
     info.command += (i ? " " : "") + std::string(argv[i]);
   if (o.explain)
     return ExplainCases(o, tasks, problems, devices, info, output);
-  CatchInterrupt();
+  // Ctrl-C or SIGTERM: the run stops after the case in progress (an isolated run, or the
+  // ceilings' streams, at once), writes what is done and exits 130; a second one ends the
+  // process at once (its workers die with it: PR_SET_PDEATHSIG).
+  InstallInterruptHandler(/*secondEnds=*/true);
+  const std::atomic<bool>& interrupted = InterruptFlag();
   TempFolder oclgrindFiles(o.oclgrind);  // the workers' Oclgrind logs and stdout
   std::vector<Result> done;
   const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();
   // The selection runs on each device in turn, its ceilings measured on it.
-  for (size_t d = 0; d < devices.size() && !gInterrupted; ++d) {
+  for (size_t d = 0; d < devices.size() && !interrupted; ++d) {
     info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
     DeviceRun& device = info.devices.back();
     const std::vector<Job> jobs = DeviceJobs(o, tasks, problems, device.info);
@@ -544,6 +558,9 @@ int Run(int argc, char** argv) {
                                devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
                                device.info.platform, kernelDir,
                                o.isolate ? ", cases in worker processes" : "");
+    if (!o.quiet && o.run.timed)
+      std::cerr << fmt::format("ceilings: measuring the memory ceilings (12 streams of {} s)\n",
+                               kCeilingStreamBudgetS);
     const ProgressFn progress = [&](const Progress& p) {
       if (print)
         print(p);
@@ -556,22 +573,27 @@ int Run(int argc, char** argv) {
     if (o.isolate) {
       std::vector<std::string> command(argv, argv + argc);
       command.insert(command.end(), {"--worker-device", std::to_string(d)});
-      IsolationSettings settings{command, o.timeoutS, o.run.timed, "", kernelDir};
+      IsolationSettings settings{command, o.timeoutS, o.run.timed, "", kernelDir, SayNoCeilings};
       if (o.oclgrind)
         settings.oclgrindDir = oclgrindFiles.Path();
-      RunIsolated(settings, jobs, device.info, progress, gInterrupted, device.ceilings);
+      RunIsolated(settings, jobs, device.info, progress, interrupted, device.ceilings);
     } else {
       TaskContext ctx(devices[d], kernelDir);
       Runner runner(ctx, o.run);
-      runner.SetStopFlag(&gInterrupted);
-      if (o.run.timed)
-        runner.SetCeilings(device.ceilings = MeasureCeilings(ctx, o.run));
+      runner.SetStopFlag(&interrupted);
+      if (o.run.timed) {
+        std::string why;
+        device.ceilings = TryMeasureCeilings(ctx, o.run, &interrupted, why);
+        if (!why.empty())
+          SayNoCeilings(why);
+        runner.SetCeilings(device.ceilings);
+      }
       runner.Run(jobs, progress);
     }
   }
   output.Write(info, done, /*final=*/true);
   const int status = ExitStatus(done, info);
-  if (gInterrupted) {
+  if (interrupted) {
     std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
     return kExitInterrupted;
   }

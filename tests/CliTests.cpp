@@ -418,6 +418,44 @@ TEST(Cli, TimedRunsMeasureTheNearCacheStreams) {
   }
 }
 
+// The memory ceilings are measured before the first case of an isolated run, under a limit of
+// their own: a --timeout shorter than the measurement (12 streams of 0.5 s and their set-up)
+// charges no case, and the result has a utilisation.
+TEST(Cli, TimeoutDoesNotChargeTheCeilingsToTheFirstCase) {
+  const CommandResult r = RunBench(
+      "-q --task reduction --variant interleaved --size 1000 --iterations 3 --timeout 2 "
+      "--format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_GT(j["device"]["ceilings"]["read_gbytes_s"].get<double>(), 0.0) << r.out;
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["status"], "passed") << j["results"][0]["message"];
+  EXPECT_GT(j["results"][0]["utilisation"].get<double>(), 0.0);
+}
+
+// Ceilings that cannot be measured (here Bandwidth.cl does not build) are said once, and the
+// cases run and pass without a utilisation, in process and in workers alike.
+TEST(Cli, CeilingsThatCannotBeMeasuredAreSaidOnceAndTheCasesRunWithoutThem) {
+  const std::string dir = CopyKernels("no-ceilings");
+  Patch(dir + "/Bandwidth.cl", "__kernel", "this is not C; __kernel");
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const CommandResult r =
+        RunBench(std::string("-q --task reduction --variant interleaved,sequential --size 1000 "
+                             "--iterations 3 --format json --kernels ") +
+                 dir + " " + mode);
+    ASSERT_EQ(r.status, 0) << mode << "\n" << r.err;
+    EXPECT_EQ(CountOf(r.err, "ceilings: not measured: "), 1u) << mode << "\n" << r.err;
+    EXPECT_NE(r.err.find("Bandwidth.cl"), std::string::npos) << mode << "\n" << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["results"].size(), 2u) << mode;
+    for (const auto& res : j["results"]) {
+      EXPECT_EQ(res["status"], "passed") << mode << " " << res["message"];
+      EXPECT_EQ(res["utilisation"].get<double>(), 0.0) << mode;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 // A --device that matches nothing: exit 2, one line naming the devices there are.
 TEST(Cli, UnknownDeviceNamesTheAllowedDevices) {
   const CommandResult json = RunBench("--check -q --size 10 --variant atomic --format json");

@@ -1,6 +1,7 @@
 // The suite survives the kernels it judges: each case stands alone (error, timeout), what has
 // finished is never lost (output after every case, Ctrl-C), and validation sees what a single
 // checked run cannot (poisoned scratch, the last timed run).
+#include "HostData.h"
 #include "PlannedTask.h"
 #include "Tasks.h"
 #include "TestSupport.h"
@@ -9,12 +10,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 
 namespace rsb::test {
 namespace {
@@ -232,6 +235,169 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
     EXPECT_LT(j["results"].size(), 6u * 6 * 3 + 5u * 6 * 3 * 2) << mode;
     std::filesystem::remove(out);
   }
+}
+
+// The test device's selectors as the bench's options (RunBench adds them the same way).
+std::string DeviceSelectors() {
+  return (std::getenv("RSB_TEST_PLATFORM")
+              ? std::string(" --platform '") + std::getenv("RSB_TEST_PLATFORM") + "'"
+              : std::string()) +
+         (std::getenv("RSB_TEST_DEVICE")
+              ? std::string(" --device '") + std::getenv("RSB_TEST_DEVICE") + "'"
+              : std::string());
+}
+
+// What SignalOnceSaid saw: the exit status, the seconds from the signal to the end (the run is
+// killed 60 s after it), the worker processes the run had when signalled, and how many of them
+// (or of their process groups) were still alive after it ended.
+struct SignalledRun {
+  int status = -1;
+  double seconds = -1;
+  int workers = 0, workersLeft = 0;
+  bool signalled = false;  // it still ran when the signal was sent
+};
+
+// Runs the bench in the background, waits until its stderr holds `said` and `delay` seconds
+// more, sends it `signal` (INT, TERM) and waits for it to end.
+SignalledRun SignalOnceSaid(const std::string& args, const std::string& said, double delay,
+                            const std::string& signal) {
+  const std::string err = std::filesystem::temp_directory_path() /
+                          fmt::format("rsb-signal-{}.err", static_cast<long>(::getpid()));
+  const std::string script = fmt::format(
+      "'{}' {}{} >/dev/null 2>'{}' & pid=$!; i=0; "
+      "while ! grep -qF -- '{}' '{}' && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; "
+      "sleep {}; workers=$(pgrep -P $pid | tr '\\n' ' '); "
+      "start=$EPOCHREALTIME; kill -{} $pid 2>/dev/null && sent=1 || sent=0; i=0; "
+      "while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; "
+      "end=$EPOCHREALTIME; kill -9 $pid 2>/dev/null; wait $pid; rc=$?; sleep 0.5; left=0; "
+      "for w in $workers; do "
+      "  if ps -e -o pid=,pgid=,stat= | awk -v w=$w '($1 == w || $2 == w) && $3 !~ /Z/' | "
+      "     grep -q .; then left=$((left+1)); kill -9 $w; kill -9 -- -$w; fi 2>/dev/null; done; "
+      "echo \"$rc $start $end $(echo $workers | wc -w) $left $sent\"",
+      RSB_BINARY, args, DeviceSelectors(), err, said, err, delay, signal);
+  RestoreStartupEnvironment();
+  std::string quoted;
+  for (char c : script)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  SignalledRun run;
+  double start = 0, end = -1;
+  int sent = 0;
+  if (FILE* p = popen(("bash -c '" + quoted + "'").c_str(), "r")) {
+    if (fscanf(p, "%d %lf %lf %d %d %d", &run.status, &start, &end, &run.workers, &run.workersLeft,
+               &sent) != 6)
+      run.status = -1;
+    pclose(p);
+  }
+  run.signalled = sent == 1;
+  run.seconds = end - start;
+  std::filesystem::remove(err);
+  return run;
+}
+
+// Ctrl-C while the memory ceilings are measured (here with a long --time-budget, which the
+// ceilings' streams do not take: each has its own 0.5 s) ends the run at once, in process and
+// isolated: exit 130, the report written.
+TEST(Robustness, InterruptDuringTheCeilingsExits130AtOnce) {
+  for (const std::string mode : {" --no-isolate", " --isolate"}) {
+    const std::string out = std::filesystem::temp_directory_path() /
+                            fmt::format("rsb-ceilings-{}.json", static_cast<long>(::getpid()));
+    std::filesystem::remove(out);
+    const SignalledRun run = SignalOnceSaid(
+        "--task reduction --variant interleaved --size 1000 --time-budget 600 --format json -o " +
+            out + mode,
+        "ceilings: measuring", 2, "INT");
+    EXPECT_EQ(run.status, 130) << mode;
+    EXPECT_LT(run.seconds, 10) << mode << ": the ceilings' streams did not stop";
+    ASSERT_TRUE(std::filesystem::exists(out)) << mode;
+    EXPECT_EQ(ReadJson(out)["results"].size(), 0u) << mode;
+    std::filesystem::remove(out);
+  }
+}
+
+// SIGTERM is Ctrl-C's equal: an isolated run whose kernel never ends stops at once, its worker
+// (and the worker's process group) killed, the report written, exit 130 (interrupted).
+TEST(Robustness, SigtermStopsAnIsolatedRunAndLeavesNoWorker) {
+  const std::string dir = CopyKernels("sigterm");
+  PrependToKernel(dir + "/Reduction.cl", "ReduceSequential",
+                  "if (get_global_id(0) == 0) for (;;) ((__global volatile uint*)src)[0] += 1;");
+  const std::string out = dir + "/results.json";
+  const SignalledRun run = SignalOnceSaid(
+      "--check --isolate --task reduction --variant interleaved,sequential --size 100000 "
+      "--format json -o " +
+          out + " --kernels " + dir,
+      "reduction/sequential", 1, "TERM");
+  if (!run.signalled && run.status != -1)
+    GTEST_SKIP() << "the run ended before the signal: the device's compiler dropped the endless "
+                    "loop (exit status "
+                 << run.status << ")";
+  EXPECT_EQ(run.status, 130);
+  EXPECT_LT(run.seconds, 5);
+  EXPECT_GE(run.workers, 1) << "no worker process seen";
+  EXPECT_EQ(run.workersLeft, 0) << "a worker outlived its run";
+  const auto status = StatusByVariant(ReadJson(out));
+  EXPECT_EQ(status.size(), 1u);
+  EXPECT_EQ(status.at("reduction/interleaved"), "passed");
+  std::filesystem::remove_all(dir);
+}
+
+// The host memory a case needs against what is free: the seam, and the limits read.
+TEST(HostMemory, ShortfallSaysNeededAndAvailable) {
+  const uint64_t gib = uint64_t(1) << 30;
+  EXPECT_EQ(HostMemoryShortfall(gib, {2 * gib, "MemAvailable"}), std::nullopt);
+  EXPECT_EQ(HostMemoryShortfall(2 * gib, {2 * gib, "MemAvailable"}), std::nullopt);
+  EXPECT_EQ(HostMemoryShortfall(12 * gib, {gib * 31 / 10, "MemAvailable"}),
+            "needs 12.0 GiB of host memory, 3.1 GiB available (MemAvailable)");
+  const HostMemory free = AvailableHostMemory();
+  EXPECT_GT(free.bytes, 0u);
+  EXPECT_LT(free.bytes, std::numeric_limits<uint64_t>::max()) << "no MemAvailable read";
+  // RLIMIT_DATA a quarter GiB above what the process uses: that is what is left.
+  uint64_t dataKiB = 0;
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);)
+    if (line.rfind("VmData:", 0) == 0)
+      dataKiB = std::stoull(line.substr(7));
+  ASSERT_GT(dataKiB, 0u);
+  rlimit saved{};
+  ASSERT_EQ(getrlimit(RLIMIT_DATA, &saved), 0);
+  rlimit lower = saved;
+  lower.rlim_cur = dataKiB * 1024 + gib / 4;
+  if (saved.rlim_cur != RLIM_INFINITY && saved.rlim_cur < lower.rlim_cur)
+    GTEST_SKIP() << "RLIMIT_DATA is lower already";
+  ASSERT_EQ(setrlimit(RLIMIT_DATA, &lower), 0);
+  const HostMemory limited = AvailableHostMemory();
+  setrlimit(RLIMIT_DATA, &saved);
+  if (free.bytes <= gib / 4)
+    GTEST_SKIP() << "less than a quarter GiB is free";
+  EXPECT_EQ(limited.limit, "RLIMIT_DATA");
+  EXPECT_LE(limited.bytes, gib / 4);
+  EXPECT_GT(limited.bytes, gib / 8);
+}
+
+// A case beyond the host's free memory (here the process's address space limited with prlimit,
+// so that it is reproducible on any machine) is skipped before anything is allocated, with the
+// bytes needed and available; pocl's buffers count as host memory. Without the check pocl ended
+// the process on an assertion (exit 134).
+TEST(HostMemory, CaseBeyondTheHostsMemoryIsSkippedWithTheNumbers) {
+  if (Device().info.isGpu)
+    GTEST_SKIP() << "the test device is a GPU: its buffers are not host memory";
+  const size_t n = size_t(1) << 28;  // 1 GiB of uint: within pocl's 2 GiB per buffer here
+  if (Device().info.maxAllocBytes < n * 4 || Device().info.globalMemBytes <= 2 * n * 4)
+    GTEST_SKIP() << "the device reports less memory than the case needs";
+  // 3 GiB of address space: the case needs its 1 GiB input on the host, and as much again for
+  // each of its device buffers (input, interleaved's copy of it); the run before it some more.
+  const CommandResult r = RunCommand(fmt::format(
+      "prlimit --as={} '{}' --check -q --task reduction --variant interleaved --type uint "
+      "--size 2^28 --format json{}",
+      uint64_t(3) << 30, RSB_BINARY, DeviceSelectors()));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["status"], "skipped");
+  const std::string message = j["results"][0]["message"];
+  EXPECT_TRUE(std::regex_search(
+      message,
+      std::regex(R"(^needs [0-9.]+ GiB of host memory, [0-9.]+ GiB available \(RLIMIT_AS\))")))
+      << message;
 }
 
 // Every kernel of every variant declares the work-group size it is built for (RSB_WG_ATTR,

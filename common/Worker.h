@@ -7,6 +7,9 @@
 //   ceilings <read> <write> <copy> <bytes>
 //                        the memory ceilings (GB/s) and their buffer size, when the worker
 //                        was asked to measure them
+//   timer <verdict>      the device's profiling timer (TimerText), before `ceilings`, when the
+//                        worker was asked to measure them or checked the timer itself (no
+//                        --worker-timer given); later workers get it as --worker-timer
 //   begin                a case starts (its clock starts here)
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
@@ -43,6 +46,11 @@ struct IsolationSettings {
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::atomic<bool>& stop, Ceilings& ceilings);
+
+// A timer verdict on one line and back (the protocol's `timer` line, --worker-timer): "usable",
+// or the reason it is unusable.
+std::string TimerText(const TimerVerdict& v);
+TimerVerdict TimerFromText(const std::string& text);
 
 // Call first thing in main, before any OpenCL call: the environment as the program started.
 // The OpenCL ICD loader (ocl-icd) cuts OCL_ICD_FILENAMES in place when it reads it, so a child

@@ -419,6 +419,26 @@ std::vector<cl::Device> RunDevices(const Options& o) {
   return SelectDevices(o.platform, o.devices);
 }
 
+// A worker's ceilings and timer verdict: measured (and sent) by the worker asked to; else the
+// verdict an earlier worker found (--worker-timer), or, in a timed run where none was told (the
+// worker that measured died first), checked here and sent.
+Ceilings WorkerCeilings(const Options& o, TaskContext& ctx) {
+  Ceilings c;
+  if (o.worker.bandwidth) {
+    c = MeasureCeilings(ctx, o.run);
+    WorkerSend(o.worker.fd, "timer " + TimerText(c.timer));
+    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
+                                        c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
+                                        c.near.copyGBs, c.nearBufferBytes));
+  } else if (o.run.timed && !o.worker.timer.empty()) {
+    c.timer = TimerFromText(o.worker.timer);
+  } else if (o.run.timed) {
+    c.timer = CheckTimer(ctx);
+    WorkerSend(o.worker.fd, "timer " + TimerText(c.timer));
+  }
+  return c;
+}
+
 int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
               const std::string& kernelDir) {
   const std::vector<cl::Device> devices = RunDevices(o);
@@ -431,12 +451,7 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
-  if (o.worker.bandwidth) {
-    const Ceilings c = MeasureCeilings(ctx, o.run);
-    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
-                                        c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
-                                        c.near.copyGBs, c.nearBufferBytes));
-  }
+  runner.SetCeilings(WorkerCeilings(o, ctx));
   size_t index = 0;
   runner.RunJob(
       jobs[o.worker.job], o.worker.skip,

@@ -905,6 +905,7 @@ void WriteExplainJson(std::ostream& out, const RunInfo& info, const std::vector<
     nlohmann::json o = DeviceJson(run);
     o.erase("ceilings");
     o.erase("copy_gbytes_s");
+    o.erase("timer");
     return o;
   };
   j["device"] = device(info.devices.empty() ? DeviceRun() : info.devices.front());

@@ -66,6 +66,7 @@ struct KernelTime {
   double gbytesS = 0;        // bytes / timeMs
   double bandwidthUtil = 0;  // memoryBytes / timeMs against the ceiling (Utilisation), 0: unknown
   uint64_t memoryBytes = 0;  // of bytes, the distinct reads and the writes (JSON memory_bytes)
+  std::string utilisationSuspect;  // bandwidthUtil above the ceiling unexplained (SetUtilisation)
 };
 
 // Commands outside the timed span: phase "prepare" (the resets before every timed run, median

@@ -262,6 +262,7 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--worker-skip", o.worker.skip)->group("");
   app.add_option("--worker-device", o.worker.device)->group("");
   app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
+  app.add_option("--worker-timer", o.worker.timer)->group("");
 }
 
 void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {

@@ -67,6 +67,9 @@ struct Options {
     size_t job = 0, skip = 0;
     size_t device = 0;       // which of the selected devices (--device all: their order)
     bool bandwidth = false;  // measure the copy bandwidth first
+    // The device's profiling timer as an earlier worker found it (TimerText): "usable", or why
+    // it is not; empty: not known yet (a timed run's worker checks it and says so).
+    std::string timer;
   } worker;
   // Which of these were on the command line: a bare --check (none of --size, --type, --op,
   // --scan-kind) runs the correctness matrix (src/CheckMatrix.h); an explicit --local-size

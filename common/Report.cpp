@@ -98,7 +98,11 @@ nlohmann::json DeviceJson(const DeviceRun& run) {
             {"near_cache_read_gbytes_s", c.near.readGBs},
             {"near_cache_write_gbytes_s", c.near.writeGBs},
             {"near_cache_copy_gbytes_s", c.near.copyGBs},
-            {"near_cache_buffer_bytes", c.nearBufferBytes}}}};
+            {"near_cache_buffer_bytes", c.nearBufferBytes}}},
+          // Checked before a timed run (null for --check): unusable, no case was timed.
+          {"timer", c.timer.checked
+                        ? nlohmann::json{{"usable", c.timer.usable}, {"reason", c.timer.reason}}
+                        : nlohmann::json()}};
 }
 
 // The device a result ran on (the first, should its index be out of range).
@@ -120,7 +124,7 @@ std::vector<Result> ResultsOn(const RunInfo& info, const std::vector<Result>& re
 
 nlohmann::json BreakdownJson(const Breakdown& b) {
   nlohmann::json a = nlohmann::json::array();
-  for (const auto& k : b.kernels)
+  for (const auto& k : b.kernels) {
     a.push_back({{"kernel", k.kernel},
                  {"launches", k.launches},
                  {"time_ms", k.timeMs},
@@ -130,6 +134,9 @@ nlohmann::json BreakdownJson(const Breakdown& b) {
                  {"gbytes_s", k.gbytesS},
                  {"bandwidth_util", k.bandwidthUtil},
                  {"memory_bytes", k.memoryBytes}});
+    if (!k.utilisationSuspect.empty())
+      a.back()["utilisation_suspect"] = k.utilisationSuspect;
+  }
   return a;
 }
 
@@ -157,7 +164,8 @@ Breakdown BreakdownFromJson(const nlohmann::json& j) {
                          k.at("time_ms").get<double>(), k.at("time_ms_median").get<double>(),
                          k.at("share").get<double>(), k.at("bytes_moved").get<uint64_t>(),
                          k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>(),
-                         k.value("memory_bytes", k.at("bytes_moved").get<uint64_t>())});
+                         k.value("memory_bytes", k.at("bytes_moved").get<uint64_t>()),
+                         k.value("utilisation_suspect", std::string())});
   for (const auto& u : j.value("untimed", nlohmann::json::array()))
     b.untimed.push_back({u.at("command").get<std::string>(), u.at("phase").get<std::string>(),
                          u.at("launches").get<size_t>(), u.at("time_ms").get<double>()});
@@ -228,6 +236,14 @@ nlohmann::json ResultToJson(const Result& r) {
     o["scan_kind"] = ToString(*r.scanKind);
   if (r.height)
     o["shape"] = SizeText(r.n, r.height);
+  if (!r.utilisationSuspect.empty())
+    o["utilisation_suspect"] = r.utilisationSuspect;
+  if (r.status == Status::Untimed)  // nothing the device's timer said is shown
+    for (const char* measured :
+         {"time_ms", "ci_met", "gelem_s", "gbytes_s", "bandwidth_util", "ceiling",
+          "ceiling_gbytes_s", "ceiling_stream_bytes", "utilisation", "utilisation_suspect",
+          "breakdown", "gaps_ms", "gaps_ms_median", "untimed"})
+      o.erase(measured);
   o["oclgrind"] = nullptr;  // not run under Oclgrind
   if (r.oclgrind) {
     nlohmann::json diagnostics = nlohmann::json::array();
@@ -259,26 +275,31 @@ Result ResultFromJson(const nlohmann::json& j) {
     r.height = j.at("height").get<size_t>();
   r.localSize = j.at("local_size").get<size_t>();
   const std::string status = j.at("status").get<std::string>();
-  for (Status s : {Status::Passed, Status::Failed, Status::Skipped, Status::Error, Status::Timeout})
+  for (Status s : {Status::Passed, Status::Failed, Status::Skipped, Status::Error, Status::Timeout,
+                   Status::Untimed})
     if (ToString(s) == status)
       r.status = s;
   r.message = j.at("message").get<std::string>();
   r.iterations = j.at("iterations").get<size_t>();
-  const auto& t = j.at("time_ms");
-  r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(),
-              t.at("max").get<double>(),    t.at("mean").get<double>(),
-              t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
-              t.at("ci_high").get<double>()};
-  r.ciMet = j.at("ci_met").get<bool>();
+  // An untimed result has no measured fields (ResultToJson): they stay 0.
+  if (j.contains("time_ms")) {
+    const auto& t = j.at("time_ms");
+    r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(),
+                t.at("max").get<double>(),    t.at("mean").get<double>(),
+                t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
+                t.at("ci_high").get<double>()};
+  }
+  r.ciMet = j.value("ci_met", false);
   r.ciTarget = j.at("ci_target").get<double>();
   r.cold = j.at("cold").get<bool>();
-  r.gelemS = j.at("gelem_s").get<double>();
-  r.gbytesS = j.at("gbytes_s").get<double>();
-  r.bandwidthUtil = j.at("bandwidth_util").get<double>();
-  r.ceiling = j.at("ceiling").get<std::string>();
-  r.ceilingGBs = j.at("ceiling_gbytes_s").get<double>();
+  r.gelemS = j.value("gelem_s", 0.0);
+  r.gbytesS = j.value("gbytes_s", 0.0);
+  r.bandwidthUtil = j.value("bandwidth_util", 0.0);
+  r.ceiling = j.value("ceiling", std::string());
+  r.ceilingGBs = j.value("ceiling_gbytes_s", 0.0);
   r.ceilingStreamBytes = j.value("ceiling_stream_bytes", size_t(0));  // absent in older files
-  r.utilisation = j.at("utilisation").get<double>();
+  r.utilisation = j.value("utilisation", 0.0);
+  r.utilisationSuspect = j.value("utilisation_suspect", std::string());
   r.fitsInCache = j.at("fits_in_cache").get<bool>();
   const auto& c = j.at("cost");
   r.cost.launches = c.at("launches").get<size_t>();
@@ -320,6 +341,11 @@ const std::vector<std::string> kColumns = {"task",    "variant", "type",   "op",
                                            "n",       "local",   "status", "median ms", "+-ci",
                                            "Gelem/s", "GB/s",    "util",   "launches"};
 
+// "512%?": a utilisation and its mark (c: fits in the cache; ?: suspect, SetUtilisation).
+std::string UtilText(double util, const char* mark) {
+  return fmt::format("{:.0f}%{}", 100 * util, mark);
+}
+
 // "*" after a median whose 95% interval is wider than the target (it stopped at the time budget
 // or the iteration cap first).
 std::vector<std::string> Cells(const Result& r, bool params) {
@@ -329,6 +355,7 @@ std::vector<std::string> Cells(const Result& r, bool params) {
       ci ? std::max(r.timeMs.median - r.timeMs.ciLow, r.timeMs.ciHigh - r.timeMs.median) /
                r.timeMs.median
          : 0;
+  const char* mark = r.fitsInCache ? "c" : r.utilisationSuspect.empty() ? "" : "?";
   return {r.task,
           r.variant,
           ToString(r.type),
@@ -341,9 +368,7 @@ std::vector<std::string> Cells(const Result& r, bool params) {
           ci ? fmt::format("{:.1f}%", 100 * halfWidth) : "-",
           timed ? fmt::format("{:.2f}", r.gelemS) : "-",
           timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
-          timed && r.utilisation > 0
-              ? fmt::format("{:.0f}%{}", 100 * r.utilisation, r.fitsInCache ? "c" : "")
-              : "-",
+          timed && r.utilisation > 0 ? UtilText(r.utilisation, mark) : "-",
           r.cost.launches ? fmt::format("{}", r.cost.launches) : "-",
           params ? ParamsText(r) : ""};
 }
@@ -375,6 +400,12 @@ std::string CeilingsLine(const Ceilings& c) {
   return line;
 }
 
+// Where the device's timer cannot be trusted: said once, above its cases.
+std::string TimerLine(const DeviceRun& device) {
+  return fmt::format("timer: {}: every case validated, none timed",
+                     TimerUnusable(device.info.name, device.ceilings.timer));
+}
+
 // What the table's marks mean, and every case that did not pass, with its message.
 void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
                 const std::vector<Result>& results, const std::string& bullet) {
@@ -382,9 +413,13 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
   for (const auto& r : results)
     missed = missed || (r.status == Status::Passed && r.iterations > 0 && !r.ciMet);
   bool header = false;
-  bool cached = false;
-  for (const auto& r : results)
+  bool cached = false, suspect = false;
+  for (const auto& r : results) {
     cached = cached || (r.utilisation > 0 && r.fitsInCache);
+    suspect = suspect || !r.utilisationSuspect.empty();
+    for (const auto& k : r.breakdown.kernels)
+      suspect = suspect || !k.utilisationSuspect.empty();
+  }
   if (device.ceilings.Known()) {
     out << fmt::format(
         "\n{}util: the bytes that must cross the memory interface (every write, every distinct "
@@ -392,13 +427,14 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
         "launch before wrote where it fits in the last-level cache) per second, over the ceiling "
         "of the variant's own traffic (reads only: read; as many writes as reads: copy; a mix: "
         "both in turn; an input smaller than the ceilings' large streams against the faster of "
-        "those and the streams just past twice the cache){}\n",
+        "those and the streams just past twice the cache){}{}\n",
         bullet,
         cached ? fmt::format("; c: its input is at most twice the {} MiB last-level cache, so "
                              "a part of it can stay cached between runs and it may pass the "
                              "memory ceilings",
                              device.info.globalMemCacheBytes >> 20)
-               : "");
+               : "",
+        suspect ? "; ?: " + UtilisationSuspectReason(device.info) : "");
     header = true;
   }
   if (missed) {
@@ -409,8 +445,9 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
     header = true;
   }
   for (const auto& r : results) {
-    // A passed case is listed only under --oclgrind, with its instruction count.
-    if (r.status == Status::Passed && !r.oclgrind)
+    // A passed case is listed only under --oclgrind, with its instruction count; untimed ones
+    // are said once, in the timer line.
+    if ((r.status == Status::Passed && !r.oclgrind) || r.status == Status::Untimed)
       continue;
     if (!header)
       out << "\n";
@@ -427,7 +464,9 @@ void WriteBreakdownLines(std::ostream& out, const Result& r) {
   for (const auto& k : b.kernels)
     out << fmt::format("  {:<70} {:>11.4f} {:>6} {:>8.1f}% {:>8.1f} {:>5} {:>8}\n", k.kernel,
                        k.timeMs, "", 100 * k.share, k.gbytesS,
-                       k.bandwidthUtil > 0 ? fmt::format("{:.0f}%", 100 * k.bandwidthUtil) : "-",
+                       k.bandwidthUtil > 0
+                           ? UtilText(k.bandwidthUtil, k.utilisationSuspect.empty() ? "" : "?")
+                           : "-",
                        k.launches);
   const double span = r.timeMs.median;
   out << fmt::format("  {:<70} {:>11.4f} {:>6} {:>8.1f}% {:>8} {:>5}\n",
@@ -452,6 +491,8 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
       out << "kernels: " << info.kernelDir << "\n";
     if (info.devices[d].ceilings.Known())
       out << CeilingsLine(info.devices[d].ceilings) << "\n";
+    if (info.devices[d].ceilings.timer.Unusable())
+      out << TimerLine(info.devices[d]) << "\n";
     if (info.cold)
       out << "cold: the last-level cache flushed before every timed run\n";
     out << "\n";
@@ -487,6 +528,8 @@ void WriteMarkdown(std::ostream& out, const RunInfo& info, const std::vector<Res
     out << MarkdownEscape(DeviceLine(info, d));
     if (info.devices[d].ceilings.Known())
       out << "; " << CeilingsLine(info.devices[d].ceilings);
+    if (info.devices[d].ceilings.timer.Unusable())
+      out << "; " << MarkdownEscape(TimerLine(info.devices[d]));
     out << (info.cold ? "; cold cache" : "") << "\n\n";
     auto row = [&](const std::vector<std::string>& cells) {
       out << "|";
@@ -555,7 +598,7 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "ceiling_buffer_bytes,ceiling_near_cache_buffer_bytes,near_cache_read_gbytes_s,"
          "near_cache_write_gbytes_s,near_cache_copy_gbytes_s,global_mem_cache_bytes,width,height,"
          "params,bytes_read_repeated,"
-         "kernel_memory_bytes,kernel_options\n";
+         "kernel_memory_bytes,utilisation_suspect,kernel_options\n";
   for (const auto& r : results) {
     const DeviceRun& device = DeviceOf(info, r);
     const std::string runFields = runFieldsOf(device);
@@ -566,33 +609,42 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
     const std::string shape = fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0,
                                           r.lookbackFallback ? 1 : 0, CsvQuote(TuningText(r)));
     const bool hasBreakdown = !r.breakdown.Empty();
+    // An untimed case leaves what its timer would have measured empty.
+    const bool untimed = r.status == Status::Untimed;
     const std::string caseFields =
-        fmt::format("{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{},{}", r.timeMs.ciLow,
-                    r.timeMs.ciHigh, r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling,
-                    r.ceilingGBs, r.utilisation, r.fitsInCache ? 1 : 0, r.ceilingStreamBytes);
+        untimed
+            ? fmt::format(",,,{},{},,,,{},", r.ciTarget, r.cold ? 1 : 0, r.fitsInCache ? 1 : 0)
+            : fmt::format("{:.6f},{:.6f},{},{},{},{},{:.3f},{:.4f},{},{}", r.timeMs.ciLow,
+                          r.timeMs.ciHigh, r.ciMet ? 1 : 0, r.ciTarget, r.cold ? 1 : 0, r.ceiling,
+                          r.ceilingGBs, r.utilisation, r.fitsInCache ? 1 : 0, r.ceilingStreamBytes);
+    const std::string times =
+        untimed ? std::string(6, ',')
+                : fmt::format("{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},{:.4f},{:.3f}", r.timeMs.median,
+                              r.timeMs.min, r.timeMs.max, r.timeMs.mean, r.timeMs.stddev, r.gelemS,
+                              r.gbytesS);
+    const std::string bandwidthUtil = untimed ? "" : fmt::format("{:.4f}", r.bandwidthUtil);
     const std::string noCaseFields(9, ',');
     // What else defines the case (an image's shape, the task's parameters), on every row.
     const std::string extent =
         fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
                     CsvQuote(r.params.empty() ? "" : ParamsText(r)));
     const std::string options = CsvQuote(r.kernelOptions);  // the last column, on every row
-    out << fmt::format(
-        "{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.6f},"
-        "{:.4f},{:.3f},{},{},{},{:.4f},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},,{}\n",
-        keys, CsvQuote(r.message), r.iterations, r.timeMs.median, r.timeMs.min, r.timeMs.max,
-        r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS, r.cost.BytesMoved(), r.cost.bytesRead,
-        r.cost.bytesWritten, r.bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
-        r.launchesEnqueued, r.validatedRuns, shape,
-        hasBreakdown ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "", caseFields, runFields,
-        extent, r.cost.bytesReadRepeated, options);
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},,{},{}\n",
+                       keys, CsvQuote(r.message), r.iterations, times, r.cost.BytesMoved(),
+                       r.cost.bytesRead, r.cost.bytesWritten, bandwidthUtil, r.cost.launches,
+                       r.cost.steps, r.cost.ops, r.launchesEnqueued, r.validatedRuns, shape,
+                       hasBreakdown ? fmt::format("{:.6f}", r.breakdown.gapsMs) : "", caseFields,
+                       runFields, extent, r.cost.bytesReadRepeated, CsvQuote(r.utilisationSuspect),
+                       options);
     const std::string empty(18, ',');  // the case's measurements: message to validated_runs
     for (const auto& k : r.breakdown.kernels)
       out << fmt::format(
-          "{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{},{}\n", keys, empty,
-          shape, CsvQuote(k.kernel), k.launches, k.timeMs, k.timeMsMedian, k.share, k.bytes,
-          k.gbytesS, k.bandwidthUtil, noCaseFields, runFields, extent, k.memoryBytes, options);
+          "{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{},{},{}\n", keys,
+          empty, shape, CsvQuote(k.kernel), k.launches, k.timeMs, k.timeMsMedian, k.share, k.bytes,
+          k.gbytesS, k.bandwidthUtil, noCaseFields, runFields, extent, k.memoryBytes,
+          CsvQuote(k.utilisationSuspect), options);
     for (const auto& u : r.breakdown.untimed)
-      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,,{}\n", keys, empty, shape,
+      out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,,,{}\n", keys, empty, shape,
                          CsvQuote(u.command), u.phase, u.launches, u.timeMs, noCaseFields,
                          runFields, extent, options);
   }
@@ -853,6 +905,7 @@ void WriteExplainJson(std::ostream& out, const RunInfo& info, const std::vector<
     nlohmann::json o = DeviceJson(run);
     o.erase("ceilings");
     o.erase("copy_gbytes_s");
+    o.erase("timer");
     return o;
   };
   j["device"] = device(info.devices.empty() ? DeviceRun() : info.devices.front());

@@ -23,6 +23,8 @@ std::string ToString(Status s) {
       return "error";
     case Status::Timeout:
       return "timeout";
+    case Status::Untimed:
+      return "untimed";
     case Status::Skipped:
     default:
       return "skipped";
@@ -133,6 +135,10 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& runSettings,
   RunSettings settings = runSettings;
   settings.timeBudgetS = kCeilingStreamBudgetS;
   Ceilings c;
+  // Streams timed by a timer that measures nothing would be ceilings of nothing.
+  c.timer = CheckTimer(ctx);
+  if (c.timer.Unusable())
+    return c;
   // A GPU streams 1 GiB (a 256 MiB read takes ~90 us on an H100, where a launch and the grid's
   // tail are a few percent); a CPU 256 MiB (its host copy of the input is made per run).
   size_t bytes = std::max<size_t>(4 * ctx.info.globalMemCacheBytes,
@@ -277,9 +283,26 @@ void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
   r.ceilingStreamBytes = ceiling.streamBytes;
   r.utilisation = Utilisation(memoryGBs(r.cost.MemoryBytes(), r.timeMs.median), ceiling.gbytesS);
   r.bandwidthUtil = Utilisation(r.gbytesS, c.copyGBs);
+  // Past the ceiling, and no cache to explain it (pocl, 2026-11-24: kernels of a breakdown at
+  // 494-510%): a figure to doubt, said so beside it.
+  const auto suspect = [&](double util) {
+    return !r.fitsInCache && util > kSuspectUtilisation ? UtilisationSuspectReason(device) : "";
+  };
+  r.utilisationSuspect = suspect(r.utilisation);
   // A kernel's traffic is not split into reads and writes: against the case's own ceiling.
-  for (auto& k : r.breakdown.kernels)
+  for (auto& k : r.breakdown.kernels) {
     k.bandwidthUtil = Utilisation(memoryGBs(k.memoryBytes, k.timeMs), ceiling.gbytesS);
+    k.utilisationSuspect = suspect(k.bandwidthUtil);
+  }
+}
+
+std::string UtilisationSuspectReason(const DeviceInfo& device) {
+  return device.globalMemCacheBytes > 0
+             ? "above 105% of the ceiling: the ceilings were measured in a slow spell or the "
+               "traffic model overcounts"
+             : "above 105% of the ceiling: the device reports no cache size, so an input its "
+               "cache holds is not marked c; else the ceilings were measured in a slow spell or "
+               "the traffic model overcounts";
 }
 
 namespace {
@@ -451,8 +474,13 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;
-    if (settings_.timed)
+    if (settings_.timed && ceilings_.timer.Unusable()) {  // validated, and that is all
+      r.status = Status::Untimed;
+      r.message = "validated; not timed: " + TimerUnusable(ctx_.info.name, ceilings_.timer);
+      r.breakdown = Breakdown();
+    } else if (settings_.timed) {
       TimeVariant(task, variant, spec, r);
+    }
   } catch (const VariantSkipped& e) {
     r.status = Status::Skipped;
     r.message = e.what();

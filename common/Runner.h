@@ -5,6 +5,7 @@
 #include "Breakdown.h"
 #include "IComputeTask.h"
 #include "Oclgrind.h"
+#include "ProfilingTimer.h"
 #include "TaskContext.h"
 
 #include <atomic>
@@ -37,8 +38,10 @@ struct TimeStats {
   double ciLow = 0, ciHigh = 0;
 };
 
-// error: an OpenCL or system error in that case; timeout: still running after --timeout.
-enum class Status { Passed, Failed, Skipped, Error, Timeout };
+// error: an OpenCL or system error in that case; timeout: still running after --timeout;
+// untimed: validated, but the device's profiling timer cannot be trusted (ProfilingTimer.h), so
+// nothing of it was timed.
+enum class Status { Passed, Failed, Skipped, Error, Timeout, Untimed };
 std::string ToString(Status s);
 
 struct Result {
@@ -72,6 +75,9 @@ struct Result {
   double ceilingGBs = 0;          // that mix's ceiling
   size_t ceilingStreamBytes = 0;  // the smallest stream size that ceiling took rates from
   double utilisation = 0;         // gbytesS / ceilingGBs (0: unknown)
+  // Why utilisation cannot be taken at its word: above kSuspectUtilisation of the ceiling
+  // without the cache mark (fitsInCache) to explain it; empty when it can.
+  std::string utilisationSuspect;
   bool fitsInCache = false;       // its bytes read fit in the device's last-level cache
   CostModel cost;                 // the variant's launch plan, summed
   size_t launchesEnqueued = 0;    // commands the validated run actually enqueued
@@ -139,6 +145,9 @@ struct Ceilings : StreamRates {
   size_t bufferBytes = 0;
   StreamRates near;
   size_t nearBufferBytes = 0;
+  // The device's profiling timer, checked first (CheckTimer): where it is unusable no stream is
+  // measured and no case is timed.
+  TimerVerdict timer;
   bool Known() const { return readGBs > 0 && writeGBs > 0 && copyGBs > 0; }
 };
 // Each stream is timed with its own budget, kCeilingStreamBudgetS (the default --time-budget),
@@ -171,7 +180,13 @@ struct Ceiling {
 Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten);
 
 // Fills r's ceiling, utilisation and bandwidthUtil from its GB/s and traffic (a timed result).
+// A utilisation above kSuspectUtilisation (the result's, or a kernel's in its breakdown) is
+// marked suspect with the reason, unless the case fits in the cache (fitsInCache).
 void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device);
+constexpr double kSuspectUtilisation = 1.05;
+// The reason a suspect utilisation gets on this device (one that reports no cache size cannot
+// mark a cached input, which is said too).
+std::string UtilisationSuspectReason(const DeviceInfo& device);
 
 // A new, empty result for one case (what it is, nothing measured yet).
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,

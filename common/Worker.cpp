@@ -48,6 +48,14 @@ void WorkerSend(int fd, const std::string& line) {
   }
 }
 
+std::string TimerText(const TimerVerdict& v) {
+  return v.usable ? "usable" : v.reason;
+}
+
+TimerVerdict TimerFromText(const std::string& text) {
+  return text == "usable" ? TimerVerdict{true, true, ""} : TimerVerdict{true, false, text};
+}
+
 char* const* StartupEnvironment() {
   static std::vector<char*> envp;
   if (SavedEnvironment().empty())
@@ -74,7 +82,9 @@ using Clock = std::chrono::steady_clock;
 // One worker process: its pid, the pipe it reports on and its stderr (forwarded, tail kept).
 class WorkerProcess {
  public:
-  WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth) {
+  // timer: the device's timer verdict, once known (TimerText; "": not known yet).
+  WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth,
+                const std::string& timer) {
     static size_t started = 0;  // names each worker's Oclgrind files
     if (!settings.oclgrindDir.empty()) {
       logPath_ = fmt::format("{}/worker-{}.log", settings.oclgrindDir, started);
@@ -91,6 +101,8 @@ class WorkerProcess {
       args.push_back(a);
     if (bandwidth)
       args.push_back("--worker-bandwidth");
+    if (!timer.empty())
+      args.insert(args.end(), {"--worker-timer", timer});
     std::vector<char*> argv;
     for (auto& a : args)
       argv.push_back(a.data());
@@ -320,7 +332,8 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
     const Job& job = jobs[k];
     size_t next = 0;  // the job's next variant without a result
     while (next < job.variants.size() && !stop) {
-      WorkerProcess worker(settings, k, next, wantBandwidth);
+      WorkerProcess worker(settings, k, next, wantBandwidth,
+                           ceilings.timer.checked ? TimerText(ceilings.timer) : "");
       Progress p{0, total, &job, "", nullptr};
       bool begun = false, timedOut = false, restart = false, fresh = false;
       bool measuring = wantBandwidth;  // the ceilings first: no case's clock runs
@@ -330,7 +343,9 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
                                                      std::chrono::duration<double>(ceilingsLimitS))
                                 : deadlineFrom(Clock::now());
       while (auto line = worker.NextLine(deadline, stop, timedOut)) {
-        if (line->rfind("ceilings ", 0) == 0) {
+        if (line->rfind("timer ", 0) == 0) {  // checked once: later workers are told
+          ceilings.timer = TimerFromText(line->substr(6));
+        } else if (line->rfind("ceilings ", 0) == 0) {
           std::istringstream in(line->substr(9));
           in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes >>
               ceilings.near.readGBs >> ceilings.near.writeGBs >> ceilings.near.copyGBs >>

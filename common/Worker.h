@@ -4,6 +4,9 @@
 // that case's `timeout` or `error`, and a new worker goes on with the job's remaining variants.
 //
 // Protocol, one line per message on a pipe (not stdout: a kernel's printf goes there):
+//   timer <verdict>      the device's profiling timer (TimerText), before `ceilings`, when the
+//                        worker was asked to measure them or checked the timer itself (no
+//                        --worker-timer given); later workers get it as --worker-timer
 //   ceilings <read> <write> <copy> <bytes> <near read> <near write> <near copy> <near bytes>
 //                        the memory ceilings (GB/s) and their buffer sizes, when the worker
 //                        was asked to measure them (before its first case)
@@ -56,6 +59,11 @@ constexpr double kCeilingsLimitS = 120;
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::atomic<bool>& stop, Ceilings& ceilings);
+
+// A timer verdict on one line and back (the protocol's `timer` line, --worker-timer): "usable",
+// or the reason it is unusable.
+std::string TimerText(const TimerVerdict& v);
+TimerVerdict TimerFromText(const std::string& text);
 
 // Call first thing in main, before any OpenCL call: the environment as the program started.
 // The OpenCL ICD loader (ocl-icd) cuts OCL_ICD_FILENAMES in place when it reads it, so a child

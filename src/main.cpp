@@ -33,6 +33,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -421,6 +422,32 @@ std::string OneLine(const std::string& text) {
   return line;
 }
 
+// A worker's ceilings and timer verdict: measured (and sent) by the worker asked to; else the
+// verdict an earlier worker found (--worker-timer), or, in a timed run where none was told (the
+// worker that measured died first, or its measurement failed), checked here and sent. nullopt:
+// the ceilings could not be measured (sent as ceilings-failed; the run starts a fresh worker).
+std::optional<Ceilings> WorkerCeilings(const Options& o, TaskContext& ctx) {
+  Ceilings c;
+  if (o.worker.bandwidth) {
+    std::string why;
+    c = TryMeasureCeilings(ctx, o.run, nullptr, why);
+    if (!why.empty()) {
+      WorkerSend(o.worker.fd, "ceilings-failed " + OneLine(why));
+      return std::nullopt;
+    }
+    WorkerSend(o.worker.fd, "timer " + TimerText(c.timer));
+    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
+                                        c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
+                                        c.near.copyGBs, c.nearBufferBytes));
+  } else if (o.run.timed && !o.worker.timer.empty()) {
+    c.timer = TimerFromText(o.worker.timer);
+  } else if (o.run.timed) {
+    c.timer = CheckTimer(ctx);
+    WorkerSend(o.worker.fd, "timer " + TimerText(c.timer));
+  }
+  return c;
+}
+
 int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
               const std::string& kernelDir) {
   // A worker never outlives its run: killed with it, whatever ends the run (even SIGKILL).
@@ -435,17 +462,10 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
-  if (o.worker.bandwidth) {
-    std::string why;
-    const Ceilings c = TryMeasureCeilings(ctx, o.run, nullptr, why);
-    if (!why.empty()) {  // the run starts a fresh worker for the cases
-      WorkerSend(o.worker.fd, "ceilings-failed " + OneLine(why));
-      return kExitOk;
-    }
-    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
-                                        c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
-                                        c.near.copyGBs, c.nearBufferBytes));
-  }
+  const std::optional<Ceilings> ceilings = WorkerCeilings(o, ctx);
+  if (!ceilings)
+    return kExitOk;
+  runner.SetCeilings(*ceilings);
   size_t index = 0;
   runner.RunJob(
       jobs[o.worker.job], o.worker.skip,
@@ -584,8 +604,15 @@ int Run(int argc, char** argv) {
       if (o.run.timed) {
         std::string why;
         device.ceilings = TryMeasureCeilings(ctx, o.run, &interrupted, why);
-        if (!why.empty())
+        if (!why.empty()) {
           SayNoCeilings(why);
+          try {  // the measurement may have ended before its timer check
+            device.ceilings.timer = CheckTimer(ctx);
+          } catch (const cl::Error& e) {
+            device.ceilings.timer = {true, false, fmt::format("its check failed: {} in {}",
+                                                              ClErrorName(e.err()), e.what())};
+          }
+        }
         runner.SetCeilings(device.ceilings);
       }
       runner.Run(jobs, progress);

@@ -4,6 +4,7 @@
 #include "Breakdown.h"
 #include "CReductionTask.h"
 #include "CScanTask.h"
+#include "Report.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -289,6 +290,89 @@ TEST(Breakdown, TableOnRequestAndNoBreakdownWithoutEveryEvent) {
   EXPECT_GT(res["time_ms"]["median"].get<double>(), 0.0);
   r = RunBench("-q --breakdown --no-breakdown --size 5000");
   EXPECT_EQ(r.status, 2) << r.err;
+}
+
+// A utilisation past 105% of the ceiling, the case's or a kernel's, is marked suspect with the
+// reason (table "?", JSON utilisation_suspect), unless the case fits in the cache ("c").
+TEST(Utilisation, AboveTheCeilingIsSuspectUnlessTheCacheExplainsIt) {
+  Ceilings c;
+  c.readGBs = c.writeGBs = c.copyGBs = 10;  // GB/s
+  c.bufferBytes = 256 << 20;
+  c.timer = {true, true, ""};
+  DeviceInfo device;
+  device.name = "test device";
+  device.globalMemCacheBytes = 1 << 20;
+  const auto make = [](uint64_t bytesRead) {
+    Result r;
+    r.task = "reduction";
+    r.variant = "sequential";
+    r.n = bytesRead / 4;
+    r.localSize = 256;
+    r.status = Status::Passed;
+    r.iterations = 10;
+    r.cost.launches = 2;
+    r.cost.bytesRead = bytesRead;
+    r.timeMs.median = double(bytesRead) / 20e6;  // 20 GB/s read against a 10 GB/s ceiling
+    r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
+    r.gelemS = double(r.n) / (r.timeMs.median * 1e6);
+    r.breakdown.kernels = {
+        {"Big", 1, 0.9 * r.timeMs.median, 0, 0.9, bytesRead, 0, 0, bytesRead, ""},
+        {"Small", 1, 0.1 * r.timeMs.median, 0, 0.1, 0, 0, 0, 0, ""}};
+    return r;
+  };
+  Result big = make(uint64_t(64) << 20);  // far past twice the 1 MiB cache
+  SetUtilisation(big, c, device);
+  EXPECT_NEAR(big.utilisation, 2.0, 1e-9);
+  EXPECT_FALSE(big.fitsInCache);
+  const std::string why = UtilisationSuspectReason(device);
+  EXPECT_EQ(why,
+            "above 105% of the ceiling: the ceilings were measured in a slow spell or the traffic "
+            "model overcounts");
+  EXPECT_EQ(big.utilisationSuspect, why);
+  EXPECT_EQ(big.breakdown.kernels[0].utilisationSuspect, why);
+  EXPECT_EQ(big.breakdown.kernels[1].utilisationSuspect, "");  // no traffic, no utilisation
+  // At the ceiling (within 105%): believed.
+  Result fair = make(uint64_t(64) << 20);
+  fair.timeMs.median *= 2 / 1.04;
+  fair.gbytesS *= 1.04 / 2;
+  SetUtilisation(fair, c, device);
+  EXPECT_NEAR(fair.utilisation, 1.04, 1e-9);
+  EXPECT_EQ(fair.utilisationSuspect, "");
+  // Within twice the cache: the c mark explains it.
+  Result cached = make(uint64_t(1) << 20);
+  SetUtilisation(cached, c, device);
+  EXPECT_TRUE(cached.fitsInCache);
+  EXPECT_NEAR(cached.utilisation, 2.0, 1e-9);
+  EXPECT_EQ(cached.utilisationSuspect, "");
+  EXPECT_EQ(cached.breakdown.kernels[0].utilisationSuspect, "");
+  // A device that reports no cache cannot mark a cached input: the reason says so.
+  DeviceInfo noCache = device;
+  noCache.globalMemCacheBytes = 0;
+  Result unmarked = make(uint64_t(1) << 20);
+  SetUtilisation(unmarked, c, noCache);
+  EXPECT_FALSE(unmarked.fitsInCache);
+  EXPECT_NE(unmarked.utilisationSuspect.find("the device reports no cache size"), std::string::npos)
+      << unmarked.utilisationSuspect;
+
+  RunInfo info;
+  info.devices.push_back({device, c});
+  std::ostringstream table, json;
+  WriteTable(table, info, {big, cached}, /*breakdown=*/true);
+  EXPECT_NE(table.str().find(" 200%? "), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find(" 200%c "), std::string::npos) << table.str();
+  EXPECT_NE(table.str().find("?: " + why), std::string::npos) << table.str();
+  // The kernel's line: 64 MiB in 90% of the time is 222% of the ceiling.
+  EXPECT_NE(table.str().find(" 222%? "), std::string::npos) << table.str();
+  WriteJson(json, info, {big, cached});
+  const auto j = nlohmann::json::parse(json.str());
+  EXPECT_EQ(j["results"][0]["utilisation_suspect"], why);
+  EXPECT_EQ(j["results"][0]["breakdown"][0]["utilisation_suspect"], why);
+  EXPECT_FALSE(j["results"][0]["breakdown"][1].contains("utilisation_suspect"));
+  EXPECT_FALSE(j["results"][1].contains("utilisation_suspect"));
+  // And back (how a worker hands a result over).
+  const Result back = ResultFromJson(j["results"][0]);
+  EXPECT_EQ(back.utilisationSuspect, why);
+  EXPECT_EQ(back.breakdown.kernels[0].utilisationSuspect, why);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // checked run cannot (poisoned scratch, the last timed run).
 #include "HostData.h"
 #include "PlannedTask.h"
+#include "ProfilingTimer.h"
 #include "Tasks.h"
 #include "TestSupport.h"
 #include "Worker.h"
@@ -16,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <regex>
 
@@ -466,6 +468,213 @@ TEST(Kernels, AllowTheWorkGroupSizeTheyDeclare) {
   EXPECT_EQ(AllowedLocalSize(256, {0, 0, 0}, 1024), 256u);     // nothing declared
   EXPECT_EQ(AllowedLocalSize(256, {2048, 1, 1}, 1024), 256u);  // past the device: not believed
   EXPECT_EQ(AllowedLocalSize(4096, {64, 1, 1}, 4096), 4096u);  // pocl: larger already
+}
+
+// ---------------------------------------------------------------------------------------------
+// The profiling timer (ProfilingTimer.h): judged before anything is timed; where it measures
+// nothing every case is validated and reported `untimed`, with no figure the device never gave.
+
+// Three copies of `small` and of 16 times as many bytes, each taking the spans given (ns), the
+// host's clock seeing a little more.
+TimerSamples Samples(uint64_t resolution, uint64_t small, double smallNs, double largeNs,
+                     uint64_t firstStart = 1000000) {
+  TimerSamples t;
+  t.resolutionNs = resolution;
+  uint64_t at = firstStart;
+  for (int round = 0; round < 3; ++round)
+    for (auto* v : {&t.small, &t.large}) {
+      const double ns = v == &t.small ? smallNs : largeNs;
+      v->push_back({at, at + uint64_t(ns), v == &t.small ? small : 16 * small, ns * 1e-6 + 0.05});
+      at += uint64_t(ns) + 20000;
+    }
+  return t;
+}
+
+TEST(Timer, RusticlsTimestampsAreUnusable) {
+  // Mesa rusticl 22.3 on llvmpipe: resolution 0, every command queued 0, submitted 1, started 2,
+  // ended 3 (ns).
+  TimerSamples t;
+  t.resolutionNs = 0;
+  for (int round = 0; round < 3; ++round) {
+    t.small.push_back({2, 3, 4 << 20, 0.4});
+    t.large.push_back({2, 3, 64 << 20, 6.0});
+  }
+  TimerVerdict v = JudgeTimer(t);
+  EXPECT_TRUE(v.checked);
+  EXPECT_FALSE(v.usable);
+  EXPECT_EQ(v.reason, "CL_DEVICE_PROFILING_TIMER_RESOLUTION is 0");
+  EXPECT_TRUE(v.Unusable());
+  // The same stamps from a driver that claims a resolution: 1 ns for 64 MiB is no memory's speed.
+  t.resolutionNs = 1;
+  v = JudgeTimer(t);
+  EXPECT_FALSE(v.usable);
+  EXPECT_NE(v.reason.find("a 64 MiB copy took 1 ns by its profiling events"), std::string::npos)
+      << v.reason;
+  EXPECT_NE(v.reason.find("beyond any memory"), std::string::npos) << v.reason;
+}
+
+TEST(Timer, RealLookingSpansAreUsable) {
+  const uint64_t mib4 = 4 << 20;
+  // pocl on a CPU (about 20 GB/s), an H100 (a few us of launch, then 3 TB/s; the small copy
+  // from its L2), a coarse timer (resolution 1000 ns), a device reporting timestamps from 0.
+  for (const TimerSamples& t :
+       {Samples(1, mib4, 420e3, 6.5e6), Samples(1, mib4, 6e3, 48e3), Samples(1000, mib4, 2e3, 4e3),
+        Samples(1, mib4, 420e3, 6.5e6, 0), Samples(1, 1 << 20, 5e3, 9e3)}) {
+    const TimerVerdict v = JudgeTimer(t);
+    EXPECT_TRUE(v.checked);
+    EXPECT_TRUE(v.usable) << v.reason;
+    EXPECT_EQ(v.reason, "");
+    EXPECT_FALSE(v.Unusable());
+  }
+}
+
+TEST(Timer, SpansThatRunBackwardsStandStillOrDoNotGrowAreUnusable) {
+  const uint64_t mib4 = 4 << 20;
+  auto reason = [](const TimerSamples& t) {
+    const TimerVerdict v = JudgeTimer(t);
+    EXPECT_FALSE(v.usable);
+    return v.reason;
+  };
+  TimerSamples backwards = Samples(1, mib4, 420e3, 6.5e6);
+  std::swap(backwards.large[1].startNs, backwards.large[1].endNs);
+  EXPECT_NE(reason(backwards).find("a 64 MiB copy's profiling span ends before it starts"),
+            std::string::npos);
+  TimerSamples still = Samples(1, mib4, 420e3, 6.5e6);
+  still.small[2].endNs = still.small[2].startNs;
+  EXPECT_EQ(reason(still), "a 4 MiB copy took 0 ns by its profiling events");
+  // 16 times the bytes in the same time: a clock that ticks per command, not per ns.
+  EXPECT_NE(reason(Samples(1, mib4, 500e3, 500e3)).find("the spans do not grow with the work"),
+            std::string::npos);
+  // 64 MiB in 2 s is slow, but 64 MiB in 200 s (0.7 MB/s) is no memory either.
+  EXPECT_TRUE(JudgeTimer(Samples(1, mib4, 0.2e9, 2e9)).usable);
+  EXPECT_NE(reason(Samples(1, mib4, 20e9, 200e9)).find("below 1 MB/s"), std::string::npos);
+  // Spans far longer than the host waited for them (a clock in the wrong unit).
+  TimerSamples slow = Samples(1, mib4, 420e3, 6.5e6);
+  slow.large[0].hostMs = 1.0;
+  slow.large[0].endNs = slow.large[0].startNs + 50000000;
+  EXPECT_NE(reason(slow).find("by the host's clock around it"), std::string::npos);
+  // A device too small for a copy is judged on its resolution alone.
+  EXPECT_TRUE(JudgeTimer(TimerSamples{1, {}, {}}).usable);
+  EXPECT_FALSE(JudgeTimer(TimerSamples{0, {}, {}}).usable);
+}
+
+TEST(Timer, TheTestDevicesTimerIsJudgedAsItIs) {
+  const TimerSamples t = MeasureTimer(*Device().ctx);
+  const TimerVerdict v = JudgeTimer(t);
+  EXPECT_TRUE(v.checked);
+  // What the margins are on this device (for the record, not asserted).
+  for (const auto* copies : {&t.small, &t.large})
+    for (const auto& s : *copies)
+      std::cout << fmt::format("  {} KiB: {} ns (host {:.3f} ms)\n", s.bytes >> 10,
+                               s.endNs - s.startNs, s.hostMs);
+  if (Device().info.platform.find("rusticl") != std::string::npos) {
+    EXPECT_FALSE(v.usable) << "rusticl 22.3's timer measures nothing";
+    EXPECT_NE(v.reason, "");
+  } else {
+    EXPECT_TRUE(v.usable) << Device().info.name << ": " << v.reason;
+  }
+}
+
+// Table rows of untimed cases with every measured cell "-" (median, +-ci, Gelem/s, GB/s, util).
+size_t UntimedRows(const std::string& table) {
+  static const std::regex row(R"( untimed +- +- +- +- +- )");
+  return size_t(
+      std::distance(std::sregex_iterator(table.begin(), table.end(), row), std::sregex_iterator()));
+}
+
+// Sets an environment variable for the commands a test runs, and removes it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name_); }
+
+ private:
+  const char* name_;
+};
+
+// The whole untimed path on any device: RSB_FORCE_UNTIMED (a test setting) judges the timer
+// unusable. Every case validated, reported untimed with the reason, no time, throughput or
+// ceiling anywhere, the table's timer line once, exit 0; a wrong kernel still fails (exit 1);
+// compare and plot read such a file without crashing.
+TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
+  const ScopedEnv force("RSB_FORCE_UNTIMED", "1");
+  const std::string file = fmt::format("/tmp/rsb-untimed-{}.json", getpid());
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const std::string args =
+        fmt::format("--task reduction --variant sequential,atomic --size 1000,4096 {}", mode);
+    const CommandResult table = RunBench("-q " + args);
+    ASSERT_EQ(table.status, 0) << mode << "\n" << table.err;
+    const std::string line =
+        "profiling timer is unusable (forced by RSB_FORCE_UNTIMED (a test "
+        "setting)): every case validated, none timed";
+    EXPECT_NE(table.out.find("timer: "), std::string::npos) << table.out;
+    ASSERT_NE(table.out.find(line), std::string::npos) << table.out;
+    EXPECT_EQ(table.out.find(line), table.out.rfind(line)) << "said more than once\n" << table.out;
+    EXPECT_EQ(table.out.find("ceilings ("), std::string::npos) << table.out;
+    EXPECT_EQ(UntimedRows(table.out), 4u) << table.out;
+    const CommandResult json = RunBench("-q --format json --output " + file + " " + args);
+    ASSERT_EQ(json.status, 0) << mode << "\n" << json.err;
+    const auto j = ReadJson(file);
+    EXPECT_EQ(j["device"]["timer"]["usable"], false);
+    EXPECT_EQ(j["device"]["ceilings"]["copy_gbytes_s"], 0.0);
+    ASSERT_EQ(j["results"].size(), 4u);
+    for (const auto& r : j["results"]) {
+      EXPECT_EQ(r["status"], "untimed") << r.dump();
+      EXPECT_NE(r["message"].get<std::string>().find("validated; not timed: "), std::string::npos);
+      EXPECT_GE(r["validated_runs"].get<int>(), 1);
+      for (const char* absent : {"gelem_s", "gbytes_s", "time_ms", "ceiling", "ceiling_gbytes_s",
+                                 "utilisation", "bandwidth_util", "breakdown"})
+        EXPECT_FALSE(r.contains(absent)) << mode << ": " << absent << " in " << r.dump();
+    }
+    const CommandResult csv = RunBench("-q --format csv " + args);
+    ASSERT_EQ(csv.status, 0) << csv.err;
+    EXPECT_NE(csv.out.find(",untimed,"), std::string::npos) << csv.out;
+  }
+  // Read back: compare says the cases were not timed, plot that there is nothing to plot.
+  const CommandResult cmp = RunCommand(fmt::format("'{}' compare {} {}", RSB_BINARY, file, file));
+  EXPECT_EQ(cmp.status, 0) << cmp.out << cmp.err;
+  EXPECT_NE(cmp.out.find("untimed"), std::string::npos) << cmp.out;
+  const CommandResult plot = RunCommand(
+      fmt::format("'{}' plot {} -o /tmp/rsb-untimed-{}.png", RSB_BINARY, file, getpid()));
+  EXPECT_EQ(plot.status, 2) << plot.err;
+  EXPECT_NE(plot.err.find("no timed result"), std::string::npos) << plot.err;
+  std::remove(file.c_str());
+  // A validation failure on such a device is still a failure.
+  const std::string broken = CopyKernels("untimed-broken");
+  Patch(broken + "/Reduction.cl", "dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;",
+        "dst[idx] = a;");
+  const CommandResult bad = RunBench(
+      fmt::format("-q --format json --kernels '{}' --task reduction --variant interleaved,atomic "
+                  "--size 100000",
+                  broken));
+  EXPECT_EQ(bad.status, 1) << bad.err;
+  const auto j = nlohmann::json::parse(bad.out);
+  EXPECT_EQ(StatusByVariant(j)["reduction/interleaved"], "failed");
+  EXPECT_EQ(StatusByVariant(j)["reduction/atomic"], "untimed");
+  std::filesystem::remove_all(broken);
+}
+
+// On rusticl itself (RUSTICL_ENABLE=llvmpipe RSB_TEST_PLATFORM=rusticl): its timer is found out
+// without help, and the reduction that once ran at 16777216 Gelem/s is untimed.
+TEST(Timer, RusticlRunsAreUntimed) {
+  if (std::getenv("RSB_TEST_PLATFORM") == nullptr ||
+      std::string(std::getenv("RSB_TEST_PLATFORM")).find("rusticl") == std::string::npos)
+    GTEST_SKIP() << "needs RSB_TEST_PLATFORM=rusticl (and RUSTICL_ENABLE=llvmpipe): the test "
+                    "device's timer works";
+  const CommandResult r = RunBench("-q --task reduction --size 2^16 --format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["device"]["timer"]["usable"], false);
+  EXPECT_NE(j["device"]["timer"]["reason"].get<std::string>().find("RESOLUTION is 0"),
+            std::string::npos);
+  for (const auto& res : j["results"]) {
+    EXPECT_TRUE(res["status"] == "untimed" || res["status"] == "skipped") << res.dump();
+    EXPECT_FALSE(res.contains("gelem_s")) << res.dump();
+  }
+  const CommandResult table = RunBench("-q --task reduction --variant sequential --size 2^16");
+  EXPECT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("timer: "), std::string::npos) << table.out;
+  EXPECT_EQ(UntimedRows(table.out), 1u) << table.out;
 }
 
 }  // namespace

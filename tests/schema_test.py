@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Real output against docs/result-schema.json: a timed run (both tasks, passed cases with
 confidence intervals), a --check, a skipped case and a failed one, a --cold run, a sweep of local
-sizes and a run on several devices (pocl made to show two: POCL_DEVICES="pthread basic"); and
+sizes, a run on several devices (pocl made to show two: POCL_DEVICES="pthread basic") and untimed
+cases (RSB_FORCE_UNTIMED); and
 --explain's JSON against docs/explain-schema.json (every task, an image, a skipped case).
    tests/schema_test.py BENCH SOURCE_DIR
 The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
@@ -105,7 +106,15 @@ for args, allowed in runs:
             print(f"FAIL: {r['variant']} n={r['n']}: the interval {t['ci_low']}..{t['ci_high']} "
                   f"does not hold the median {t['median']}")
             failures += 1
-for wanted in ("passed", "failed", "skipped"):
+# A device whose profiling timer is unusable (forced: RSB_FORCE_UNTIMED, a test setting): every
+# case untimed, without the measured fields, isolated or not.
+for mode in ("--no-isolate", "--isolate"):
+    doc = validated(["-q", "--format", "json"],
+                    ["--task", "reduction", "--variant", "sequential", "--size", "1000", mode],
+                    validator, env=dict(os.environ, RSB_FORCE_UNTIMED="1"))
+    if doc is not None:
+        statuses |= {r["status"] for r in doc["results"]}
+for wanted in ("passed", "failed", "skipped", "untimed"):
     if wanted not in statuses:
         print(f"FAIL: no {wanted} case was checked against the schema")
         failures += 1

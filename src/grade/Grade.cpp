@@ -274,6 +274,36 @@ void MeasureReferences(Context& ctx) {
   }
 }
 
+// A speed floor needs a device that can time: the suite's own timed run of the first speed case
+// is `untimed` where the device's profiling timer is unusable (ProfilingTimer.h), and then no
+// speed item can be scored here. A usage error before any hand-in, as for a case the device
+// can never run, naming the items that have speed floors; --items without them still grades.
+void CheckSpeedTimer(Context& ctx) {
+  std::vector<std::string> speed, others;
+  const Item* first = nullptr;
+  for (const auto& it : ctx.rubric.items) {
+    (it.speedFloor ? speed : others).push_back(it.id);
+    if (it.speedFloor && !first)
+      first = &it;
+  }
+  if (!first || Interrupted())
+    return;
+  const CaseGroup& sc = first->speedCase;
+  const GroupRun run = ctx.Run(ctx.suite, *first, sc, sc.localSizes.front(), RunKind::Timed,
+                               std::max(600.0, 10 * ctx.opt.timeoutS));
+  const std::string prefix = "validated; not timed: ";
+  for (const auto& c : run.cases)
+    if (c.status == "untimed")
+      throw UsageError(fmt::format(
+          "--rubric '{}': {} {} {} a speed floor, but this device cannot time {}: {}; allowed: "
+          "a device whose profiling timer works, or --items {}",
+          ctx.rubric.path, speed.size() > 1 ? "items" : "item", Join(speed, ", "),
+          speed.size() > 1 ? "have" : "has", speed.size() > 1 ? "them" : "it",
+          c.message.rfind(prefix, 0) == 0 ? c.message.substr(prefix.size()) : c.message,
+          others.empty() ? "naming items without a speed floor (this rubric has none)"
+                         : Join(others, ",") + " (the items without a speed floor)"));
+}
+
 int Rank(const std::string& status) {
   if (status == "passed")
     return 0;
@@ -678,6 +708,7 @@ int GradeAll(int argc, char** argv) {
   InstallInterruptHandler();
   if (!ctx.opt.quiet)
     std::cerr << "the suite's own code on every item (the time limits' reference)\n";
+  CheckSpeedTimer(ctx);
   MeasureReferences(ctx);
 
   std::vector<HandinGrade> all;

@@ -448,6 +448,23 @@ TEST(Cli, KernelThatDoesNotCompileExits3WithTheBuildLog) {
   std::filesystem::remove_all(dir);
 }
 
+// Each driver's name for the source it was given becomes the real file: NVIDIA's "<kernel>",
+// pocl's temporary file, Mesa's (rusticl, clover) "input.cl"; a name that merely ends so stays.
+TEST(BuildLog, NamesTheRealFileOnEveryDriver) {
+  const std::string path = "/k/Scan.cl";
+  EXPECT_EQ(WithRealFileName("<kernel>:48:5: error: x", path), "/k/Scan.cl:48:5: error: x");
+  EXPECT_EQ(WithRealFileName("/tmp/pocl/kcache/tempfile_Ab3.cl:48:5: error: x", path),
+            "/k/Scan.cl:48:5: error: x");
+  EXPECT_EQ(WithRealFileName("input.cl:48:5: error: use of undeclared identifier 'x'\n"
+                             "In file included from input.cl:3:\n/k/Common.clh:7:1: note",
+                             path),
+            "/k/Scan.cl:48:5: error: use of undeclared identifier 'x'\n"
+            "In file included from /k/Scan.cl:3:\n/k/Common.clh:7:1: note");
+  EXPECT_EQ(WithRealFileName("myinput.cl:4: x; /k/input.cl: y", path),
+            "myinput.cl:4: x; /k/input.cl: y");
+  EXPECT_EQ(WithRealFileName("input.cl:1:2: e", "/a$1/Scan.cl"), "/a$1/Scan.cl:1:2: e");
+}
+
 TEST(Cli, BrokenReductionKernelFailsValidationNamingTheVariant) {
   const std::string dir = CopyKernels("broken");
   // Decomposition drops the second element of every pair: a wrong sum, a correct-looking run.

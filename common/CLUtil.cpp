@@ -410,6 +410,15 @@ ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string k
       kernelDir_(std::move(kernelDir)),
       include_(std::make_shared<IncludeDir>(kernelDir_)) {}
 
+// "$" is special in a replacement: a path's own is doubled. Mesa's name only where a name
+// starts (not in "myinput.cl").
+std::string WithRealFileName(const std::string& log, const std::string& path) {
+  static const std::regex anonymous(R"((<[a-z-]+>|[^\s:]*tempfile_\w+\.cl)(?=:\d+))");
+  static const std::regex mesa(R"((^|[\s'"(])input\.cl(?=:\d+))");
+  const std::string real = ReplaceAll(path, "$", "$$");
+  return std::regex_replace(std::regex_replace(log, anonymous, real), mesa, "$1" + real);
+}
+
 cl::Program& ProgramCache::Get(const std::string& file, const std::string& options) {
   auto key = std::make_pair(file, options);
   auto it = programs_.find(key);
@@ -433,10 +442,7 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
     } catch (const cl::Error&) {
       log = "(no build log)";
     }
-    // Compilers name the source they were given "<kernel>" (NVIDIA) or a temporary file
-    // (pocl): name the real file instead, so that every error points at file:line.
-    static const std::regex anonymous(R"((<[a-z-]+>|[^\s:]*tempfile_\w+\.cl)(?=:\d+))");
-    log = std::regex_replace(log, anonymous, path.string());
+    log = WithRealFileName(log, path.string());
     if (include_->ForOptions() != include_->Real())  // included files: the folder's real name
       log = ReplaceAll(log, include_->ForOptions(), include_->Real());
     throw DeviceError(fmt::format("kernel build failed for {} with options '{}': {}\n{}",

@@ -91,6 +91,11 @@ class IncludeDir {
   std::string real_, forOptions_, tempDir_;
 };
 
+// A build log with the compiler's name for the source it was given ("<kernel>" on NVIDIA, a
+// temporary file on pocl, "input.cl" on Mesa's rusticl and clover) replaced by the real path,
+// so that every error points at file:line.
+std::string WithRealFileName(const std::string& log, const std::string& path);
+
 class ProgramCache {
  public:
   ProgramCache(cl::Context context, cl::Device device, std::string kernelDir);

@@ -152,6 +152,7 @@ void ExpectConsistentBreakdown(const nlohmann::json& res) {
 }
 
 TEST(Breakdown, JsonAddsUpToTheSpanForOneFewAndManyLaunches) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CommandResult r = RunBench(
       "--format json -q --variant interleaved,sequential,decomposition,atomic,work-efficient,"
       "single-pass --size 2^18+3 --iterations 7 --time-budget 0");
@@ -188,6 +189,7 @@ TEST(Breakdown, JsonAddsUpToTheSpanForOneFewAndManyLaunches) {
 // Isolated runs hand their results over as JSON: the breakdown comes through, utilisation set
 // against the bandwidth the parent knows.
 TEST(Breakdown, SurvivesWorkerProcesses) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CommandResult r = RunBench(
       "--format json -q --isolate --variant work-efficient --size 100000 --iterations 3 "
       "--time-budget 0");
@@ -200,6 +202,7 @@ TEST(Breakdown, SurvivesWorkerProcesses) {
 
 // The naive scan at 2^24 is 24 launches a run: every event of every run is kept and reduced.
 TEST(Breakdown, ManyLaunchesPerRunWork) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CommandResult r = RunBench(
       "--format json -q --task scan --variant naive --size 2^24 --iterations 3 --warmup 1 "
       "--time-budget 0");
@@ -212,6 +215,7 @@ TEST(Breakdown, ManyLaunchesPerRunWork) {
 // CSV: a row per kernel after its case's row, the case's keys repeated, every row as wide as the
 // header; the kernel rows' times plus the case's gaps are its median.
 TEST(Breakdown, CsvHasAKernelRowPerKernel) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CommandResult r = RunBench(
       "--format csv -q --variant interleaved,work-efficient --size 5000 --local-size 16 "
       "--iterations 3 --time-budget 0");  // L = 16: three levels of block sums on every device
@@ -274,6 +278,7 @@ TEST(Breakdown, CsvHasAKernelRowPerKernel) {
 
 // --breakdown prints the kernels under each case; --no-breakdown keeps only the span's events.
 TEST(Breakdown, TableOnRequestAndNoBreakdownWithoutEveryEvent) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
   CommandResult r =
       RunBench("-q --breakdown --variant interleaved --size 5000 --iterations 3 --time-budget 0");
   ASSERT_EQ(r.status, 0) << r.err;

@@ -29,7 +29,12 @@ namespace fs = std::filesystem;
 struct Defect {
   std::string name;  // of the kernels copy
   std::string task, variant, file, from, to;
+  std::string extra = "";  // more options of the check
 };
+
+// A race (a dropped barrier) shows only where a work-group's work-items do not run in lock-step:
+// llvmpipe runs 4 or 16 of them as one vector, so the check also runs work-groups of 64 and 256.
+const char* const kRaceLocalSizes = "--local-size auto,4,64,256";
 
 // A copy of the kernels at a path that stays the same from run to run (for this source tree):
 // the path is in the build options (-I), so pocl's kernel cache serves a rerun.
@@ -50,7 +55,7 @@ CommandResult CheckBroken(const Defect& d) {
   CommandResult r;
   if (!testing::Test::HasFatalFailure())
     r = RunBench("--check -q --no-isolate --task " + d.task + " --variant " + d.variant +
-                 " --kernels " + dir);  // these defects do not crash: no workers needed
+                 " --kernels " + dir + " " + d.extra);  // no crash: no workers needed
   fs::remove_all(dir);
   return r;
 }
@@ -124,14 +129,14 @@ TEST(BrokenKernel, DroppedBarrierInReductionTree) {
   ExpectCaught({"no-barrier-tree", "reduction", "decomposition", "WorkGroup.clh",
                 "    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the next step reads what this step "
                 "wrote",
-                ""});
+                "", kRaceLocalSizes});
 }
 
 // A dropped barrier in the Kogge-Stone steps of the local-memory scan.
 TEST(BrokenKernel, DroppedBarrierInKoggeStoneScan) {
   ExpectCaught({"no-barrier-ks", "scan", "kogge-stone", "WorkGroup.clh",
                 "    barrier(CLK_LOCAL_MEM_FENCE);\n    __local T* t = in;",
-                "    __local T* t = in;"});
+                "    __local T* t = in;", kRaceLocalSizes});
 }
 
 // A dropped barrier in Blelloch's up-sweep: a level reads children the load or the previous
@@ -140,7 +145,7 @@ TEST(BrokenKernel, DroppedBarrierInBlellochUpSweep) {
   ExpectCaught({"no-barrier-up-sweep", "scan", "work-efficient", "Scan.cl",
                 "    barrier(CLK_LOCAL_MEM_FENCE);  // RAW: the load or the previous level wrote "
                 "the children\n",
-                ""});
+                "", kRaceLocalSizes});
 }
 
 // A dropped barrier in Blelloch's down-sweep: a step reads a parent's prefix before it is
@@ -153,7 +158,7 @@ TEST(BrokenKernel, DroppedBarrierInBlellochDownSweep) {
                     "in an order that hides this race (the bare check passes); run on a GPU";
   ExpectCaught({"no-barrier-down-sweep", "scan", "work-efficient", "Scan.cl",
                 "    barrier(CLK_LOCAL_MEM_FENCE);\n    if (lid < active) {",
-                "    if (lid < active) {"});
+                "    if (lid < active) {", kRaceLocalSizes});
 }
 
 // A wrong identity of min (0, right for sum only): the padding past n of a work-group's tile

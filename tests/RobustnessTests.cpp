@@ -48,11 +48,14 @@ void PrependToKernel(const std::string& file, const std::string& name, const std
 }
 
 // A kernel that never ends and one that writes far out of bounds (pocl: SIGSEGV) are that
-// case's timeout and error; every other case still runs and passes.
+// case's timeout and error; every other case still runs and passes. The endless loop writes its
+// output through a volatile pointer each turn, so that no compiler may remove it (one without
+// side effects may be assumed to end; and the input buffer is read-only).
 TEST(Robustness, IsolatedRunSurvivesAnEndlessLoopAndACrash) {
+  RSB_SKIP_IF(Lacks(Need::EndlessLoops));
   const std::string dir = CopyKernels("hang-crash");
   PrependToKernel(dir + "/Reduction.cl", "ReduceSequential",
-                  "if (get_global_id(0) == 0) for (;;) ((__global volatile uint*)src)[0] += 1;");
+                  "if (get_global_id(0) == 0) for (;;) ((volatile __global T*)dst)[0] += (T)1;");
   PrependToKernel(dir + "/Reduction.cl", "ReduceDecomposition",
                   "((__global uint*)dst)[get_global_id(0) * 16777216u + 1073741824u] = 1;");
   const std::string out = dir + "/results.json";
@@ -68,7 +71,7 @@ TEST(Robustness, IsolatedRunSurvivesAnEndlessLoopAndACrash) {
   EXPECT_EQ(status.at("reduction/sequential"), "timeout");
   EXPECT_EQ(status.at("reduction/decomposition"), "error");
   for (const char* v : {"interleaved", "unrolled", "atomic", "single-pass"})
-    EXPECT_EQ(status.at(std::string("reduction/") + v), "passed") << v;
+    EXPECT_TRUE(Ok(status.at(std::string("reduction/") + v))) << v;
   EXPECT_NE(r.err, "");
   EXPECT_NE(r.err.find("TIMEOUT reduction/sequential"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("ERROR reduction/decomposition"), std::string::npos) << r.err;
@@ -88,7 +91,11 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
     const std::string name =
         res["task"].get<std::string>() + "/" + res["variant"].get<std::string>();
     const bool broken = res["task"] == "scan" && res["variant"] != "single-pass";
-    EXPECT_EQ(res["status"], broken ? "error" : "passed") << name;
+    // The others pass, or are skipped where the device cannot run them (64-bit atomics).
+    const std::string skip = CannotRun(res["task"].get<std::string>(),
+                                       res["variant"].get<std::string>(), ElementType::Uint, 1000);
+    const std::string want = broken ? "error" : skip.empty() ? "passed" : "skipped";
+    EXPECT_EQ(res["status"], want) << name << ": " << res["message"] << " " << skip;
     if (broken) {
       EXPECT_NE(res["message"].get<std::string>().find("Scan.cl:"), std::string::npos)
           << "the build log with file:line: " << res["message"];
@@ -122,7 +129,8 @@ TEST(Robustness, OpenClErrorIsThatCaseErrorAndTheNextCasesRun) {
         EXPECT_EQ(res["status"], "error") << isolation;
         EXPECT_NE(message.find("CL_INVALID_KERNEL_ARGS"), std::string::npos) << message;
       } else {
-        EXPECT_EQ(res["status"], "passed") << isolation << " " << res["variant"] << message;
+        EXPECT_TRUE(Ok(res["status"].get<std::string>()))
+            << isolation << " " << res["variant"] << message;
       }
     }
   }
@@ -155,6 +163,7 @@ TEST(Robustness, LastTimedRunIsValidated) {
 // such words (holding poison), so the broken kernel returns poison. On pocl the look-back finds
 // most predecessors published already, so it takes many small tiles and a few runs to show.
 TEST(Robustness, PoisonedScratchCatchesABrokenGenerationCheck) {
+  RSB_SKIP_IF(CannotRun("scan", "single-pass", ElementType::Uint, size_t(1) << 20));
   const std::string dir = CopyKernels("generation");
   Patch(dir + "/SinglePassLookBack.clh", "return (uint)(w >> 34) == gen && ((w >> 32) & 3ul);",
         "return ((w >> 32) & 3ul) != 0;");

@@ -24,9 +24,9 @@ class ScanVariant : public testing::TestWithParam<Param> {};
 // Every operator, both scan kinds, every edge size, local sizes 64 and 256.
 TEST_P(ScanVariant, MatchesReferenceForEveryOperatorKindSizeAndLocalSize) {
   const Param& p = GetParam();
-  if (p.type == ElementType::Double && !Device().info.fp64)
-    GTEST_SKIP() << "no fp64";
   CScanTask task;
+  RSB_SKIP_IF(
+      CannotRun(task, p.variant, Problem(p.type, Op::Sum, ScanKind::Inclusive, 1000, 64, 1)));
   for (Op op : AllOps())
     for (ScanKind kind : AllScanKinds())
       for (size_t local : {64, 256})
@@ -55,11 +55,11 @@ TEST(Scan, BlockSumsRecurseOverManyLevels) {
     for (Op op : {Op::Sum, Op::Max}) {
       ProblemSpec spec = Problem(ElementType::Int, op, kind, (size_t(1) << 20) + 3, 4, 5);
       EXPECT_EQ(task.Cost(Device().info, "work-efficient", spec).launches, 2u * 7 - 1);
-      EXPECT_EQ(Failures(Validate(task, spec, MultiLevelVariants())), "");
+      EXPECT_EQ(Failures(Validate(task, spec, Runnable(task, MultiLevelVariants(), spec))), "");
     }
   ProblemSpec spec =
       Problem(ElementType::Float, Op::Sum, ScanKind::Inclusive, (size_t(1) << 20) + 3, 2, 9);
-  EXPECT_EQ(Failures(Validate(task, spec, MultiLevelVariants())), "");
+  EXPECT_EQ(Failures(Validate(task, spec, Runnable(task, MultiLevelVariants(), spec))), "");
 }
 
 TEST(Scan, LocalSizeOneAndOddSizesWork) {
@@ -67,16 +67,16 @@ TEST(Scan, LocalSizeOneAndOddSizesWork) {
   for (ScanKind kind : AllScanKinds())
     for (size_t n : {1, 2, 3, 5, 17, 99}) {
       ProblemSpec spec = Problem(ElementType::Int, Op::Sum, kind, n, 1, n);
-      EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "");
+      EXPECT_EQ(Failures(Validate(task, spec, Runnable(task, task.Variants(), spec))), "");
       spec.op = Op::Min;
       spec.type = ElementType::Ulong;  // single-pass: two status words per tile
-      EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "");
+      EXPECT_EQ(Failures(Validate(task, spec, Runnable(task, task.Variants(), spec))), "");
     }
 }
 
 TEST(Scan, CostModelCountsLaunchesAndWork) {
   CScanTask task;
-  const DeviceInfo& device = Device().info;
+  const DeviceInfo device = PlanningDevice();
   ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, ScanKind::Exclusive, 1000, 64, 1);
   const CostModel naive = task.Cost(device, "naive", spec);
   EXPECT_EQ(naive.launches, 10u);  // offsets 1 .. 512
@@ -104,7 +104,7 @@ TEST(Scan, CostModelCountsLaunchesAndWork) {
     for (size_t local : {1, 64}) {
       spec.n = n;
       spec.localSize = local;
-      for (const auto& v : task.Variants()) {
+      for (const auto& v : Runnable(task, task.Variants(), spec)) {
         const auto results = Validate(task, spec, {v});
         ASSERT_EQ(results[0].status, Status::Passed) << results[0].message;
         EXPECT_EQ(results[0].launchesEnqueued, task.Cost(device, v, spec).launches)
@@ -117,7 +117,7 @@ TEST(Scan, CostModelCountsLaunchesAndWork) {
 // (tiles of 128).
 TEST(Scan, PlanTrafficMatchesHandCountedBytes) {
   CScanTask task;
-  const DeviceInfo& device = Device().info;
+  const DeviceInfo device = PlanningDevice();
   ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, ScanKind::Exclusive, 1000, 64, 1);
   // naive: 10 steps, each reading and writing all 1000 elements.
   CostModel c = task.Cost(device, "naive", spec);
@@ -161,7 +161,8 @@ TEST(Scan, CourseExamplesOnTheDevice) {
       for (size_t local : {0, 1, 2, 4}) {
         ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, kind, input->Size(), local, 1);
         spec.input = input;
-        EXPECT_EQ(Failures(Validate(task, spec, task.Variants())), "") << "local=" << local;
+        EXPECT_EQ(Failures(Validate(task, spec, Runnable(task, task.Variants(), spec))), "")
+            << "local=" << local;
       }
     }
   }
@@ -171,6 +172,8 @@ TEST(Scan, CourseExamplesOnTheDevice) {
 // input, as if none had published; the answer must not change.
 TEST(Scan, SinglePassFallbackComputesMissingAggregates) {
   CScanTask task;
+  RSB_SKIP_IF(CannotRun(task, "single-pass",
+                        Problem(ElementType::Int, Op::Sum, ScanKind::Inclusive, 1000, 1, 1)));
   for (CodePath path : {CodePath::Cpu, CodePath::Gpu})
     for (ScanKind kind : AllScanKinds())
       for (size_t local : {1, 4, 64})
@@ -191,6 +194,7 @@ TEST(Scan, SinglePassFallbackComputesMissingAggregates) {
 // portable one (--portable).
 TEST(Scan, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
   CScanTask task;
+  RSB_SKIP_IF(Lacks(Need::Int64Atomics));
   for (bool portable : {false, true}) {
     if (portable && Device().info.nvWarpSize != 32)
       continue;  // the portable scan is the only one here, already checked
@@ -218,6 +222,8 @@ TEST(Scan, SinglePassGpuCodePathIsCorrectOnAnyDevice) {
 // validated; sizes straddle whole tiles.
 TEST(Scan, SinglePassStaysCorrectOverRepeatedRuns) {
   CScanTask task;
+  RSB_SKIP_IF(CannotRun(task, "single-pass",
+                        Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1000, 0, 1)));
   const size_t tile = task.SinglePassTile(Device().info, ProblemSpec());  // the default tile
   for (size_t n : {size_t(1), tile - 1, tile, tile + 1, 3 * tile + 7, size_t(1000003)})
     for (ScanKind kind : AllScanKinds()) {
@@ -232,7 +238,7 @@ TEST(Scan, SinglePassStaysCorrectOverRepeatedRuns) {
 TEST(Scan, InputBufferIsNotModified) {
   CScanTask task;
   ProblemSpec spec = Problem(ElementType::Int, Op::Sum, ScanKind::Inclusive, 5000, 16, 3);
-  const auto results = Validate(task, spec, task.Variants(), 2);
+  const auto results = Validate(task, spec, Runnable(task, task.Variants(), spec), 2);
   EXPECT_EQ(Failures(results), "");
   for (const auto& r : results)
     EXPECT_EQ(r.validatedRuns, 2u) << r.variant;

@@ -1,6 +1,8 @@
 #include "TestSupport.h"
 
+#include "Errors.h"
 #include "PlannedTask.h"
+#include "Tasks.h"
 #include "Worker.h"
 
 #include <fmt/format.h>
@@ -106,6 +108,104 @@ ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_
   spec.localSize = localSize;
   spec.seed = seed;
   return spec;
+}
+
+std::string Lacks(Need need) {
+  const DeviceInfo& d = Device().info;
+  switch (need) {
+    case Need::Fp64:
+      return d.fp64 ? "" : d.name + " has no double precision (cl_khr_fp64)";
+    case Need::Int64Atomics:
+      return d.int64BaseAtomics ? ""
+                                : d.name + " has no 64-bit atomics (cl_khr_int64_base_atomics)";
+    case Need::EndlessLoops:
+      // Measured (rusticl 22.3): an endless loop of volatile increments returned after exactly
+      // 65535 of them, nested loops too (Mesa's LP_MAX_TGSI_LOOP_ITERATIONS).
+      return d.name.rfind("llvmpipe", 0) != 0
+                 ? ""
+                 : d.name + " ends a kernel's loops after 65535 iterations: no kernel hangs there";
+    case Need::UsableTimer: {
+      // Mirrors the runner's check: a resolution of 0 is what rusticl 22.3 reports for its
+      // timer, whose timestamps count 0, 1, 2, 3 ns whatever the kernel takes.
+      const auto resolution = Device().ctx->device.getInfo<CL_DEVICE_PROFILING_TIMER_RESOLUTION>();
+      return resolution ? ""
+                        : d.name +
+                              " has no usable profiling timer "
+                              "(CL_DEVICE_PROFILING_TIMER_RESOLUTION is 0): cases are untimed";
+    }
+  }
+  return "";
+}
+
+std::string LacksLocalMemory(size_t bytes) {
+  const DeviceInfo& d = Device().info;
+  if (bytes <= d.localMemBytes)
+    return "";
+  return fmt::format("{} has {} KiB of local memory; this test needs {} KiB", d.name,
+                     d.localMemBytes >> 10, (bytes + 1023) >> 10);
+}
+
+std::string CannotRun(const IComputeTask& task, const std::string& variant,
+                      const ProblemSpec& spec) {
+  const DeviceInfo& d = Device().info;
+  if (spec.type == ElementType::Double && !d.fp64)
+    return Lacks(Need::Fp64);
+  ProblemSpec s = spec;
+  if (!s.localSize)
+    s.localSize = task.LocalSize(variant, s, d);
+  try {
+    task.Cost(d, variant, s);
+    // The compiled kernels' limits: work-group size and local memory (built once, as a run
+    // would build them).
+    if (const auto* planned = dynamic_cast<const PlannedTask*>(&task)) {
+      const LaunchPlan plan = planned->PlanFor(d, variant, s);
+      TaskContext& ctx = *Device().ctx;
+      for (const LaunchStep& step : plan.steps)
+        if (!step.kernel.empty())
+          ctx.kernels.Get(ctx.programs, plan.file, plan.BuildOptions(), step.kernel,
+                          step.localSize);
+    }
+  } catch (const VariantSkipped& e) {
+    return fmt::format("{} on {}: {}", variant, d.name, e.what());
+  }
+  return "";
+}
+
+std::string CannotRun(const std::string& task, const std::string& variant, ElementType type,
+                      size_t n) {
+  for (const auto& t : MakeTasks())
+    if (t->Name() == task) {
+      std::optional<ScanKind> kind;
+      if (!t->ScanKinds().empty())
+        kind = t->ScanKinds().front();
+      return CannotRun(*t, variant, Problem(type, t->Ops().front(), kind, n, 0, 1));
+    }
+  ADD_FAILURE() << "no task " << task;
+  return "";
+}
+
+std::vector<std::string> Runnable(const IComputeTask& task,
+                                  const std::vector<std::string>& variants,
+                                  const ProblemSpec& spec) {
+  std::vector<std::string> runnable;
+  for (const auto& v : variants)
+    if (CannotRun(task, v, spec).empty())
+      runnable.push_back(v);
+  return runnable;
+}
+
+DeviceInfo PlanningDevice() {
+  DeviceInfo d = Device().info;
+  d.int64BaseAtomics = true;
+  return d;
+}
+
+bool Ok(const std::string& status) {
+  return status == "passed" || status == "untimed";
+}
+
+bool Ok(Status status) {
+  return Ok(ToString(status));
 }
 
 std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,

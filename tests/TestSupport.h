@@ -51,6 +51,47 @@ ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_
 std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
                              const std::vector<std::string>& variants, size_t validateRuns = 1);
 
+// What a test may need of the device beyond OpenCL 1.2.
+enum class Need {
+  Fp64,          // cl_khr_fp64: double
+  Int64Atomics,  // cl_khr_int64_base_atomics: the single-pass variants, 64-bit atomic reductions
+  UsableTimer,   // profiling timestamps that measure time (rusticl 22.3's count 0, 1, 2, ...)
+  EndlessLoops,  // a kernel's loop that never ends runs until stopped (llvmpipe ends it)
+};
+// Why the test device lacks `need`, or "" where it has it: the reason a test skips with.
+std::string Lacks(Need need);
+// Why the test device has less than `bytes` of local memory, or "".
+std::string LacksLocalMemory(size_t bytes);
+// Why the test device cannot run `variant` on `spec` (the task's own reason, from the plan it
+// would run and its compiled kernels: 64-bit atomics, local memory, work-group size, buffer
+// sizes; or double without fp64), or "".
+std::string CannotRun(const IComputeTask& task, const std::string& variant,
+                      const ProblemSpec& spec);
+// As above, for a case named as a result names it (task "scan", variant, type) at size n, the
+// task's first operator and scan kind: whether a case of the suite's own kernels may be skipped.
+std::string CannotRun(const std::string& task, const std::string& variant, ElementType type,
+                      size_t n);
+// The variants of `variants` that the test device can run on `spec` (all of them on pocl): for a
+// test whose subject is not what some device lacks.
+std::vector<std::string> Runnable(const IComputeTask& task,
+                                  const std::vector<std::string>& variants,
+                                  const ProblemSpec& spec);
+// The test device as a cost model sees it, with the 64-bit atomics the single-pass plans need:
+// for tests that only make and cost plans (nothing runs), so that every device checks them all.
+DeviceInfo PlanningDevice();
+// Skips the current test with the reason `why` unless it is empty:
+//   RSB_SKIP_IF(Lacks(Need::Int64Atomics));
+#define RSB_SKIP_IF(why)                                    \
+  if (const std::string rsb_why_ = (why); rsb_why_.empty()) \
+    ;                                                       \
+  else                                                      \
+    GTEST_SKIP() << rsb_why_
+
+// A validated case: `passed`, or `untimed` where the device's timer cannot be trusted (the
+// runner validates it all the same, it only shows no time).
+bool Ok(const std::string& status);
+bool Ok(Status status);
+
 // Joins every non-passed result into one readable line per case (empty if all passed; skipped
 // results count as failures unless allowSkip).
 std::string Failures(const std::vector<Result>& results, bool allowSkip = false);

@@ -33,7 +33,7 @@ list(JOIN rsb_kit_flags "\ncompile-flag " rsb_kit_flags)
 list(JOIN rsb_kit_link_flags "\nlink-flag " rsb_kit_link_flags)
 set(rsb_tasks_prop "$<TARGET_PROPERTY:rsb-tasks,COMPILE_DEFINITIONS>")
 set(rsb_deps_inc
-    "$<TARGET_PROPERTY:OpenCL::OpenCL,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:CLI11::CLI11,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:nlohmann_json::nlohmann_json,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:fmt::fmt-header-only,INTERFACE_INCLUDE_DIRECTORIES>")
+    "$<TARGET_PROPERTY:OpenCL::OpenCL,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:CLI11::CLI11,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:nlohmann_json::nlohmann_json,INTERFACE_INCLUDE_DIRECTORIES>;$<TARGET_PROPERTY:${RSB_FMT},INTERFACE_INCLUDE_DIRECTORIES>")
 file(GENERATE OUTPUT ${RSB_KIT}/kit.txt CONTENT
 "# reduce-scan-bench ${PROJECT_VERSION} hand-in kit: how the suite compiles and links its task
 # sources (read by `reduce-scan-bench grade`; paths not starting with / are relative to this
@@ -52,7 +52,8 @@ link-flag ${rsb_kit_link_flags}
 library lib/librsb-kit.a
 library lib/librsb-sizes.a
 library $<TARGET_LINKER_FILE:OpenCL::OpenCL>
-library ${CMAKE_THREAD_LIBS_INIT}
+$<$<NOT:$<BOOL:${RSB_FMT_HEADER_ONLY}>>:library $<TARGET_LINKER_FILE:fmt::fmt>
+>library ${CMAKE_THREAD_LIBS_INIT}
 ")
 
 # The rest is copied at build time (cmake/CopyHandinKit.cmake), after the objects are built.

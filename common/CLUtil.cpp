@@ -178,7 +178,9 @@ std::pair<unsigned, unsigned long long> ProbeLocalMemory(const cl::Device& d) {
 }  // namespace
 
 unsigned long long LocalMemNeeded(const DeviceInfo& device, unsigned long long declared) {
-  return declared * device.localMemScale + device.localMemOverhead;
+  // A kernel that declares none needs none: the driver's own overhead comes with an array
+  // (NVIDIA's H100 reports 1 byte for the naive scan, while the probe's overhead is 4).
+  return declared == 0 ? 0 : declared * device.localMemScale + device.localMemOverhead;
 }
 
 bool FitsLocalMemory(const DeviceInfo& device, unsigned long long declared) {

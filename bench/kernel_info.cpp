@@ -106,10 +106,11 @@ void CheckSettings(const Args& a, Checked& c) {
           fmt::format("--set '{}': unknown; allowed: NAME=VALUE, NAME a parameter "
                       "or tuning knob of {}: {}",
                       s, a.task, cli::Join(names)));
-    if (!value || !(p ? p->Allows(*value) : k->Allows(*value)))
+    const auto v = value.value_or(0);  // (GCC 12 sees *value as maybe uninitialised)
+    if (!value || !(p ? p->Allows(v) : k->Allows(v)))
       throw UsageError(fmt::format("--set '{}': not allowed; allowed: {}={}", s, name,
                                    p ? p->AllowedText() : k->AllowedText()));
-    (p ? c.params : c.tuning)[name] = size_t(*value);
+    (p ? c.params : c.tuning)[name] = size_t(v);
   }
 }
 

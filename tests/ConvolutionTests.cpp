@@ -303,10 +303,11 @@ TEST(Convolution, AutoTilesOnDevicesWithEnoughLocalMemoryAreTheDefaults) {
         EXPECT_EQ(task.LocalSize(v.name, spec, h100), v.gpuLocal) << label;
         const size_t value = NewResult(task, v.name, spec, h100).tuning.at(knob);
         const bool isFloat = type == ElementType::Float;
-        if (!twoD || (isFloat && w < 19))
+        if (!twoD || (isFloat && w < 19)) {
           EXPECT_EQ(value, twoD ? 8u : 4u) << label;
-        else if ((isFloat && w <= 21) || (!isFloat && w == 5))
+        } else if ((isFloat && w <= 21) || (!isFloat && w == 5)) {
           EXPECT_EQ(value, isFloat ? 7u : 5u) << label;
+        }
       }
 }
 

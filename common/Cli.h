@@ -56,6 +56,9 @@ struct Options {
   // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
   bool isolate = false;
   bool noIsolate = false;
+  // --no-ceilings: timed without measuring the memory ceilings first (no utilisation); the
+  // profiling timer is still checked.
+  bool noCeilings = false;
   double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
   // --check --oclgrind: the cases run on Oclgrind, its diagnostics fail them (common/Oclgrind.h);
   // implies isolation; the device is Oclgrind's, whatever --platform and --device say.

@@ -578,9 +578,10 @@ int Run(int argc, char** argv) {
                                devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
                                device.info.platform, kernelDir,
                                o.isolate ? ", cases in worker processes" : "");
-    if (!o.quiet && o.run.timed)
+    const bool ceilings = o.run.timed && !o.noCeilings;
+    if (!o.quiet && ceilings)
       std::cerr << fmt::format("ceilings: measuring the memory ceilings (12 streams of {} s)\n",
-                               kCeilingStreamBudgetS);
+                               std::min(o.run.timeBudgetS, kCeilingStreamBudgetS));
     const ProgressFn progress = [&](const Progress& p) {
       if (print)
         print(p);
@@ -593,7 +594,7 @@ int Run(int argc, char** argv) {
     if (o.isolate) {
       std::vector<std::string> command(argv, argv + argc);
       command.insert(command.end(), {"--worker-device", std::to_string(d)});
-      IsolationSettings settings{command, o.timeoutS, o.run.timed, "", kernelDir, SayNoCeilings};
+      IsolationSettings settings{command, o.timeoutS, ceilings, "", kernelDir, SayNoCeilings};
       if (o.oclgrind)
         settings.oclgrindDir = oclgrindFiles.Path();
       RunIsolated(settings, jobs, device.info, progress, interrupted, device.ceilings);
@@ -601,7 +602,9 @@ int Run(int argc, char** argv) {
       TaskContext ctx(devices[d], kernelDir);
       Runner runner(ctx, o.run);
       runner.SetStopFlag(&interrupted);
-      if (o.run.timed) {
+      if (o.run.timed && !ceilings) {
+        device.ceilings.timer = CheckTimer(ctx);
+      } else if (ceilings) {
         std::string why;
         device.ceilings = TryMeasureCeilings(ctx, o.run, &interrupted, why);
         if (!why.empty()) {

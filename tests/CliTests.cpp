@@ -440,6 +440,29 @@ TEST(Cli, TimeoutDoesNotChargeTheCeilingsToTheFirstCase) {
   EXPECT_GT(j["results"][0]["utilisation"].get<double>(), 0.0);
 }
 
+// --no-ceilings: the cases are timed without the ceilings' streams first (the grader's timed
+// rounds), so nothing has a utilisation; the timer is still checked, in process and in workers.
+TEST(Cli, NoCeilingsTimesTheCasesWithoutMeasuringTheCeilings) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const CommandResult r = RunBench(
+        std::string("--task reduction --variant interleaved,sequential --size 1000 "
+                    "--iterations 3 --no-ceilings --format json ") +
+        mode);
+    ASSERT_EQ(r.status, 0) << mode << "\n" << r.err;
+    EXPECT_EQ(r.err.find("measuring the memory ceilings"), std::string::npos) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["device"]["ceilings"]["read_gbytes_s"].get<double>(), 0.0) << mode;
+    EXPECT_EQ(j["device"]["timer"]["usable"], true) << mode << " " << j["device"].dump();
+    ASSERT_EQ(j["results"].size(), 2u) << mode;
+    for (const auto& res : j["results"]) {
+      EXPECT_EQ(res["status"], "passed") << mode << " " << res["message"];
+      EXPECT_GT(res["gelem_s"].get<double>(), 0.0) << mode;
+      EXPECT_EQ(res["utilisation"].get<double>(), 0.0) << mode;
+    }
+  }
+}
+
 // Ceilings that cannot be measured (here Bandwidth.cl does not build) are said once, and the
 // cases run and pass without a utilisation, in process and in workers alike.
 TEST(Cli, CeilingsThatCannotBeMeasuredAreSaidOnceAndTheCasesRunWithoutThem) {

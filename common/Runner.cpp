@@ -133,7 +133,7 @@ double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved) {
 Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& runSettings,
                          const std::atomic<bool>* stop) {
   RunSettings settings = runSettings;
-  settings.timeBudgetS = kCeilingStreamBudgetS;
+  settings.timeBudgetS = std::min(runSettings.timeBudgetS, kCeilingStreamBudgetS);
   Ceilings c;
   // Streams timed by a timer that measures nothing would be ceilings of nothing.
   c.timer = CheckTimer(ctx);

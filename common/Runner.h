@@ -78,11 +78,11 @@ struct Result {
   // Why utilisation cannot be taken at its word: above kSuspectUtilisation of the ceiling
   // without the cache mark (fitsInCache) to explain it; empty when it can.
   std::string utilisationSuspect;
-  bool fitsInCache = false;       // its bytes read fit in the device's last-level cache
-  CostModel cost;                 // the variant's launch plan, summed
-  size_t launchesEnqueued = 0;    // commands the validated run actually enqueued
-  size_t validatedRuns = 0;       // runs whose every output element was checked
-  Breakdown breakdown;            // per kernel, from the timed runs (Breakdown.h)
+  bool fitsInCache = false;     // its bytes read fit in the device's last-level cache
+  CostModel cost;               // the variant's launch plan, summed
+  size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
+  size_t validatedRuns = 0;     // runs whose every output element was checked
+  Breakdown breakdown;          // per kernel, from the timed runs (Breakdown.h)
   // --oclgrind: Oclgrind's diagnostics and instruction counts for the case (Oclgrind.h);
   // absent when the case did not run under Oclgrind.
   std::optional<OclgrindReport> oclgrind;

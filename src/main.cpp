@@ -612,8 +612,9 @@ int Run(int argc, char** argv) {
           try {  // the measurement may have ended before its timer check
             device.ceilings.timer = CheckTimer(ctx);
           } catch (const cl::Error& e) {
-            device.ceilings.timer = {true, false, fmt::format("its check failed: {} in {}",
-                                                              ClErrorName(e.err()), e.what())};
+            device.ceilings.timer = {
+                true, false,
+                fmt::format("its check failed: {} in {}", ClErrorName(e.err()), e.what())};
           }
         }
         runner.SetCeilings(device.ceilings);

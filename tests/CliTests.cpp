@@ -445,10 +445,10 @@ TEST(Cli, TimeoutDoesNotChargeTheCeilingsToTheFirstCase) {
 TEST(Cli, NoCeilingsTimesTheCasesWithoutMeasuringTheCeilings) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   for (const char* mode : {"--no-isolate", "--isolate"}) {
-    const CommandResult r = RunBench(
-        std::string("--task reduction --variant interleaved,sequential --size 1000 "
-                    "--iterations 3 --no-ceilings --format json ") +
-        mode);
+    const CommandResult r =
+        RunBench(std::string("--task reduction --variant interleaved,sequential --size 1000 "
+                             "--iterations 3 --no-ceilings --format json ") +
+                 mode);
     ASSERT_EQ(r.status, 0) << mode << "\n" << r.err;
     EXPECT_EQ(r.err.find("measuring the memory ceilings"), std::string::npos) << r.err;
     const auto j = nlohmann::json::parse(r.out);

@@ -247,8 +247,8 @@ CommandResult RunCommand(const std::string& command) {
   const fs::path dir = fs::temp_directory_path() /
                        fmt::format("rsb-cmd-{}-{}", static_cast<long>(::getpid()), counter++);
   fs::create_directories(dir);
-  const std::string cmd = fmt::format("{} >'{}' 2>'{}' </dev/null", command,
-                                      (dir / "out").string(), (dir / "err").string());
+  const std::string cmd = fmt::format("{} >'{}' 2>'{}' </dev/null", command, (dir / "out").string(),
+                                      (dir / "err").string());
   const int raw = std::system(cmd.c_str());
   CommandResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;

@@ -38,8 +38,8 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
                      "json", "--output", output, "-q"});
   if (kind == RunKind::Timed) {
     // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run).
-    a.insert(a.end(), {"--iterations", "30", "--time-budget", "0.3", "--warmup", "1",
-                       "--no-ceilings"});
+    a.insert(a.end(),
+             {"--iterations", "30", "--time-budget", "0.3", "--warmup", "1", "--no-ceilings"});
   } else {
     a.push_back("--check");
     if (kind == RunKind::Oclgrind)

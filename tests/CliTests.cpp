@@ -429,6 +429,7 @@ TEST(Cli, TimedRunsMeasureTheNearCacheStreams) {
 // their own: a --timeout shorter than the measurement (12 streams of 0.5 s and their set-up)
 // charges no case, and the result has a utilisation.
 TEST(Cli, TimeoutDoesNotChargeTheCeilingsToTheFirstCase) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));  // its subject: ceilings, measured with the timer
   const CommandResult r = RunBench(
       "-q --task reduction --variant interleaved --size 1000 --iterations 3 --timeout 2 "
       "--format json");
@@ -466,6 +467,7 @@ TEST(Cli, NoCeilingsTimesTheCasesWithoutMeasuringTheCeilings) {
 // Ceilings that cannot be measured (here Bandwidth.cl does not build) are said once, and the
 // cases run and pass without a utilisation, in process and in workers alike.
 TEST(Cli, CeilingsThatCannotBeMeasuredAreSaidOnceAndTheCasesRunWithoutThem) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));  // its subject: ceilings, measured with the timer
   const std::string dir = CopyKernels("no-ceilings");
   Patch(dir + "/Bandwidth.cl", "__kernel", "this is not C; __kernel");
   for (const char* mode : {"--no-isolate", "--isolate"}) {

@@ -140,6 +140,7 @@ TEST(Robustness, OpenClErrorIsThatCaseErrorAndTheNextCasesRun) {
 // A kernel that is right once but corrupts its own input: the validated run passes, the last
 // timed run's output does not.
 TEST(Robustness, LastTimedRunIsValidated) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));  // untimed: no timed run to validate
   const std::string dir = CopyKernels("drift");
   const std::string step = "dst[idx] = idx + stride < n ? OP(a, src[idx + stride]) : a;";
   Patch(dir + "/Reduction.cl", step,

@@ -186,22 +186,13 @@ TEST(CompareCommand, BadInputExitsTwoWithOneLineNamingTheFile) {
   EXPECT_NE(one.err.find("NEW"), std::string::npos) << one.err;
 }
 
-// base.json with `edit` applied to its results, written to a temporary file; `sentinel`, a
-// number that edit put somewhere, is then replaced in the text by `raw` (what JSON the library
-// would never write: 1e400, NaN).
+// base.json edited (WriteEditedResultFile), in a temporary file named for the test.
 std::string EditedFixture(const std::string& name, const std::function<void(json&)>& edit,
                           const std::string& raw = "") {
-  json j;
-  std::ifstream(Fixture("base.json")) >> j;
-  edit(j["results"]);
-  std::string text = j.dump(2);
-  const std::string sentinel = "987654.321";
-  if (!raw.empty() && text.find(sentinel) != std::string::npos)
-    text.replace(text.find(sentinel), sentinel.size(), raw);
-  const fs::path path =
-      fs::temp_directory_path() / fmt::format("rsb-compare-{}-{}.json", name, (long)::getpid());
-  std::ofstream(path) << text;
-  return path.string();
+  return WriteEditedResultFile(
+      (fs::temp_directory_path() / fmt::format("rsb-compare-{}-{}.json", name, (long)::getpid()))
+          .string(),
+      edit, raw);
 }
 
 // A malformed result file, each way a hand-edit or a truncated copy makes one: exit 2 and one

@@ -105,16 +105,7 @@ TEST_F(PlotCommand, BadInputExitsTwo) {
 // is then replaced by `raw` (JSON the library would never write: 1e400).
 std::string Edited(const fs::path& dir, const std::function<void(nlohmann::json&)>& edit,
                    const std::string& raw = "") {
-  nlohmann::json j;
-  std::ifstream(Fixture("base.json")) >> j;
-  edit(j["results"]);
-  std::string text = j.dump(2);
-  const std::string sentinel = "987654.321";
-  if (!raw.empty() && text.find(sentinel) != std::string::npos)
-    text.replace(text.find(sentinel), sentinel.size(), raw);
-  const fs::path path = dir / "edited.json";
-  std::ofstream(path) << text;
-  return path.string();
+  return WriteEditedResultFile((dir / "edited.json").string(), edit, raw);
 }
 
 // A number beyond the double range was exit 3 with the JSON library's words: exit 2 naming the

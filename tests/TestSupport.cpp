@@ -301,4 +301,18 @@ const std::vector<size_t>& EdgeSizes() {
   return sizes;
 }
 
+std::string WriteEditedResultFile(const std::string& path,
+                                  const std::function<void(nlohmann::json&)>& edit,
+                                  const std::string& raw) {
+  nlohmann::json j;
+  std::ifstream(std::string(RSB_SOURCE_DIR) + "/tests/fixtures/base.json") >> j;
+  edit(j["results"]);
+  std::string text = j.dump(2);
+  const std::string sentinel = "987654.321";
+  if (!raw.empty() && text.find(sentinel) != std::string::npos)
+    text.replace(text.find(sentinel), sentinel.size(), raw);
+  std::ofstream(path) << text;
+  return path;
+}
+
 }  // namespace rsb::test

@@ -8,6 +8,9 @@
 #include "Runner.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <functional>
 
 #include <memory>
 #include <ostream>
@@ -123,5 +126,12 @@ std::string VariantTypeName(const testing::TestParamInfo<VariantTypeParam>& info
 
 // The sizes the issue asks every variant to handle.
 const std::vector<size_t>& EdgeSizes();
+
+// tests/fixtures/base.json with `edit` applied to its results, written to `path`; "987654.321",
+// where an edit put that number, is then replaced in the text by `raw` (JSON the library would
+// never write: 1e400, NaN). Returns path.
+std::string WriteEditedResultFile(const std::string& path,
+                                  const std::function<void(nlohmann::json&)>& edit,
+                                  const std::string& raw = "");
 
 }  // namespace rsb::test

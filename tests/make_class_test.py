@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench/make-class: its refusals (exit 2, one line, nothing written), a small class (the folders,
 kernel files that no two hand-ins share, the two kinds, class.json), the same class again for the
-same seed, and --from-handout giving the same files. No device, no build: a few seconds.
+same seed, --from-handout giving the same files, and --check on reports as the grader writes
+them. No device, no build: a few seconds.
 
 usage: make_class_test.py SOURCE_DIR
 """
@@ -41,7 +42,8 @@ def refusals(script, tmp):
                        (["3", "--defect-share", "1.5"], "--defect-share '1.5'"),
                        (["3", "--host-share", "x"], "--host-share 'x'"),
                        (["3", "--seed", "1.5"], "--seed '1.5'"),
-                       (["3", "--bogus"], "--bogus")]:
+                       (["3", "--bogus"], "--bogus"), ([], "N: missing"),
+                       (["3", "--check", tmp], "N '3': not allowed with --check")]:
         r = subprocess.run([sys.executable, script, fresh] + args, capture_output=True, text=True)
         check(r.returncode == 2 and r.stderr.count("\n") == 1 and want in r.stderr,
               f"make-class {' '.join(args)}: exit {r.returncode}, {r.stderr!r} (wanted 2, "
@@ -140,6 +142,37 @@ def same_again(script, tmp, first, args, extra):
     check(not differ, f"{' '.join(extra) or 'the same seed'}: files differ: {differ[:5]}")
 
 
+def check_mode(script, tmp, out):
+    """--check against reports written as the grader writes them: as predicted, then one not."""
+    with open(os.path.join(out, "class.json")) as f:
+        cls = json.load(f)
+    grades = os.path.join(tmp, "grades")
+    os.makedirs(grades)
+
+    def write(h, extra_loss):
+        items = [{"id": i, "status": "failed" if i in h["loses"] + extra_loss else "passed",
+                  "points": 0 if i in h["loses"] + extra_loss else 2, "max_points": 2,
+                  "detail": "wrong result at index 1"} for i in cls["rubric_items"]]
+        host = {"tasks": {"scan": {"built": True, "compiled": ["src/CScanTask.cpp"]}}} \
+            if h["kind"] == "host-code" else None
+        with open(os.path.join(grades, h["name"] + ".json"), "w") as f:
+            json.dump({"items": items, "host_code": host}, f)
+
+    for h in cls["handins"][1:]:  # s001 not graded
+        write(h, [])
+    r = subprocess.run([sys.executable, script, out, "--check", grades], capture_output=True,
+                       text=True)
+    check(r.returncode == 0 and "5 of 5 graded hand-ins as class.json predicts (1 of 6 not "
+          "graded" in r.stdout, f"--check as predicted: exit {r.returncode}, {r.stdout!r}")
+    clean = next(h for h in cls["handins"][1:] if not h["defect"])
+    write(clean, ["scan-naive"])
+    r = subprocess.run([sys.executable, script, out, "--check", grades], capture_output=True,
+                       text=True)
+    check(r.returncode == 1 and f"make-class: {clean['name']} (" in r.stdout and
+          "lost ['scan-naive'], predicted []" in r.stdout and "4 of 5 graded" in r.stdout,
+          f"--check, one hand-in lost more: exit {r.returncode}, {r.stdout!r}")
+
+
 def main():
     src = os.path.abspath(sys.argv[1])
     script = os.path.join(src, "bench", "make-class")
@@ -150,6 +183,7 @@ def main():
         if made:
             same_again(script, tmp, made[0], made[1], [])
             same_again(script, tmp, made[0], made[1], ["--from-handout"])
+            check_mode(script, tmp, made[0])
     for f in failures:
         print("FAIL:", f)
     print(f"{'FAILED' if failures else 'passed'}: make-class, {len(failures)} failure(s)")

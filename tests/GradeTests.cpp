@@ -17,6 +17,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 #include <thread>
 #include <utility>
@@ -159,6 +161,21 @@ class Grade : public testing::Test {
     EXPECT_EQ(c.status, 0) << c.err;
     EXPECT_TRUE(fs::is_regular_file(h / "src" / "CScanTask.cpp"));
     return h;
+  }
+
+  // ann, eli: correct; bob: a wrong result; cyd: a kernel that crashes its process at n=257
+  // only; dee: a kernel that does not compile.
+  std::string MakeSmallClass() {
+    std::string all;
+    for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
+      all += " " + HandIn(n);
+    Patch(ScanCl((root_ / "bob").string()), "v = OP(LoadShifted(src, i - offset, shift), v);",
+          "v = OP(LoadShifted(src, i - offset + 1, shift), v);");
+    Patch(ScanCl((root_ / "cyd").string()), "  dst[i] = v;\n  // SOLUTION END",
+          "  dst[i + (n == 257 ? (1u << 31) : 0u)] = v;\n  // SOLUTION END");
+    Patch(ScanCl((root_ / "dee").string()), "  dst[i] = v;\n  // SOLUTION END",
+          "  dst[i] = v\n  // SOLUTION END");
+    return all;
   }
 
   fs::path root_;
@@ -861,6 +878,119 @@ TEST_F(Grade, ClassFromTheHandoutLosesExactlyThePointsOfItsDefects) {
   EXPECT_NE(Item(erin, "scan-naive")["detail"].get<std::string>().find("invalid-write at Scan.cl:"),
             std::string::npos)
       << erin.dump(2);
+}
+
+TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
+  const std::string handins = MakeSmallClass();
+  ASSERT_EQ(RunGrade(handins, "--jobs 1").status, 0);
+  const std::string sequential = ReadFile(root_ / "out" / "summary.csv");
+  std::map<std::string, json> items;
+  for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
+    items[n] = Report(n)["items"];
+  fs::remove_all(root_ / "out");
+  const CommandResult r = RunGrade(handins, "--jobs 3");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFile(root_ / "out" / "summary.csv"), sequential);
+  EXPECT_EQ(sequential,
+            "name,total,max,scan-naive,reduction-sequential\n"
+            "ann,5,5,2,3\n"
+            "bob,3,5,0,3\n"
+            "cyd,3,5,0,3\n"
+            "dee,3,5,0,3\n"
+            "eli,5,5,2,3\n");
+  for (const auto& [name, before] : items) {
+    const json now = Report(name)["items"];
+    ASSERT_EQ(now.size(), before.size());
+    for (size_t i = 0; i < now.size(); ++i) {
+      EXPECT_EQ(now[i]["status"], before[i]["status"]) << name << " " << now[i].dump(2);
+      EXPECT_EQ(now[i]["detail"], before[i]["detail"]) << name;
+      ASSERT_EQ(now[i]["cases"].size(), before[i]["cases"].size()) << name;
+      for (size_t c = 0; c < now[i]["cases"].size(); ++c)
+        EXPECT_EQ(now[i]["cases"][c]["status"], before[i]["cases"][c]["status"])
+            << name << " " << now[i]["cases"][c].dump();
+    }
+  }
+  // The crash is that case's alone (the isolated run decides what the fast run could not).
+  const json crashed = Item(Report("cyd"), "scan-naive");
+  for (const auto& c : crashed["cases"])
+    EXPECT_EQ(c["status"], c["case"].get<std::string>().find("n=257") != std::string::npos
+                               ? "error"
+                               : "passed")
+        << crashed.dump(2);
+}
+
+TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {
+  const std::string handins = MakeSmallClass() + " --items scan-naive";
+  ASSERT_EQ(RunGrade(handins).status, 0);
+  const fs::path single = root_ / "single";
+  fs::rename(root_ / "out", single);
+  std::vector<std::string> shards;
+  std::set<std::string> seen;
+  for (int k = 1; k <= 3; ++k) {
+    const CommandResult r = RunGrade(handins, fmt::format("--shard {}/3", k));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const json m = json::parse(ReadFile(root_ / "out" / "grading.json"));
+    EXPECT_EQ(m["shard"]["index"], k);
+    EXPECT_EQ(m["class"].size(), 5u);
+    for (const auto& n : m["graded"]) {
+      EXPECT_TRUE(seen.insert(n.get<std::string>()).second) << n << " in two shards";
+      EXPECT_TRUE(fs::exists(root_ / "out" / (n.get<std::string>() + ".md")));
+    }
+    shards.push_back((root_ / fmt::format("shard{}", k)).string());
+    fs::rename(root_ / "out", shards.back());
+  }
+  EXPECT_EQ(seen.size(), 5u);
+  // A shard graded again grades the same hand-ins.
+  ASSERT_EQ(RunGrade(handins, "--shard 2/3").status, 0);
+  EXPECT_EQ(json::parse(ReadFile(root_ / "out" / "grading.json"))["graded"],
+            json::parse(ReadFile(fs::path(shards[1]) / "grading.json"))["graded"]);
+  const fs::path merged = root_ / "merged";
+  const CommandResult m = RunBench(fmt::format("grade merge --output-dir '{}' '{}' '{}' '{}'",
+                                               merged.string(), shards[0], shards[1], shards[2]));
+  ASSERT_EQ(m.status, 0) << m.err;
+  for (const char* f : {"summary.csv", "index.md"})
+    EXPECT_EQ(ReadFile(merged / f), ReadFile(single / f)) << f;
+  for (const char* n : {"ann", "bob", "cyd", "dee", "eli"}) {
+    const json a = json::parse(ReadFile(merged / (std::string(n) + ".json")));
+    const json b = json::parse(ReadFile(single / (std::string(n) + ".json")));
+    for (size_t i = 0; i < a["items"].size(); ++i)
+      EXPECT_EQ(a["items"][i]["status"], b["items"][i]["status"]) << n;
+  }
+  // Refused: a shard missing (naming its hand-ins), a folder twice, another rubric.
+  const CommandResult missing = RunBench(fmt::format(
+      "grade merge --output-dir '{}' '{}' '{}'", (root_ / "m2").string(), shards[0], shards[2]));
+  EXPECT_EQ(missing.status, 2) << missing.err;
+  EXPECT_NE(missing.err.find("not graded in the folders given"), std::string::npos) << missing.err;
+  EXPECT_NE(missing.err.find("(shard 2/3)"), std::string::npos) << missing.err;
+  const CommandResult twice =
+      RunBench(fmt::format("grade merge --output-dir '{}' '{}' '{}' '{}' '{}'",
+                           (root_ / "m3").string(), shards[0], shards[1], shards[1], shards[2]));
+  EXPECT_EQ(twice.status, 2) << twice.err;
+  EXPECT_NE(twice.err.find("graded in "), std::string::npos) << twice.err;
+  json other = json::parse(ReadFile(fs::path(shards[2]) / "grading.json"));
+  other["rubric"]["hash"] = "fnv1a64:0000000000000000";
+  std::ofstream(fs::path(shards[2]) / "grading.json") << other.dump(2);
+  const CommandResult rubric = RunBench(fmt::format("grade merge --output-dir '{}' '{}' '{}' '{}'",
+                                                    (root_ / "m4").string(), shards[0],
+                                                    shards[1], shards[2]));
+  EXPECT_EQ(rubric.status, 2) << rubric.err;
+  EXPECT_NE(rubric.err.find("different rubrics"), std::string::npos) << rubric.err;
+}
+
+TEST_F(Grade, BadJobsShardAndMergeArgumentsAreUsageErrors) {
+  const std::string h = HandIn("h");
+  for (const char* bad : {"--jobs 0", "--jobs x", "--shard 0/3", "--shard 4/3", "--shard 1",
+                          "--shard a/b", "--shard 1/3/5"}) {
+    const CommandResult r = RunGrade(h, bad);
+    EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
+    EXPECT_NE(r.err.find(std::string(bad).substr(0, 6)), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(root_ / "out")) << bad;
+  }
+  const CommandResult none = RunBench("grade merge");
+  EXPECT_EQ(none.status, 2) << none.err;
+  const CommandResult notShard = RunBench(fmt::format("grade merge '{}'", h));
+  EXPECT_EQ(notShard.status, 2) << notShard.err;
+  EXPECT_NE(notShard.err.find("grading.json"), std::string::npos) << notShard.err;
 }
 
 }  // namespace

@@ -44,6 +44,7 @@ struct GradeOptions {
   std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
   std::vector<std::string> items;  // --items: grade only these rubric items
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
+  std::string format;              // --format gradescope: also DIR/results.json (Report.h)
   double timeoutS = 60, buildTimeoutS = 120;
   bool quiet = false;
 };
@@ -106,6 +107,10 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                  "writes only in its own folder, other hand-ins, rubric and reports hidden, "
                  "limits); none: without (default bwrap)")
       ->check(CLI::IsMember({"bwrap", "none"}));
+  app.add_option("--format", o.format,
+                 "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
+                 "the one HANDIN (grading/gradescope/run_autograder)")
+      ->check(cli::Allowed("gradescope", [](const std::string& v) { return v == "gradescope"; }));
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   try {
     app.parse(argc, argv);
@@ -134,6 +139,7 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   if (o.handins.empty())
     throw UsageError(
         "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
+  CheckFormat(o.format, o.handins);
   if (o.rubric.empty()) {
     o.rubric = DefaultRubric();
     if (!fs::is_regular_file(o.rubric))
@@ -677,6 +683,9 @@ void WriteReports(const Context& ctx, const HandinGrade& h, const std::vector<Ha
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   WriteFile(dir / "summary.csv", SummaryCsv(ctx.rubric, all));
+  if (ctx.opt.format == "gradescope")
+    WriteFile(dir / "results.json",
+              ToGradescope(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 }
 
 int GradeAll(int argc, char** argv) {

@@ -965,5 +965,97 @@ TEST_F(Grade, GradescopeFormatTakesExactlyOneHandIn) {
   EXPECT_NE(r.err.find("gradescope"), std::string::npos) << r.err;
 }
 
+// grading/gradescope/run_autograder on a scratch root laid out as Gradescope lays it out:
+// source/grading/rubric.json (the rubric it grades with by default), submission/ as the student
+// uploaded it, results/ (made by it); the suite's binary as RSB_BINARY.
+class Gradescope : public Grade {
+ protected:
+  void SetUp() override {
+    Grade::SetUp();
+    ag_ = root_ / "autograder";
+    fs::create_directories(ag_ / "source" / "grading");
+    std::ofstream(ag_ / "source" / "grading" / "rubric.json") << GradescopeRubric();
+  }
+  // Runs run_autograder on what is in submission/ now; returns results/results.json.
+  json RunAutograder(const std::string& gradeArgs = "") {
+    std::string args = gradeArgs;
+    if (!std::string(getenv("RSB_TEST_PLATFORM") ? getenv("RSB_TEST_PLATFORM") : "").empty())
+      args += fmt::format(" --platform '{}'", getenv("RSB_TEST_PLATFORM"));
+    if (!std::string(getenv("RSB_TEST_DEVICE") ? getenv("RSB_TEST_DEVICE") : "").empty())
+      args += fmt::format(" --device '{}'", getenv("RSB_TEST_DEVICE"));
+    fs::remove_all(ag_ / "results");
+    const CommandResult r = RunCommand(fmt::format(
+        "AUTOGRADER_ROOT='{}' RSB_BINARY='{}' RSB_GRADE_ARGS=\"{}\" '{}/grading/gradescope/"
+        "run_autograder'",
+        ag_.string(), RSB_BINARY, args, RSB_SOURCE_DIR));
+    EXPECT_EQ(r.status, 0) << r.out << r.err;
+    const fs::path results = ag_ / "results" / "results.json";
+    EXPECT_TRUE(fs::is_regular_file(results)) << r.out << r.err;
+    return fs::is_regular_file(results) ? json::parse(ReadFile(results)) : json::object();
+  }
+  // submission/ afresh, holding the hand-in `h` as the handin target packs it (kernels/, src/,
+  // HANDIN.txt) in handin.tar.gz, or its files loose, side by side.
+  void Submit(const std::string& h, bool tarball) {
+    fs::remove_all(ag_ / "submission");
+    fs::create_directories(ag_ / "submission");
+    std::ofstream(fs::path(h) / "HANDIN.txt") << "user: student\n";
+    if (tarball) {
+      const CommandResult c =
+          RunCommand(fmt::format("tar czf '{}/handin.tar.gz' -C '{}' kernels src HANDIN.txt",
+                                 (ag_ / "submission").string(), h));
+      ASSERT_EQ(c.status, 0) << c.err;
+      return;
+    }
+    for (const auto& e : fs::recursive_directory_iterator(h))
+      if (e.is_regular_file())
+        fs::copy_file(e.path(), ag_ / "submission" / e.path().filename());
+  }
+  fs::path ag_;
+};
+
+TEST_F(Gradescope, RunAutograderGradesATarballOrLooseFilesAndSaysWhyWhenItCannot) {
+  const std::string perfect = HandIn("perfect");
+  CopySuiteSources(perfect, {"Scan", "Reduction"});
+  Submit(perfect, true);
+  json r = RunAutograder();
+  ExpectGradescopeResults(r, true);
+  const std::string said = r["output"];
+  EXPECT_NE(said.find("Graded files (from handin.tar.gz): kernels/"), std::string::npos) << said;
+  EXPECT_NE(said.find("kernels/Common.clh"), std::string::npos) << said;
+  EXPECT_NE(said.find("src/CScanTask.cpp"), std::string::npos) << said;
+  EXPECT_EQ(said.find("HANDIN.txt"), std::string::npos) << said;
+
+  // Only the kernels, loose (a student may upload just the .cl files).
+  const std::string broken = HandIn("broken");
+  BreakNaiveScan(ScanCl(broken));
+  Submit(broken, false);
+  std::ofstream(ag_ / "submission" / "notes.txt") << "not graded";
+  r = RunAutograder();
+  ExpectGradescopeResults(r, false);
+  EXPECT_NE(r["output"].get<std::string>().find("kernels/Scan.cl (from Scan.cl)"),
+            std::string::npos)
+      << r.dump(2);
+  EXPECT_NE(r["output"].get<std::string>().find("Ignored: notes.txt"), std::string::npos);
+
+  // The grader refuses (a usage error, exit 2): score 0 and its error for the student.
+  r = RunAutograder("--timeout 0");
+  EXPECT_EQ(r["score"], 0) << r.dump(2);
+  EXPECT_EQ(r["tests"], json::array());
+  EXPECT_NE(r["output"].get<std::string>().find("the grader exited with 2"), std::string::npos)
+      << r.dump(2);
+  EXPECT_NE(r["output"].get<std::string>().find("error: --timeout"), std::string::npos)
+      << r.dump(2);
+
+  // Nothing to grade at all.
+  fs::remove_all(ag_ / "submission");
+  fs::create_directories(ag_ / "submission");
+  std::ofstream(ag_ / "submission" / "report.pdf") << "%PDF";
+  r = RunAutograder();
+  EXPECT_EQ(r["score"], 0);
+  EXPECT_NE(r["output"].get<std::string>().find("Nothing to grade"), std::string::npos)
+      << r.dump(2);
+  EXPECT_NE(r["output"].get<std::string>().find("report.pdf"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace rsb::test

@@ -52,6 +52,7 @@ struct GradeOptions {
   std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
   std::vector<std::string> items;  // --items: grade only these rubric items
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
+  std::string format;              // --format gradescope: also DIR/results.json (Report.h)
   double timeoutS = 60, buildTimeoutS = 120;
   size_t jobs = 0;                       // --jobs: hand-ins graded at once (0: the cores)
   size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
@@ -135,6 +136,10 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                                     v.find_first_not_of("0123456789/") == std::string::npos &&
                                     k >= 1 && k <= n && n <= 100000;
                            }));
+  app.add_option("--format", o.format,
+                 "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
+                 "the one HANDIN (grading/gradescope/run_autograder)")
+      ->check(cli::Allowed("gradescope", [](const std::string& v) { return v == "gradescope"; }));
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   try {
     app.parse(argc, argv);
@@ -167,6 +172,7 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   if (o.handins.empty())
     throw UsageError(
         "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
+  CheckFormat(o.format, o.handins);
   if (o.rubric.empty()) {
     o.rubric = DefaultRubric();
     if (!fs::is_regular_file(o.rubric))
@@ -875,6 +881,9 @@ void WriteReports(Context& ctx, ClassProgress& cls, size_t index, const HandinGr
   WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  if (ctx.opt.format == "gradescope")
+    WriteFile(dir / "results.json",
+              ToGradescope(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
   cls.rows[index] = RowOf(h);
   ++cls.done;
   std::vector<SummaryRow> rows;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 
 namespace fs = std::filesystem;
@@ -38,6 +39,19 @@ std::string Cell(const std::string& s) {
   if (out.size() > 160)
     out = out.substr(0, 157) + "...";
   return out;
+}
+
+// An item's section of the details (under its heading): the first wrong index, then the detail
+// (the failing case, the compiler's message, Oclgrind's diagnostics) as a code block.
+std::string Details(const ItemGrade& g) {
+  std::string md;
+  if (g.firstWrong)
+    md += fmt::format("First wrong index {}: expected {}, actual {}.\n\n",
+                      (*g.firstWrong)["index"].get<size_t>(),
+                      (*g.firstWrong)["expected"].get<std::string>(),
+                      (*g.firstWrong)["actual"].get<std::string>());
+  return md + "```\n" + g.detail + (g.detail.empty() || g.detail.back() != '\n' ? "\n" : "") +
+         "```\n";
 }
 
 }  // namespace
@@ -128,15 +142,61 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
     if (!header)
       md += "\n## Details\n";
     header = true;
-    md += fmt::format("\n### {} ({})\n\n", g.item->id, g.status);
-    if (g.firstWrong)
-      md += fmt::format("First wrong index {}: expected {}, actual {}.\n\n",
-                        (*g.firstWrong)["index"].get<size_t>(),
-                        (*g.firstWrong)["expected"].get<std::string>(),
-                        (*g.firstWrong)["actual"].get<std::string>());
-    md += "```\n" + g.detail + (g.detail.empty() || g.detail.back() != '\n' ? "\n" : "") + "```\n";
+    md += fmt::format("\n### {} ({})\n\n", g.item->id, g.status) + Details(g);
   }
   return md;
+}
+
+// Gradescope shows `output` per test; a test is `passed` only with all its points (an item that
+// is correct but too slow, or deducted by Oclgrind, is `failed` there, its output says why).
+json ToGradescope(const RunInfo& ctx, const HandinGrade& h) {
+  json tests = json::array();
+  for (const auto& g : h.items) {
+    const bool full = g.status == "passed" && g.points >= g.item->points;
+    std::string output =
+        fmt::format("**{}**: {} / {} points\n", g.status, Points(g.points), Points(g.item->points));
+    if (!(g.status == "passed" && g.detail.empty()))
+      output += "\n" + Details(g);
+    tests.push_back(
+        {{"name", g.item->title.empty() ? g.item->id : g.item->id + ": " + g.item->title},
+         {"score", g.points},
+         {"max_score", g.item->points},
+         {"status", full ? "passed" : "failed"},
+         {"output", output},
+         {"output_format", "md"},
+         {"visibility", "visible"}});
+  }
+  std::string output =
+      fmt::format("{} / {} points. Rubric {}, device {}, seed {}, timeout {:g} s.", Points(h.total),
+                  Points(h.max), ctx.rubric->name, ctx.device.empty() ? "-" : ctx.device,
+                  ctx.rubric->seed, ctx.timeoutS);
+  // Nothing could be graded (no kernels/, host code that does not build): the reason up front.
+  if (!h.items.empty() && std::all_of(h.items.begin(), h.items.end(),
+                                      [](const ItemGrade& g) { return g.status == "error"; }))
+    output = fmt::format("Not graded: {}\n{}", Headline(h.items.front().detail), output);
+  return {{"score", h.total},
+          {"output", output},
+          {"visibility", "visible"},
+          {"stdout_visibility", "hidden"},
+          {"tests", tests}};
+}
+
+void CheckFormat(const std::string& format, const std::vector<std::string>& handins) {
+  if (format != "gradescope")
+    return;
+  if (handins.size() != 1)
+    throw UsageError(fmt::format(
+        "--format gradescope: {} hand-ins given; allowed: exactly one HANDIN (Gradescope grades "
+        "one submission per container and reads one results.json)",
+        handins.size()));
+  fs::path p = fs::path(handins.front()).lexically_normal();
+  if (p.filename().empty())
+    p = p.parent_path();
+  if (p.filename() == "results")
+    throw UsageError(fmt::format(
+        "--format gradescope: HANDIN '{}': its report results.json would be Gradescope's; "
+        "allowed: a hand-in folder of another name",
+        handins.front()));
 }
 
 }  // namespace rsb::grade

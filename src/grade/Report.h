@@ -1,5 +1,6 @@
 // The grader's reports: per hand-in a Markdown page and a JSON file (the same, per item and per
-// case); the class's files are Class.h's.
+// case); the class's files are Class.h's; with --format gradescope also Gradescope's
+// results.json.
 #pragma once
 
 #include "ChildRun.h"
@@ -42,6 +43,16 @@ struct RunInfo {
 
 nlohmann::json ToJson(const RunInfo& run, const HandinGrade& h);
 std::string ToMarkdown(const RunInfo& run, const HandinGrade& h);
+
+// Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/) of
+// the one hand-in: the total `score`, one test per item (its `output` the item's section of the
+// .md report's details, Markdown) and a summary `output`; all `visible`.
+nlohmann::json ToGradescope(const RunInfo& run, const HandinGrade& h);
+
+// --format: "" (the usual reports) or "gradescope" (also DIR/results.json), which grades exactly
+// one hand-in (not named `results`), as Gradescope runs one submission per container; else a
+// UsageError naming it.
+void CheckFormat(const std::string& format, const std::vector<std::string>& handins);
 
 // "2", "0.5": points as the reports print them.
 std::string Points(double p);

@@ -993,6 +993,30 @@ TEST_F(Grade, BadJobsShardAndMergeArgumentsAreUsageErrors) {
   EXPECT_NE(notShard.err.find("grading.json"), std::string::npos) << notShard.err;
 }
 
+TEST_F(Grade, OclgrindGatesWithoutOclgrindAreAUsageErrorNamingTheItems) {
+  const std::string h = HandIn("h");
+  std::ofstream(root_ / "gated.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257]}, "oclgrind": "deduct"},
+      {"id": "reduction-sequential", "task": "reduction", "variant": "sequential", "points": 1,
+       "cases": {"sizes": [257]}}]})";
+  // A PATH with every program of /usr/bin but oclgrind.
+  const fs::path bin = root_ / "bin";
+  fs::create_directories(bin);
+  for (const auto& e : fs::directory_iterator("/usr/bin"))
+    if (e.path().filename() != "oclgrind")
+      fs::create_symlink(e.path(), bin / e.path().filename());
+  const CommandResult r = RunCommand(fmt::format(
+      "PATH='{}' '{}' grade --sandbox none --rubric '{}' --output-dir '{}' {}", bin.string(),
+      RSB_BINARY, (root_ / "gated.json").string(), (root_ / "out").string(), h));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("item scan-naive has an Oclgrind gate, but there is no oclgrind on PATH"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("--items reduction-sequential"), std::string::npos) << r.err;
+  EXPECT_FALSE(fs::exists(root_ / "out" / "h.json"));
+}
+
 // --format gradescope and grading/gradescope/run_autograder: Gradescope's results.json.
 
 // A small rubric (two items with titles, no speed floor: a few seconds a grading run).

@@ -7,6 +7,7 @@
 #include "CliChecks.h"
 #include "Errors.h"
 #include "HostBuild.h"
+#include "Oclgrind.h"
 #include "Report.h"
 #include "Rubric.h"
 #include "Sandbox.h"
@@ -455,6 +456,28 @@ void CheckSpeedTimer(Context& ctx) {
           c.message.rfind(prefix, 0) == 0 ? c.message.substr(prefix.size()) : c.message,
           others.empty() ? "naming items without a speed floor (this rubric has none)"
                          : Join(others, ",") + " (the items without a speed floor)"));
+}
+
+// An Oclgrind gate needs oclgrind on PATH (the GPU machines often have none): a usage error
+// before any hand-in, naming the items that have one, as for speed floors on an untimed device.
+void CheckOclgrindGates(const Context& ctx) {
+  std::vector<std::string> gated, others;
+  for (const auto& it : ctx.rubric.items)
+    (it.oclgrind != GateMode::Off ? gated : others).push_back(it.id);
+  if (gated.empty())
+    return;
+  try {
+    FindOclgrind();
+  } catch (const UsageError&) {
+    throw UsageError(fmt::format(
+        "--rubric '{}': {} {} an Oclgrind gate, but there is no oclgrind on PATH; allowed: "
+        "Oclgrind installed (the Debian package oclgrind, scripts/install-deps.sh), a rubric "
+        "with \"oclgrind\": \"off\", or --items {}",
+        ctx.rubric.path, gated.size() > 1 ? "items " + Join(gated, ", ") : "item " + gated[0],
+        gated.size() > 1 ? "have" : "has",
+        others.empty() ? "naming items without one (this rubric has none)"
+                       : Join(others, ",") + " (the items without one)"));
+  }
 }
 
 int Rank(const std::string& status) {
@@ -952,6 +975,7 @@ int GradeAll(int argc, char** argv) {
   Kit kit;
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   ctx.kitDir = kit.dir;
+  CheckOclgrindGates(ctx);
   InstallInterruptHandler();
   if (!ctx.opt.quiet) {
     if (ctx.opt.shardCount > 1)

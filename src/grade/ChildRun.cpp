@@ -18,7 +18,7 @@ namespace {
 
 std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, const Item& it,
                                    const CaseGroup& g, const std::string& localSize, RunKind kind,
-                                   const std::string& output) {
+                                   Isolation isolation, const std::string& output) {
   std::vector<std::string> sizes;
   for (const Extent& e : g.sizes)
     sizes.push_back(SizeText(e));
@@ -36,6 +36,8 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   }
   a.insert(a.end(), {"--local-size", localSize, "--seed", std::to_string(s.seed), "--format",
                      "json", "--output", output, "-q"});
+  if (isolation == Isolation::Shared && kind != RunKind::Oclgrind)
+    a.push_back("--no-isolate");
   if (kind == RunKind::Timed) {
     // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run).
     a.insert(a.end(),
@@ -107,13 +109,14 @@ bool Matches(const json& res, const Item& it, const CaseSpec& c) {
 }  // namespace
 
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
-                  const std::string& localSize, RunKind kind, double timeoutS) {
+                  const std::string& localSize, RunKind kind, double timeoutS,
+                  Isolation isolation) {
   static std::atomic<int> counter{0};
   const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
   const std::string output = (fs::path(dir) / fmt::format("run-{}.json", counter++)).string();
   std::error_code ec;
   fs::remove(output, ec);
-  ProcessResult p = RunProcess(ChildArgs(s, code, it, g, localSize, kind, output), timeoutS, dir);
+  ProcessResult p = RunProcess(ChildArgs(s, code, it, g, localSize, kind, isolation, output), timeoutS, dir);
   // A sandbox (bwrap) ends with 128 + the signal that ended the child.
   if (!code.wrapper.empty() && code.wrapper.front().find("bwrap") != std::string::npos &&
       !p.signal && p.exitCode > 128 && p.exitCode < 128 + 65) {

@@ -48,9 +48,16 @@ struct GroupRun {
   bool timedOut = false;
 };
 
+// How a child runs its cases: all in the child's own process (fast: one OpenCL start-up and
+// one build of each program for the whole group), or each in a worker process of its own
+// (`--isolate`, Worker.h: a crash, an OpenCL error or memory a kernel corrupted stays that case's).
+// Oclgrind runs are always isolated.
+enum class Isolation { Shared, PerCase };
+
 // Runs one case group at one local size in a child killed after timeoutS seconds, and gives
 // every case of it an outcome (a case the child did not reach in time: `timeout`).
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
-                  const std::string& localSize, RunKind kind, double timeoutS);
+                  const std::string& localSize, RunKind kind, double timeoutS,
+                  Isolation isolation = Isolation::PerCase);
 
 }  // namespace rsb::grade

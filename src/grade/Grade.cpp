@@ -1,7 +1,9 @@
 #include "Grade.h"
 
+#include "BuildInfo.h"
 #include "CLUtil.h"
 #include "ChildRun.h"
+#include "Class.h"
 #include "CliChecks.h"
 #include "Errors.h"
 #include "HostBuild.h"
@@ -19,13 +21,19 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <regex>
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
 #include <set>
+#include <thread>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -45,6 +53,8 @@ struct GradeOptions {
   std::vector<std::string> items;  // --items: grade only these rubric items
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
   double timeoutS = 60, buildTimeoutS = 120;
+  size_t jobs = 0;                       // --jobs: hand-ins graded at once (0: the cores)
+  size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
   bool quiet = false;
 };
 
@@ -106,6 +116,25 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
                  "writes only in its own folder, other hand-ins, rubric and reports hidden, "
                  "limits); none: without (default bwrap)")
       ->check(CLI::IsMember({"bwrap", "none"}));
+  app.add_option("--jobs,-j", o.jobs,
+                 "Hand-ins graded at once (default: the machine's cores); every speed "
+                 "measurement still has the device alone")
+      ->check(cli::Allowed("a whole number from 1 to 1024", [](const std::string& v) {
+        return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
+               v.size() < 5 && std::stoul(v) >= 1 && std::stoul(v) <= 1024;
+      }));
+  std::string shard;
+  app.add_option("--shard", shard,
+                 "K/N: grade only the K-th of N parts of the class (by a hash of each hand-in's "
+                 "name: a re-run of a shard grades the same hand-ins); join with `grade merge`")
+      ->check(cli::Allowed("K/N with whole numbers 1 <= K <= N <= 100000",
+                           [](const std::string& v) {
+                             unsigned long k = 0, n = 0;
+                             char tail = 0;
+                             return std::sscanf(v.c_str(), "%lu/%lu%c", &k, &n, &tail) == 2 &&
+                                    v.find_first_not_of("0123456789/") == std::string::npos &&
+                                    k >= 1 && k <= n && n <= 100000;
+                           }));
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   try {
     app.parse(argc, argv);
@@ -116,6 +145,10 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
     std::cout << app.help();
     return o;
   }
+  if (!shard.empty())
+    std::sscanf(shard.c_str(), "%zu/%zu", &o.shardIndex, &o.shardCount);
+  if (o.jobs == 0)
+    o.jobs = std::max(1u, std::thread::hardware_concurrency());
   if (!o.suiteSource.empty())
     throw UsageError(
         "--suite-source: no longer used; hand-ins' host code is built against the hand-in kit "
@@ -174,30 +207,82 @@ class TempDir {
   std::string path_;
 };
 
+// Turns on the device: every child run that validates shares it; a speed measurement has it
+// alone (no other child run of the grader on the device while it times). Writers first: a speed
+// measurement waiting stops new shared turns, so that it is never starved by a busy class.
+class DeviceTurns {
+ public:
+  void Share() {
+    std::unique_lock l(mu_);
+    free_.wait(l, [&] { return !alone_ && waiting_ == 0; });
+    ++sharing_;
+  }
+  void EndShare() {
+    std::lock_guard l(mu_);
+    if (--sharing_ == 0)
+      free_.notify_all();
+  }
+  void Alone() {
+    std::unique_lock l(mu_);
+    ++waiting_;
+    free_.wait(l, [&] { return !alone_ && sharing_ == 0; });
+    --waiting_;
+    alone_ = true;
+  }
+  void EndAlone() {
+    std::lock_guard l(mu_);
+    alone_ = false;
+    free_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable free_;
+  int sharing_ = 0, waiting_ = 0;
+  bool alone_ = false;
+};
+
 struct Context {
   GradeOptions opt;
   Rubric rubric;
   ChildSettings child;
   Code suite;  // the suite's own binary and kernels: the reference
-  // Per child run (item, case group, local size): the suite's own wall time for it.
+  std::string kitDir;  // the hand-in kit, where a hand-in brings host code
+  DeviceTurns turns;
+  std::mutex mu;  // guards what follows (hand-ins are graded on --jobs threads)
+  // Per child run (item, case group, local size, kind, isolation): the suite's own wall time.
   std::map<std::string, double> referenceSeconds;
   std::map<std::string, std::optional<json>> referenceOclgrind;  // per item: the suite's counts
   std::set<std::string> warned;  // items whose reference failed (said once)
-  std::string kitDir;            // the hand-in kit, where a hand-in brings host code
   std::string deviceName;
 
+  // Oclgrind runs on the CPU, beside the device; a timed run has the device alone.
   GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
-               RunKind kind, double timeoutS) {
-    GroupRun run = RunGroup(child, code, it, g, ls, kind, timeoutS);
-    if (kind != RunKind::Oclgrind && deviceName.empty() && run.results &&
-        (*run.results)["device"].is_object())
+               RunKind kind, double timeoutS, Isolation isolation) {
+    const bool alone = kind == RunKind::Timed, device = kind != RunKind::Oclgrind;
+    if (device)
+      alone ? turns.Alone() : turns.Share();
+    GroupRun run;
+    try {
+      run = RunGroup(child, code, it, g, ls, kind, timeoutS, isolation);
+    } catch (...) {
+      if (device)
+        alone ? turns.EndAlone() : turns.EndShare();
+      throw;
+    }
+    if (device)
+      alone ? turns.EndAlone() : turns.EndShare();
+    std::lock_guard l(mu);
+    if (device && deviceName.empty() && run.results && (*run.results)["device"].is_object())
       deviceName = (*run.results)["device"].value("name", "");
     return run;
   }
 };
 
-std::string RunKey(const Item& it, size_t group, const std::string& ls, RunKind kind) {
-  return fmt::format("{}/{}/{}/{}", it.id, group, ls, static_cast<int>(kind));
+std::string RunKey(const Item& it, size_t group, const std::string& ls, RunKind kind,
+                   Isolation isolation) {
+  return fmt::format("{}/{}/{}/{}/{}", it.id, group, ls, static_cast<int>(kind),
+                     static_cast<int>(isolation));
 }
 
 // The code's cases all passed; else the first case that did not, as "label: status: message".
@@ -212,16 +297,18 @@ std::optional<std::string> FirstNotPassed(const GroupRun& run) {
 // with a fresh kernel cache so that it pays the kernel builds a hand-in pays. A rubric case
 // the suite's own code does not pass on this device is the rubric's error (exit 2).
 double MeasureReference(Context& ctx, const Item& it, size_t group, const std::string& ls,
-                        RunKind kind) {
+                        RunKind kind, Isolation isolation) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
   // No deadline of note: the suite's code is trusted, and a slow machine is what it measures.
-  const GroupRun run = ctx.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS));
+  const GroupRun run =
+      ctx.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation);
   for (const auto& c : run.cases)
     if (c.message.rfind("skipped on this device", 0) == 0)
       throw UsageError(fmt::format(
           "--rubric '{}': item '{}': the case {} can never run on this device ({}); allowed: "
           "cases the device can run",
           ctx.rubric.path, it.id, c.label, c.message));
+  std::lock_guard l(ctx.mu);
   // The suite's own code failing (a hand-out's stubs, a broken build) is said, not hidden: the
   // item's time limit is then --timeout, and its speed and work gates have no reference.
   if (const auto bad = FirstNotPassed(run); bad && ctx.warned.insert(it.id).second)
@@ -231,47 +318,107 @@ double MeasureReference(Context& ctx, const Item& it, size_t group, const std::s
         it.id, kind == RunKind::Oclgrind ? "the Oclgrind case" : "it", *bad);
   if (FirstNotPassed(run))
     return 0;
-  double& s = ctx.referenceSeconds[RunKey(it, group, ls, kind)];
+  double& s = ctx.referenceSeconds[RunKey(it, group, ls, kind, isolation)];
   s = std::max(s, run.seconds);
   if (kind == RunKind::Oclgrind && !run.cases.empty())
     ctx.referenceOclgrind[it.id] = run.cases.front().oclgrind;
   return s;
 }
 
-double TimeLimit(const Context& ctx, const Item& it, size_t group, const std::string& ls,
-                 RunKind kind) {
-  const auto at = ctx.referenceSeconds.find(RunKey(it, group, ls, kind));
-  const double ref = at == ctx.referenceSeconds.end() ? 0 : at->second;
-  return std::max(ctx.opt.timeoutS, kTimeSlack * ref);
+// The hand-in's limit: kTimeSlack times the suite's own time for the same run (measured now
+// where it was not yet), never below --timeout.
+double TimeLimit(Context& ctx, const Item& it, size_t group, const std::string& ls, RunKind kind,
+                 Isolation isolation) {
+  const std::string key = RunKey(it, group, ls, kind, isolation);
+  {
+    std::lock_guard l(ctx.mu);
+    if (const auto at = ctx.referenceSeconds.find(key); at != ctx.referenceSeconds.end())
+      return std::max(ctx.opt.timeoutS, kTimeSlack * at->second);
+  }
+  return std::max(ctx.opt.timeoutS, kTimeSlack * MeasureReference(ctx, it, group, ls, kind,
+                                                                   isolation));
 }
 
-// Runs a hand-in's child run under its time limit; a timeout is retried once, after the
-// reference is measured again (the machine may have become busier), before it counts.
+bool AllPassed(const GroupRun& run) {
+  return !run.cases.empty() && !FirstNotPassed(run);
+}
+
+// A hand-in's child run. First every case in one process (Isolation::Shared: one OpenCL
+// start-up, each program built once); where all pass, that is the verdict. Anything else (a
+// wrong result, a crash, an OpenCL error, a timeout) is decided by a run with each case in a
+// worker of its own, as before this fast path: a case that crashes or corrupts memory cannot
+// take its neighbours with it, so the report names exactly the cases at fault. A timeout of
+// that run is retried once, after the reference is measured again (the machine may have become
+// busier); a fast run that timed out counts as that first try.
 GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
                    const std::string& ls, RunKind kind, double& limit) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
-  limit = TimeLimit(ctx, it, group, ls, kind);
-  GroupRun run = ctx.Run(code, it, g, ls, kind, limit);
-  if (!run.timedOut || Interrupted())
+  bool retried = false;
+  if (kind != RunKind::Oclgrind) {
+    limit = TimeLimit(ctx, it, group, ls, kind, Isolation::Shared);
+    GroupRun fast = ctx.Run(code, it, g, ls, kind, limit, Isolation::Shared);
+    if (AllPassed(fast) || Interrupted())
+      return fast;
+    if (fast.timedOut) {
+      MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
+      retried = true;
+    }
+  }
+  limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
+  GroupRun run = ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
+  if (!run.timedOut || retried || Interrupted())
     return run;
-  MeasureReference(ctx, it, group, ls, kind);
-  limit = TimeLimit(ctx, it, group, ls, kind);
-  return ctx.Run(code, it, g, ls, kind, limit);
+  MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
+  limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
+  return ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
 }
 
-// Every case entry of the item at every local size, before the first hand-in.
+// Calls fn(i) for every i in [0, count) on up to `jobs` threads (the caller's among them), in
+// the order of i as threads free up. Once interrupted, or once fn threw, no new i starts; the
+// first exception is rethrown when every thread has ended.
+void ForEachOnJobs(size_t count, size_t jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first;
+  std::mutex mu;
+  auto work = [&] {
+    for (size_t i = 0; !failed && !Interrupted() && (i = next++) < count;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard l(mu);
+        if (!first)
+          first = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(jobs, count); ++t)
+    threads.emplace_back(work);
+  work();
+  for (auto& t : threads)
+    t.join();
+  if (first)
+    std::rethrow_exception(first);
+}
+
+// Every case entry of every item at every local size, before the first hand-in (items on
+// --jobs threads: the limits are measured under the load the hand-ins will meet).
 void MeasureReferences(Context& ctx) {
-  for (const auto& it : ctx.rubric.items) {
-    if (Interrupted())
-      return;
-    if (!ctx.opt.quiet)
+  ForEachOnJobs(ctx.rubric.items.size(), ctx.opt.jobs, [&](size_t i) {
+    const Item& it = ctx.rubric.items[i];
+    if (!ctx.opt.quiet) {
+      std::lock_guard l(ctx.mu);
       std::cerr << fmt::format("  reference: {}\n", it.id);
-    for (size_t gi = 0; gi < it.groups.size(); ++gi)
+    }
+    for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi)
       for (const auto& ls : it.groups[gi].localSizes)
-        MeasureReference(ctx, it, gi, ls, RunKind::Check);
-    if (it.oclgrind != GateMode::Off)
-      MeasureReference(ctx, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind);
-  }
+        MeasureReference(ctx, it, gi, ls, RunKind::Check, Isolation::Shared);
+    if (it.oclgrind != GateMode::Off && !Interrupted())
+      MeasureReference(ctx, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind,
+                       Isolation::PerCase);
+  });
 }
 
 // A speed floor needs a device that can time: the suite's own timed run of the first speed case
@@ -290,7 +437,7 @@ void CheckSpeedTimer(Context& ctx) {
     return;
   const CaseGroup& sc = first->speedCase;
   const GroupRun run = ctx.Run(ctx.suite, *first, sc, sc.localSizes.front(), RunKind::Timed,
-                               std::max(600.0, 10 * ctx.opt.timeoutS));
+                               std::max(600.0, 10 * ctx.opt.timeoutS), Isolation::Shared);
   const std::string prefix = "validated; not timed: ";
   for (const auto& c : run.cases)
     if (c.status == "untimed")
@@ -373,8 +520,8 @@ void GradeSpeed(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
   std::string why;
   for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
     for (const Code* c : {static_cast<const Code*>(&ctx.suite), &code}) {
-      const GroupRun run =
-          ctx.Run(*c, it, sc, ls, RunKind::Timed, std::max(60.0, ctx.opt.timeoutS));
+      const GroupRun run = ctx.Run(*c, it, sc, ls, RunKind::Timed,
+                                   std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
       const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
       if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
         (c == &code ? mine : ref).push_back(*o->medianMs);
@@ -435,7 +582,11 @@ void GradeOclgrind(Context& ctx, const Item& it, const Code& code, ItemGrade& g)
     problem = Diagnostics(*c.oclgrind);
     if (!problem.empty())
       problem = "oclgrind: " + problem;
-    const auto& ref = ctx.referenceOclgrind[it.id];
+    std::optional<json> ref;
+    {
+      std::lock_guard l(ctx.mu);
+      ref = ctx.referenceOclgrind[it.id];
+    }
     const double mineN = (*c.oclgrind).value("instructions", 0.0);
     const double refN = ref ? ref->value("instructions", 0.0) : 0.0;
     o["instructions"] = mineN;
@@ -625,13 +776,19 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   return argv;
 }
 
+// Progress of one hand-in item by item: only where hand-ins are graded one at a time (with
+// --jobs above 1 a line per hand-in says how it ended).
+bool ItemLines(const Context& ctx) {
+  return !ctx.opt.quiet && ctx.opt.jobs == 1;
+}
+
 // The hand-in's host code, built in its sandbox against the kit: one binary per task.
 HostBuild BuildHandinHostCode(const Context& ctx, HostBuildSettings host, const std::string& copy,
                               const std::string& workDir, const std::vector<std::string>& wrapper) {
   host.workDir = workDir;
   host.wrapper = wrapper;
   HostBuild b = BuildHostCode(host, copy);
-  if (!ctx.opt.quiet)
+  if (ItemLines(ctx))
     for (const auto& [task, t] : b.tasks)
       std::cerr << fmt::format("  host code ({}): {}\n", task,
                                !t.ok                ? "does not build"
@@ -660,7 +817,7 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
     if (problem.empty() && own != h.host.tasks.end() && !built)
       problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
     ItemGrade g = GradeItem(ctx, it, code, problem);
-    if (!ctx.opt.quiet)
+    if (ItemLines(ctx))
       std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),
                                Points(it.points));
     h.total += g.points;
@@ -670,13 +827,89 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
   return h;
 }
 
-void WriteReports(const Context& ctx, const HandinGrade& h, const std::vector<HandinGrade>& all) {
+SummaryRow RowOf(const HandinGrade& h) {
+  SummaryRow r{h.name, h.total, h.max, {}};
+  for (const auto& g : h.items)
+    r.points.push_back(g.points);
+  return r;
+}
+
+// The class as graded so far: where the hand-ins are, which of them this run grades, and the
+// reports of those done (in the class's order, whatever order the --jobs threads end in).
+struct ClassProgress {
+  std::vector<std::string> names;  // every hand-in given, in the order given
+  std::vector<size_t> mine;        // the indices this run grades (its shard)
+  std::vector<std::optional<SummaryRow>> rows;
+  size_t done = 0;
+  std::mutex mu;
+};
+
+ClassManifest Manifest(const Context& ctx, const ClassProgress& cls, bool complete) {
+  ClassManifest m;
+  m.suite = ThisBuild().version + " (git " + ThisBuild().gitRevision + ")";
+  m.rubricPath = ctx.rubric.path;
+  m.rubricName = ctx.rubric.name;
+  m.rubricHash = FileHash(ctx.rubric.path);
+  for (const auto& it : ctx.rubric.items)
+    m.itemIds.push_back(it.id);
+  m.seed = ctx.rubric.seed;
+  m.device = ctx.deviceName;
+  m.shardIndex = ctx.opt.shardIndex;
+  m.shardCount = ctx.opt.shardCount;
+  m.classNames = cls.names;
+  m.complete = complete;
+  for (size_t i = 0; i < cls.rows.size(); ++i)
+    if (cls.rows[i])
+      m.graded.push_back(cls.names[i]);
+  return m;
+}
+
+// A hand-in's reports, then the class's files as they stand (summary.csv and index.md of the
+// hand-ins done, grading.json naming them): a run stopped at any point leaves a folder that
+// says what it holds.
+void WriteReports(Context& ctx, ClassProgress& cls, size_t index, const HandinGrade& h,
+                  double seconds) {
   const fs::path dir(ctx.opt.outputDir);
+  std::lock_guard l(cls.mu);
   const RunInfo info{&ctx.rubric, ctx.deviceName, ctx.opt.timeoutS};
   WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  WriteFile(dir / "summary.csv", SummaryCsv(ctx.rubric, all));
+  cls.rows[index] = RowOf(h);
+  ++cls.done;
+  std::vector<SummaryRow> rows;
+  for (const auto& r : cls.rows)
+    if (r)
+      rows.push_back(*r);
+  WriteClassFiles(dir, Manifest(ctx, cls, false), rows);
+  if (ctx.opt.quiet || ctx.opt.jobs == 1)
+    return;
+  std::vector<std::string> lost;
+  for (const auto& g : h.items)
+    if (g.points < g.item->points)
+      lost.push_back(g.item->id);
+  std::cerr << fmt::format("[{}/{}] {}: {} / {} ({:.0f} s){}\n", cls.done, cls.mine.size(), h.name,
+                           Points(h.total), Points(h.max), seconds,
+                           lost.empty() ? "" : ", lost: " + Join(lost, ", "));
+}
+
+void GradeClass(Context& ctx, ClassProgress& cls, const HostBuildSettings& host,
+                const std::string& workDir) {
+  ForEachOnJobs(cls.mine.size(), ctx.opt.jobs, [&](size_t k) {
+    const size_t i = cls.mine[k];
+    if (ItemLines(ctx))
+      std::cerr << fmt::format("[{}/{}] {}\n", k + 1, cls.mine.size(), cls.names[i]);
+    const auto start = std::chrono::steady_clock::now();
+    const std::string dir = fmt::format("{}/handin-{}", workDir, i);
+    fs::create_directories(dir);
+    HandinGrade h = GradeHandin(ctx, host, cls.names[i], ctx.opt.handins[i], dir);
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (Interrupted())
+      return;
+    WriteReports(ctx, cls, i, h,
+                 std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  });
 }
 
 int GradeAll(int argc, char** argv) {
@@ -687,7 +920,12 @@ int GradeAll(int argc, char** argv) {
     return kExitOk;
   ctx.rubric = LoadRubric(ctx.opt.rubric);
   SelectItems(ctx.rubric, ctx.opt.items);
-  const std::vector<std::string> names = HandinNames(ctx.opt.handins);
+  ClassProgress cls;
+  cls.names = HandinNames(ctx.opt.handins);
+  cls.rows.resize(cls.names.size());
+  for (size_t i = 0; i < cls.names.size(); ++i)
+    if (ShardOf(cls.names[i], ctx.opt.shardCount) + 1 == ctx.opt.shardIndex)
+      cls.mine.push_back(i);
   // The device is checked once here (the suite's own code), so that a wrong --platform is one
   // usage error instead of an error in every item.
   SelectDevice(ctx.opt.platform, ctx.opt.device);
@@ -706,28 +944,28 @@ int GradeAll(int argc, char** argv) {
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   ctx.kitDir = kit.dir;
   InstallInterruptHandler();
-  if (!ctx.opt.quiet)
+  if (!ctx.opt.quiet) {
+    if (ctx.opt.shardCount > 1)
+      std::cerr << fmt::format("shard {}/{}: {} of the class's {} hand-ins\n", ctx.opt.shardIndex,
+                               ctx.opt.shardCount, cls.mine.size(), cls.names.size());
     std::cerr << "the suite's own code on every item (the time limits' reference)\n";
-  CheckSpeedTimer(ctx);
-  MeasureReferences(ctx);
-
-  std::vector<HandinGrade> all;
-  for (size_t i = 0; i < ctx.opt.handins.size() && !Interrupted(); ++i) {
-    if (!ctx.opt.quiet)
-      std::cerr << fmt::format("[{}/{}] {}\n", i + 1, ctx.opt.handins.size(), names[i]);
-    const std::string dir = fmt::format("{}/handin-{}", work.Path(), i);
-    fs::create_directories(dir);
-    HandinGrade h = GradeHandin(ctx, host, names[i], ctx.opt.handins[i], dir);
-    fs::remove_all(dir, ec);
-    if (Interrupted())
-      break;
-    all.push_back(std::move(h));
-    WriteReports(ctx, all.back(), all);
   }
+  if (!cls.mine.empty()) {
+    CheckSpeedTimer(ctx);
+    MeasureReferences(ctx);
+  }
+  if (!Interrupted() && !ctx.opt.quiet && ctx.opt.jobs > 1)
+    std::cerr << fmt::format("grading {} hand-in(s), {} at a time\n", cls.mine.size(),
+                             std::min(ctx.opt.jobs, cls.mine.size()));
+  GradeClass(ctx, cls, host, work.Path());
   if (Interrupted()) {
     std::cerr << "interrupted: the reports of the hand-ins graded so far are written\n";
     return kExitInterrupted;
   }
+  std::vector<SummaryRow> rows;
+  for (const size_t i : cls.mine)
+    rows.push_back(*cls.rows[i]);
+  WriteClassFiles(ctx.opt.outputDir, Manifest(ctx, cls, true), rows);
   if (!ctx.opt.quiet)
     std::cerr << fmt::format("reports in {}\n", ctx.opt.outputDir);
   return kExitOk;
@@ -736,6 +974,8 @@ int GradeAll(int argc, char** argv) {
 }  // namespace
 
 int Grade(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "merge")
+    return GradeMerge(argc - 1, argv + 1);
   try {
     return GradeAll(argc, argv);
   } catch (const UsageError& e) {

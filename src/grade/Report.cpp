@@ -139,25 +139,4 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
   return md;
 }
 
-std::string SummaryCsv(const Rubric& rubric, const std::vector<HandinGrade>& all) {
-  std::string csv = "name,total,max";
-  for (const auto& it : rubric.items)
-    csv += "," + it.id;
-  csv += "\n";
-  for (const auto& h : all) {
-    std::string name = h.name;
-    if (name.find_first_of(",\"\n") != std::string::npos) {
-      std::string q;
-      for (char c : name)
-        q += c == '"' ? std::string("\"\"") : std::string(1, c);
-      name = "\"" + q + "\"";
-    }
-    csv += fmt::format("{},{},{}", name, Points(h.total), Points(h.max));
-    for (const auto& g : h.items)
-      csv += "," + Points(g.points);
-    csv += "\n";
-  }
-  return csv;
-}
-
 }  // namespace rsb::grade

@@ -1,5 +1,5 @@
 // The grader's reports: per hand-in a Markdown page and a JSON file (the same, per item and per
-// case), and the class's summary.csv.
+// case); the class's files are Class.h's.
 #pragma once
 
 #include "ChildRun.h"
@@ -42,7 +42,6 @@ struct RunInfo {
 
 nlohmann::json ToJson(const RunInfo& run, const HandinGrade& h);
 std::string ToMarkdown(const RunInfo& run, const HandinGrade& h);
-std::string SummaryCsv(const Rubric& rubric, const std::vector<HandinGrade>& all);
 
 // "2", "0.5": points as the reports print them.
 std::string Points(double p);

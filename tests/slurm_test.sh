@@ -26,7 +26,7 @@ fail=0
 say() { echo "FAIL: $*"; fail=1; }
 skip() { echo "SKIP: $*"; exit 77; }
 phase() { echo "== $* (at $SECONDS s)"; }
-started=0 ctld=0 slurmd=0
+ctld=0 slurmd=0
 
 stop_pid() {  # pid: TERM, then KILL after 5 s
   [ "$1" -gt 0 ] && kill -0 "$1" 2>/dev/null || return 0

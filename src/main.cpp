@@ -617,8 +617,10 @@ int Run(int argc, char** argv) {
                 fmt::format("its check failed: {} in {}", ClErrorName(e.err()), e.what())};
           }
         }
-        runner.SetCeilings(device.ceilings);
       }
+      // The timer's verdict reaches the runner with or without ceilings: an in-process run with
+      // --no-ceilings on a device whose timer is unusable reports `untimed`, not its numbers.
+      runner.SetCeilings(device.ceilings);
       runner.Run(jobs, progress);
     }
   }

@@ -612,7 +612,10 @@ class ScopedEnv {
 TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
   const ScopedEnv force("RSB_FORCE_UNTIMED", "1");
   const std::string file = fmt::format("/tmp/rsb-untimed-{}.json", getpid());
-  for (const char* mode : {"--no-isolate", "--isolate"}) {
+  // With and without ceilings: the timer's verdict must reach the runner either way (an
+  // in-process run with --no-ceilings once reported its numbers as timed).
+  for (const char* mode : {"--no-isolate", "--isolate", "--no-isolate --no-ceilings",
+                           "--isolate --no-ceilings"}) {
     const std::string args =
         fmt::format("--task reduction --variant sequential,atomic --size 1000,4096 {}", mode);
     const CommandResult table = RunBench("-q " + args);

@@ -163,7 +163,9 @@ else
   mkdir -p "$tmp/class2/packed"
   tar xzf "$ho/build/handin.tar.gz" -C "$tmp/class2/packed"
   sed -i '1i // edited by the student' "$tmp/class2/packed/src/CScanTask.cpp"
+  # (Two items, one per task: the host builds are what is checked; the full rubric ran above.)
   (cd "$ho/build" && timeout 300 ./reduce-scan-bench grade --output-dir "$tmp/graded2" \
+     --items reduction-interleaved,scan-naive \
      "${selectors[@]}" "$tmp/class2/packed" >"$tmp/grade2.out" 2>&1)
   rc=$?
   if [ $rc -ne 0 ]; then

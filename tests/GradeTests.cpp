@@ -913,9 +913,8 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
   // The crash is that case's alone (the isolated run decides what the fast run could not).
   const json crashed = Item(Report("cyd"), "scan-naive");
   for (const auto& c : crashed["cases"])
-    EXPECT_EQ(c["status"], c["case"].get<std::string>().find("n=257") != std::string::npos
-                               ? "error"
-                               : "passed")
+    EXPECT_EQ(c["status"],
+              c["case"].get<std::string>().find("n=257") != std::string::npos ? "error" : "passed")
         << crashed.dump(2);
 }
 
@@ -970,9 +969,9 @@ TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {
   json other = json::parse(ReadFile(fs::path(shards[2]) / "grading.json"));
   other["rubric"]["hash"] = "fnv1a64:0000000000000000";
   std::ofstream(fs::path(shards[2]) / "grading.json") << other.dump(2);
-  const CommandResult rubric = RunBench(fmt::format("grade merge --output-dir '{}' '{}' '{}' '{}'",
-                                                    (root_ / "m4").string(), shards[0],
-                                                    shards[1], shards[2]));
+  const CommandResult rubric =
+      RunBench(fmt::format("grade merge --output-dir '{}' '{}' '{}' '{}'", (root_ / "m4").string(),
+                           shards[0], shards[1], shards[2]));
   EXPECT_EQ(rubric.status, 2) << rubric.err;
   EXPECT_NE(rubric.err.find("different rubrics"), std::string::npos) << rubric.err;
 }

@@ -614,8 +614,8 @@ TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
   const std::string file = fmt::format("/tmp/rsb-untimed-{}.json", getpid());
   // With and without ceilings: the timer's verdict must reach the runner either way (an
   // in-process run with --no-ceilings once reported its numbers as timed).
-  for (const char* mode : {"--no-isolate", "--isolate", "--no-isolate --no-ceilings",
-                           "--isolate --no-ceilings"}) {
+  for (const char* mode :
+       {"--no-isolate", "--isolate", "--no-isolate --no-ceilings", "--isolate --no-ceilings"}) {
     const std::string args =
         fmt::format("--task reduction --variant sequential,atomic --size 1000,4096 {}", mode);
     const CommandResult table = RunBench("-q " + args);

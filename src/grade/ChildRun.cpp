@@ -116,7 +116,8 @@ GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, cons
   const std::string output = (fs::path(dir) / fmt::format("run-{}.json", counter++)).string();
   std::error_code ec;
   fs::remove(output, ec);
-  ProcessResult p = RunProcess(ChildArgs(s, code, it, g, localSize, kind, isolation, output), timeoutS, dir);
+  ProcessResult p =
+      RunProcess(ChildArgs(s, code, it, g, localSize, kind, isolation, output), timeoutS, dir);
   // A sandbox (bwrap) ends with 128 + the signal that ended the child.
   if (!code.wrapper.empty() && code.wrapper.front().find("bwrap") != std::string::npos &&
       !p.signal && p.exitCode > 128 && p.exitCode < 128 + 65) {

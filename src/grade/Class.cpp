@@ -41,9 +41,10 @@ std::string CsvField(const std::string& s) {
 std::string ReadBytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
-    throw UsageError(fmt::format("{}: missing; allowed: the reports of the hand-ins the "
-                                 "folder's grading.json names",
-                                 path.string()));
+    throw UsageError(
+        fmt::format("{}: missing; allowed: the reports of the hand-ins the "
+                    "folder's grading.json names",
+                    path.string()));
   std::ostringstream bytes;
   bytes << in.rdbuf();
   return bytes.str();
@@ -77,10 +78,9 @@ std::string SummaryCsv(const std::vector<std::string>& itemIds,
 // Nothing in it says how the class was split: a merged folder's index is a single run's.
 std::string IndexMarkdown(const ClassManifest& m, const std::vector<SummaryRow>& rows) {
   std::string md = fmt::format("# Grades: {}\n\n", m.rubricName);
-  md += fmt::format(
-      "Rubric `{}` ({}), seed {}, device {}, {}. {} of {} hand-in(s) graded{}.\n\n", m.rubricPath,
-      m.rubricHash, m.seed, m.device.empty() ? "-" : m.device, m.suite, rows.size(),
-      m.classNames.size(), m.complete ? "" : " so far");
+  md += fmt::format("Rubric `{}` ({}), seed {}, device {}, {}. {} of {} hand-in(s) graded{}.\n\n",
+                    m.rubricPath, m.rubricHash, m.seed, m.device.empty() ? "-" : m.device, m.suite,
+                    rows.size(), m.classNames.size(), m.complete ? "" : " so far");
   md += "| hand-in | total |";
   for (const auto& id : m.itemIds)
     md += " " + id + " |";
@@ -147,9 +147,10 @@ T Field(const json& j, const std::string& key, const fs::path& file) {
   try {
     return j.at(key).get<T>();
   } catch (const std::exception&) {
-    throw UsageError(fmt::format("{}: field '{}' missing or of the wrong type; allowed: a "
-                                 "grading.json as `grade` writes it",
-                                 file.string(), key));
+    throw UsageError(
+        fmt::format("{}: field '{}' missing or of the wrong type; allowed: a "
+                    "grading.json as `grade` writes it",
+                    file.string(), key));
   }
 }
 
@@ -162,10 +163,10 @@ Shard ReadShard(const fs::path& dir) {
   const fs::path file = dir / "grading.json";
   const json j = ReadJson(file, "the run's manifest");
   if (!j.is_object() || j.value("schema", "") != "reduce-scan-bench-grading/1")
-    throw UsageError(fmt::format(
-        "{}: not a grading manifest (schema reduce-scan-bench-grading/1); allowed: the "
-        "grading.json a `grade` run writes",
-        file.string()));
+    throw UsageError(
+        fmt::format("{}: not a grading manifest (schema reduce-scan-bench-grading/1); allowed: the "
+                    "grading.json a `grade` run writes",
+                    file.string()));
   Shard s{dir, {}};
   ClassManifest& m = s.m;
   m.suite = Field<std::string>(j, "suite", file);
@@ -244,14 +245,17 @@ std::map<std::string, const Shard*> Owners(const std::vector<Shard>& shards) {
 
 SummaryRow RowOf(const fs::path& report, size_t items) {
   const json j = ReadJson(report, "hand-in report");
-  SummaryRow r{Field<std::string>(j, "handin", report), Field<double>(j, "total", report),
-               Field<double>(j, "max", report), {}};
+  SummaryRow r{Field<std::string>(j, "handin", report),
+               Field<double>(j, "total", report),
+               Field<double>(j, "max", report),
+               {}};
   for (const auto& it : Field<json>(j, "items", report))
     r.points.push_back(Field<double>(it, "points", report));
   if (r.points.size() != items)
-    throw UsageError(fmt::format("{}: {} items, the manifest names {}; allowed: the reports of "
-                                 "the run that wrote grading.json",
-                                 report.string(), r.points.size(), items));
+    throw UsageError(
+        fmt::format("{}: {} items, the manifest names {}; allowed: the reports of "
+                    "the run that wrote grading.json",
+                    report.string(), r.points.size(), items));
   return r;
 }
 

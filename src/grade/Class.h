@@ -22,7 +22,7 @@ struct SummaryRow {
 
 // What graded the class and which part of it this folder holds.
 struct ClassManifest {
-  std::string suite;        // the suite's version and git revision
+  std::string suite;  // the suite's version and git revision
   std::string rubricPath, rubricName, rubricHash;
   std::vector<std::string> itemIds;  // the items graded (--items)
   uint64_t seed = 0;
@@ -40,7 +40,8 @@ size_t ShardOf(const std::string& name, size_t count);
 // "fnv1a64:<16 hex digits>" of a file's bytes (tells rubrics apart; not cryptographic).
 std::string FileHash(const std::filesystem::path& path);
 
-std::string SummaryCsv(const std::vector<std::string>& itemIds, const std::vector<SummaryRow>& rows);
+std::string SummaryCsv(const std::vector<std::string>& itemIds,
+                       const std::vector<SummaryRow>& rows);
 std::string IndexMarkdown(const ClassManifest& m, const std::vector<SummaryRow>& rows);
 nlohmann::json ToJson(const ClassManifest& m);
 

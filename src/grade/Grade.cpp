@@ -22,17 +22,17 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <regex>
-#include <atomic>
-#include <condition_variable>
-#include <functional>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -55,7 +55,7 @@ struct GradeOptions {
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
   std::string format;              // --format gradescope: also DIR/results.json (Report.h)
   double timeoutS = 60, buildTimeoutS = 120;
-  size_t jobs = 0;                       // --jobs: hand-ins graded at once (0: the cores)
+  size_t jobs = 0;                        // --jobs: hand-ins graded at once (0: the cores)
   size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
   bool quiet = false;
 };
@@ -129,14 +129,14 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   app.add_option("--shard", shard,
                  "K/N: grade only the K-th of N parts of the class (by a hash of each hand-in's "
                  "name: a re-run of a shard grades the same hand-ins); join with `grade merge`")
-      ->check(cli::Allowed("K/N with whole numbers 1 <= K <= N <= 100000",
-                           [](const std::string& v) {
-                             unsigned long k = 0, n = 0;
-                             char tail = 0;
-                             return std::sscanf(v.c_str(), "%lu/%lu%c", &k, &n, &tail) == 2 &&
-                                    v.find_first_not_of("0123456789/") == std::string::npos &&
-                                    k >= 1 && k <= n && n <= 100000;
-                           }));
+      ->check(
+          cli::Allowed("K/N with whole numbers 1 <= K <= N <= 100000", [](const std::string& v) {
+            unsigned long k = 0, n = 0;
+            char tail = 0;
+            return std::sscanf(v.c_str(), "%lu/%lu%c", &k, &n, &tail) == 2 &&
+                   v.find_first_not_of("0123456789/") == std::string::npos && k >= 1 && k <= n &&
+                   n <= 100000;
+          }));
   app.add_option("--format", o.format,
                  "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
                  "the one HANDIN (grading/gradescope/run_autograder)")
@@ -342,8 +342,8 @@ double TimeLimit(Context& ctx, const Item& it, size_t group, const std::string& 
     if (const auto at = ctx.referenceSeconds.find(key); at != ctx.referenceSeconds.end())
       return std::max(ctx.opt.timeoutS, kTimeSlack * at->second);
   }
-  return std::max(ctx.opt.timeoutS, kTimeSlack * MeasureReference(ctx, it, group, ls, kind,
-                                                                   isolation));
+  return std::max(ctx.opt.timeoutS,
+                  kTimeSlack * MeasureReference(ctx, it, group, ls, kind, isolation));
 }
 
 bool AllPassed(const GroupRun& run) {
@@ -549,8 +549,8 @@ void GradeSpeed(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
   std::string why;
   for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
     for (const Code* c : {static_cast<const Code*>(&ctx.suite), &code}) {
-      const GroupRun run = ctx.Run(*c, it, sc, ls, RunKind::Timed,
-                                   std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
+      const GroupRun run = ctx.Run(*c, it, sc, ls, RunKind::Timed, std::max(60.0, ctx.opt.timeoutS),
+                                   Isolation::Shared);
       const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
       if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
         (c == &code ? mine : ref).push_back(*o->medianMs);

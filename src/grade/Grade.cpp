@@ -253,7 +253,7 @@ struct Context {
   GradeOptions opt;
   Rubric rubric;
   ChildSettings child;
-  Code suite;  // the suite's own binary and kernels: the reference
+  Code suite;          // the suite's own binary and kernels: the reference
   std::string kitDir;  // the hand-in kit, where a hand-in brings host code
   DeviceTurns turns;
   std::mutex mu;  // guards what follows (hand-ins are graded on --jobs threads)

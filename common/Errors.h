@@ -1,6 +1,7 @@
 // Exceptions carrying what went wrong and what to do; main maps them to exit statuses.
 #pragma once
 
+#include <iostream>
 #include <stdexcept>
 #include <string>
 
@@ -34,5 +35,20 @@ enum ExitStatus {
   kExitDevice = 3,
   kExitInterrupted = 130
 };
+
+// A subcommand's body run to an exit status: its return value, or "error: <what>" on stderr and
+// kExitUsage for a UsageError, kExitDevice for any other exception.
+template <class Body>
+int ExitStatusOf(Body&& body) {
+  try {
+    return body();
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitDevice;
+  }
+}
 
 }  // namespace rsb

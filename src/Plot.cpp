@@ -201,15 +201,7 @@ int RunPlot(int argc, char** argv) {
 }  // namespace
 
 int Plot(int argc, char** argv) {
-  try {
-    return RunPlot(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitDevice;
-  }
+  return ExitStatusOf([&] { return RunPlot(argc, argv); });
 }
 
 }  // namespace rsb

@@ -313,15 +313,7 @@ int MergeAll(int argc, char** argv) {
 }  // namespace
 
 int GradeMerge(int argc, char** argv) {
-  try {
-    return MergeAll(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitDevice;
-  }
+  return ExitStatusOf([&] { return MergeAll(argc, argv); });
 }
 
 }  // namespace rsb::grade

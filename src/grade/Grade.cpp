@@ -249,6 +249,30 @@ class DeviceTurns {
   bool alone_ = false;
 };
 
+// A turn on the device for one scope (None: a run that does not use it).
+class DeviceTurn {
+ public:
+  enum Kind { None, Shared, Alone };
+  DeviceTurn(DeviceTurns& turns, Kind kind) : turns_(turns), kind_(kind) {
+    if (kind_ == Shared)
+      turns_.Share();
+    else if (kind_ == Alone)
+      turns_.Alone();
+  }
+  ~DeviceTurn() {
+    if (kind_ == Shared)
+      turns_.EndShare();
+    else if (kind_ == Alone)
+      turns_.EndAlone();
+  }
+  DeviceTurn(const DeviceTurn&) = delete;
+  DeviceTurn& operator=(const DeviceTurn&) = delete;
+
+ private:
+  DeviceTurns& turns_;
+  Kind kind_;
+};
+
 struct Context {
   GradeOptions opt;
   Rubric rubric;
@@ -266,19 +290,14 @@ struct Context {
   // Oclgrind runs on the CPU, beside the device; a timed run has the device alone.
   GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
                RunKind kind, double timeoutS, Isolation isolation) {
-    const bool alone = kind == RunKind::Timed, device = kind != RunKind::Oclgrind;
-    if (device)
-      alone ? turns.Alone() : turns.Share();
+    const bool device = kind != RunKind::Oclgrind;
     GroupRun run;
-    try {
+    {
+      const DeviceTurn turn(turns, !device                  ? DeviceTurn::None
+                                   : kind == RunKind::Timed ? DeviceTurn::Alone
+                                                            : DeviceTurn::Shared);
       run = RunGroup(child, code, it, g, ls, kind, timeoutS, isolation);
-    } catch (...) {
-      if (device)
-        alone ? turns.EndAlone() : turns.EndShare();
-      throw;
     }
-    if (device)
-      alone ? turns.EndAlone() : turns.EndShare();
     std::lock_guard l(mu);
     if (device && deviceName.empty() && run.results && (*run.results)["device"].is_object())
       deviceName = (*run.results)["device"].value("name", "");
@@ -1009,15 +1028,7 @@ int GradeAll(int argc, char** argv) {
 int Grade(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "merge")
     return GradeMerge(argc - 1, argv + 1);
-  try {
-    return GradeAll(argc, argv);
-  } catch (const UsageError& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitUsage;
-  } catch (const std::exception& e) {
-    std::cerr << "error: " << e.what() << "\n";
-    return kExitDevice;
-  }
+  return ExitStatusOf([&] { return GradeAll(argc, argv); });
 }
 
 }  // namespace rsb

@@ -150,6 +150,11 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
       app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
           ->delimiter(',')
           ->check(OneOf(Names(AllScanKinds())));
+  app.add_option("--cases", o.casesFile,
+                 "Run exactly the cases a JSON file lists, in its order (each with "
+                 "its task, variant, type, op, scan kind, size and local size), "
+                 "instead of the options' cross product; how the grader runs a "
+                 "hand-in's cases of a task in one process");
   raw.sizesOpt = app.add_option("--size,-n", raw.sizes,
                                 "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; images "
                                 "WIDTHxHEIGHT (8192x8192) for the variants that take shapes")
@@ -259,6 +264,9 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
                  "decimal (implies --isolate)")
       ->check(Allowed("seconds as a plain decimal, more than 0 and at most 86400, e.g. 30",
                       PositiveSeconds));
+  app.add_option("--device-lock", o.run.deviceLock,
+                 "A lock file shared by processes that use one device (the grader's child runs): "
+                 "validated runs hold it shared, each case's timed loop alone");
   // Hidden (no group): how an isolated run starts its workers.
   app.add_option("--worker-fd", o.worker.fd)->group("");
   app.add_option("--worker-job", o.worker.job)->group("");
@@ -374,8 +382,27 @@ void ResolveValues(const Raw& raw, Options& o) {
   o.scanKindsGiven = raw.kindsOpt->count() > 0;
   o.localSizeGiven = raw.localSizeOpt->count() > 0;
   o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
-  // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
-  // are trusted, and in-process runs save a worker start per problem (README).
+  if (!o.casesFile.empty()) {
+    const std::pair<const char*, bool> selections[] = {{"task", !raw.tasks.empty()},
+                                                       {"variant", !raw.variants.empty()},
+                                                       {"size", o.sizesGiven},
+                                                       {"type", o.typesGiven},
+                                                       {"op", o.opsGiven},
+                                                       {"scan-kind", o.scanKindsGiven},
+                                                       {"local-size", o.localSizeGiven},
+                                                       {"explain", o.explain}};
+    for (const auto& [name, given] : selections)
+      if (given)
+        throw UsageError(
+            fmt::format("--cases: --{} selects cases too; allowed: one of the two "
+                        "(the file names each case's {})",
+                        name, name));
+  }
+  if (!o.casesFile.empty() && !o.params.empty())
+    throw UsageError(
+        fmt::format("--cases: --{} selects cases too; allowed: one of the two (the "
+                    "file names each case's params)",
+                    o.params.begin()->first));
   if (o.noIsolate && o.timeoutS > 0)
     throw UsageError("--no-isolate: --timeout needs worker processes; allowed: one of the two");
   if (o.oclgrind && !raw.check)
@@ -385,6 +412,8 @@ void ResolveValues(const Raw& raw, Options& o) {
   if (o.oclgrind && o.noIsolate)
     throw UsageError(
         "--no-isolate: --oclgrind runs its cases in worker processes; allowed: one of the two");
+  // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
+  // are trusted, and in-process runs save a worker start per problem (README).
   o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty() || o.oclgrind);
 }
 

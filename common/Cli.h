@@ -44,6 +44,9 @@ struct Options {
   // --local-size: every case runs at each (0: auto, the variant's best for the device); a variant
   // whose sizes resolve to the same one (auto = 256) runs at it once.
   std::vector<size_t> localSizes = {0};
+  // --cases FILE: exactly the cases the file lists (src/CaseFile.h) instead of the cross product
+  // of the options above.
+  std::string casesFile;
   // Everything else a case takes (seed, code path, tuning), the same for every case; its local
   // size is set per job from localSizes.
   ProblemSpec problem;
@@ -83,7 +86,8 @@ struct Options {
                             // a usage error
   // --check without --size, --type, --op or --scan-kind.
   bool BareCheck() const {
-    return !run.timed && !explain && !sizesGiven && !typesGiven && !opsGiven && !scanKindsGiven;
+    return !run.timed && !explain && casesFile.empty() && !sizesGiven && !typesGiven && !opsGiven &&
+           !scanKindsGiven;
   }
 };
 

@@ -318,7 +318,10 @@ void RequireHostMemory(const MemoryNeeds& need, const DeviceInfo& device) {
 }
 }  // namespace
 
-Runner::Runner(TaskContext& ctx, RunSettings settings) : ctx_(ctx), settings_(settings) {}
+Runner::Runner(TaskContext& ctx, RunSettings settings)
+    : ctx_(ctx),
+      settings_(settings),
+      lock_(std::make_shared<const DeviceLock>(settings.deviceLock)) {}
 
 size_t Runner::FlushBytes(const DeviceInfo& device) {
   return std::max<size_t>(2 * device.globalMemCacheBytes, size_t(128) << 20);
@@ -397,6 +400,7 @@ void Runner::Recover(IComputeTask& task, Result& r) {
 // failed) on the first wrong run.
 bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                           Result& r) {
+  const auto shared = lock_->Shared();  // no other process times while these run
   for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
     UseInput(task, spec, spec.seed + run);
     RunEvents untimed(settings_.breakdown), events(/*everyCommand=*/false);
@@ -422,10 +426,14 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
 void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                          Result& r) {
   std::vector<RunBreakdown> runs;  // warm-up runs first
-  const auto samples = TimeRepeatedly(settings_, [&] {
-    runs.push_back(RunOnce(task, variant, spec));
-    return runs.back().SpanMs();
-  });
+  std::vector<double> samples;
+  {
+    const auto alone = lock_->Alone();  // no other process's kernels or transfers meanwhile
+    samples = TimeRepeatedly(settings_, [&] {
+      runs.push_back(RunOnce(task, variant, spec));
+      return runs.back().SpanMs();
+    });
+  }
   runs.erase(runs.begin(), runs.end() - std::ptrdiff_t(samples.size()));
   const Validation v = task.ValidateResults(ctx_, variant, spec);
   if (!v.passed) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "Breakdown.h"
+#include "DeviceLock.h"
 #include "IComputeTask.h"
 #include "Oclgrind.h"
 #include "ProfilingTimer.h"
@@ -11,6 +12,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +32,9 @@ struct RunSettings {
   size_t validateRuns = 1;  // validated runs per case (--validate-runs): a stress test
   bool breakdown = true;    // keep every command's event (per-kernel breakdown); false: only
                             // the first and the last (--no-breakdown)
+  // --device-lock FILE: validated runs hold it shared, each timed loop alone (DeviceLock.h);
+  // empty: none.
+  std::string deviceLock;
 };
 
 struct TimeStats {
@@ -231,6 +236,7 @@ class Runner {
 
   TaskContext& ctx_;
   RunSettings settings_;
+  std::shared_ptr<const DeviceLock> lock_;
   Ceilings ceilings_;
   const std::atomic<bool>* stop_ = nullptr;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)

@@ -3,6 +3,7 @@
 // error (in a case or outside), 130 interrupted.
 #include "BuildInfo.h"
 #include "CLUtil.h"
+#include "CaseFile.h"
 #include "CheckMatrix.h"
 #include "Cli.h"
 #include "Compare.h"
@@ -182,6 +183,8 @@ std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks,
 // same list from the same command line and device.
 std::vector<Job> DeviceJobs(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
                             const DeviceInfo& device) {
+  if (!o.casesFile.empty())  // each case as the file gives it, its local size with it
+    return problems;
   if (o.BareCheck() && o.oclgrind)  // the same tasks and variants, a matrix for a simulator
     return OclgrindMatrixJobs(o, tasks, device);
   if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
@@ -534,7 +537,9 @@ int Run(int argc, char** argv) {
     ExecUnderOclgrind(FindOclgrind(), argc, argv);
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   std::vector<std::string> notes;
-  const std::vector<Job> problems = MakeJobs(o, tasks, &notes);
+  const std::vector<Job> problems = o.casesFile.empty()
+                                        ? MakeJobs(o, tasks, &notes)
+                                        : CasesFromFile(o.casesFile, tasks, o.problem);
   if (o.worker.fd >= 0)
     return RunWorker(o, tasks, problems, kernelDir);
   for (const auto& job : problems)
@@ -603,6 +608,8 @@ int Run(int argc, char** argv) {
       Runner runner(ctx, o.run);
       runner.SetStopFlag(&interrupted);
       if (o.run.timed && !ceilings) {
+        const DeviceLock lock(o.run.deviceLock);  // the check's kernels: none while another times
+        const auto shared = lock.Shared();
         device.ceilings.timer = CheckTimer(ctx);
       } else if (ceilings) {
         std::string why;

@@ -1,6 +1,7 @@
 // The command line: exit statuses and messages on bad input, the output formats, and a broken
 // kernel caught by validation. Runs the real executable on the test device.
 #include "CReductionTask.h"
+#include "DeviceLock.h"
 #include "TestSupport.h"
 
 #include <gtest/gtest.h>
@@ -18,6 +19,10 @@
 #include <sstream>
 #include <tuple>
 
+#include <chrono>
+#include <csignal>
+
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace rsb::test {
@@ -265,6 +270,137 @@ TEST(Cli, LocalSizeListGivesOneResultPerCaseAndLocalSize) {
   for (const char* row : {"| reduction | sequential | uint | sum | - | 1000 | 8 |",
                           "| reduction | sequential | uint | sum | - | 1000 | 32 |"})
     EXPECT_EQ(CountOf(md.out, row), 1u) << md.out;
+}
+
+// --cases FILE: exactly the listed cases, in the file's order, each at its own local size (the
+// grader's one child run per task); anything the tasks do not compute is a usage error naming the
+// file, the case and the field; the selection options cannot be mixed in.
+TEST(Cli, CasesFileRunsExactlyTheListedCases) {
+  const std::string path = std::filesystem::temp_directory_path() / "rsb-cli-cases.json";
+  auto write = [&](const std::string& text) { std::ofstream(path) << text; };
+  write(R"({"cases": [
+    {"task": "scan", "variant": "naive", "type": "int", "op": "min", "scan_kind": "exclusive",
+     "n": 1000, "local_size": 16},
+    {"task": "reduction", "variant": "interleaved", "type": "uint", "op": "sum", "n": 4097},
+    {"task": "reduction", "variant": "interleaved", "type": "uint", "op": "sum", "n": 4097,
+     "local_size": 8},
+    {"task": "convolution", "variant": "basic-2d", "type": "float", "op": "sum", "n": 4096,
+     "height": 64, "params": {"mask-width": 3}}]})");
+  const CommandResult r = RunBench("--check -q --format json --no-isolate --cases " + path);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["results"].size(), 4u) << r.out;
+  const auto& res = j["results"];
+  EXPECT_EQ(res[0]["task"], "scan");
+  EXPECT_EQ(res[0]["type"], "int");
+  EXPECT_EQ(res[0]["op"], "min");
+  EXPECT_EQ(res[0]["scan_kind"], "exclusive");
+  EXPECT_EQ(res[0]["local_size"], 16);
+  EXPECT_EQ(res[1]["variant"], "interleaved");
+  EXPECT_EQ(res[1]["n"], 4097);
+  EXPECT_EQ(res[2]["local_size"], 8);
+  EXPECT_EQ(res[3]["height"], 64);
+  EXPECT_EQ(res[3]["params"]["mask-width"], 3);
+  for (const auto& x : res)
+    EXPECT_EQ(x["status"], "passed") << x.dump();
+  // The same file in worker processes (a copied kernels folder isolates): the same cases.
+  const CommandResult iso = RunBench("--check -q --format json --isolate --cases " + path);
+  ASSERT_EQ(iso.status, 0) << iso.err;
+  EXPECT_EQ(nlohmann::json::parse(iso.out)["results"].size(), 4u);
+
+  const std::vector<std::tuple<std::string, std::string, std::string>> bad = {
+      {R"({"cases": [{"task": "reduction", "variant": "naive", "type": "uint", "op": "sum",
+          "n": 5}]})",
+       "case 1: \"variant\": 'naive'", "single-pass"},
+      {R"({"cases": [{"task": "scan", "variant": "naive", "type": "uint", "op": "sum",
+          "n": 5}]})",
+       "case 1: \"scan_kind\"", "inclusive, exclusive"},
+      {R"({"cases": [{"task": "reduction", "variant": "atomic", "type": "uint", "op": "sum",
+          "n": 5}, {"task": "reduction", "variant": "atomic", "type": "uint", "op": "sum",
+          "n": 5, "local_size": 100}]})",
+       "case 2: \"local_size\": 100", "power of two"},
+      {R"({"cases": [{"task": "convolution", "variant": "basic-2d", "type": "float", "op": "sum",
+          "n": 4096}]})",
+       "case 1: \"height\"", "takes images"},
+      {R"({"cases": [{"task": "reduction", "variant": "atomic", "type": "uint", "op": "sum",
+          "n": 5, "colour": 1}]})",
+       "case 1: \"colour\": an unknown field", "local_size"},
+      {R"({"cases": []})", "no case list", "allowed"},
+      {"not json", "not JSON", "--cases"}};
+  for (const auto& [text, what, allowed] : bad) {
+    write(text);
+    const CommandResult b = RunBench("--check -q --cases " + path);
+    EXPECT_EQ(b.status, 2) << text << "\n" << b.err;
+    EXPECT_NE(b.err.find(path), std::string::npos) << b.err;
+    EXPECT_NE(b.err.find(what), std::string::npos) << what << "\n" << b.err;
+    EXPECT_NE(b.err.find(allowed), std::string::npos) << allowed << "\n" << b.err;
+  }
+  write(R"({"cases": [{"task": "reduction", "variant": "atomic", "type": "uint", "op": "sum",
+            "n": 5}]})");
+  for (const char* other : {"--size 5", "--variant atomic", "--local-size 8", "--mask-width 3"}) {
+    const CommandResult b = RunBench(std::string("--check -q --cases ") + path + " " + other);
+    EXPECT_EQ(b.status, 2) << other << "\n" << b.err;
+    EXPECT_NE(b.err.find("--cases: " + std::string(other).substr(0, std::string(other).find(' '))),
+              std::string::npos)
+        << b.err;
+  }
+  std::filesystem::remove(path);
+}
+
+// --device-lock: a process holding the lock alone keeps shared holders out until it lets go, and
+// a process waiting to hold it alone keeps new shared holders out (writers first, so that a busy
+// class never starves a speed measurement); a dead holder's lock is free.
+TEST(DeviceLockTest, AloneExcludesSharedAndWaitingWritersGoFirst) {
+  const std::string path = std::filesystem::temp_directory_path() / "rsb-device-lock";
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".turn");
+  // A child that takes the lock (shared or alone) and reports on a pipe when it has it.
+  auto holder = [&](bool alone, int write, double holdS) {
+    const pid_t pid = fork();
+    if (pid == 0) {
+      const DeviceLock lock(path);
+      const DeviceLock::Hold h(lock, alone);
+      const char c = alone ? 'A' : 'S';
+      if (::write(write, &c, 1) != 1)
+        _exit(1);
+      usleep(useconds_t(holdS * 1e6));
+      _exit(0);
+    }
+    return pid;
+  };
+  int fds[2];
+  ASSERT_EQ(pipe(fds), 0);
+  const pid_t reader = holder(false, fds[1], 1.0);  // holds shared for 1 s
+  char c = 0;
+  ASSERT_EQ(read(fds[0], &c, 1), 1);
+  EXPECT_EQ(c, 'S');
+  const pid_t writer = holder(true, fds[1], 0.5);  // waits for the reader, then 0.5 s alone
+  usleep(200000);
+  const pid_t late = holder(false, fds[1], 0);  // comes after the writer: must wait for it
+  std::string order;
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(read(fds[0], &c, 1), 1);
+    order += c;
+  }
+  EXPECT_EQ(order, "AS") << "a shared holder that came later went before the waiting writer";
+  for (pid_t p : {reader, writer, late}) {
+    int status = 0;
+    waitpid(p, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  }
+  // A holder killed while alone: the lock is free at once.
+  const pid_t killed = holder(true, fds[1], 60);
+  ASSERT_EQ(read(fds[0], &c, 1), 1);
+  kill(killed, SIGKILL);
+  waitpid(killed, nullptr, 0);
+  const DeviceLock lock(path);
+  const auto t0 = std::chrono::steady_clock::now();
+  { const auto shared = lock.Shared(); }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(), 5);
+  close(fds[0]);
+  close(fds[1]);
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".turn");
 }
 
 // A bad element of the list is named on its own (exit 2, one line), before anything runs.

@@ -19,6 +19,9 @@ struct ChildSettings {
   std::string platform, device;  // --platform, --device as given to grade ("" when not)
   uint64_t seed = kDefaultSeed;
   std::string workDir;  // where the children's result files go
+  // --device-lock for every child that uses the device (a GPU's: only timed loops have it alone,
+  // DeviceLock.h); empty: the grader's own turns decide (a CPU device, where builds compete).
+  std::string deviceLock;
 };
 
 // The code a child run runs: a binary and a kernels folder, started through `wrapper` (a
@@ -59,5 +62,19 @@ enum class Isolation { Shared, PerCase };
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
                   const std::string& localSize, RunKind kind, double timeoutS,
                   Isolation isolation = Isolation::PerCase);
+
+// One case of a case list: an item's case at one local size ("auto" or a number).
+struct ListedCase {
+  const Item* item = nullptr;
+  CaseSpec spec;
+  std::string localSize;
+};
+
+// Runs a list of cases of one task (of several items, case groups and local sizes) in one
+// child, all in its own process (`--cases FILE --no-isolate`): the fast path of a hand-in's
+// correctness runs (Grade.cpp). Every case is validated validateRuns times; an outcome per case,
+// in the list's order, as RunGroup gives them.
+GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector<ListedCase>& cases,
+                     size_t validateRuns, double timeoutS);
 
 }  // namespace rsb::grade

@@ -5,6 +5,7 @@
 #include "ChildRun.h"
 #include "Class.h"
 #include "CliChecks.h"
+#include "DeviceLock.h"
 #include "Errors.h"
 #include "HostBuild.h"
 #include "Oclgrind.h"
@@ -56,6 +57,9 @@ struct GradeOptions {
   std::string format;              // --format gradescope: also DIR/results.json (Report.h)
   double timeoutS = 60, buildTimeoutS = 120;
   size_t jobs = 0;                        // --jobs: hand-ins graded at once (0: the cores)
+  // --speed-alone: what of a timed child run has the device alone: "run" (the whole child run),
+  // "loop" (its timed loops, through a device lock), "auto" (run on a CPU device, else loop).
+  std::string speedAlone = "auto";
   size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
   bool quiet = false;
 };
@@ -125,6 +129,12 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
         return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
                v.size() < 5 && std::stoul(v) >= 1 && std::stoul(v) <= 1024;
       }));
+  app.add_option("--speed-alone", o.speedAlone,
+                 "What of a speed measurement has the device alone: run (its whole child run, "
+                 "builds included), loop (only its timed loops: the children share a lock file, "
+                 "and the suite's own rounds are timed once for the class), or auto (default: run "
+                 "on a CPU device, whose speed is the machine's load; loop on any other)")
+      ->check(CLI::IsMember({"auto", "run", "loop"}));
   std::string shard;
   app.add_option("--shard", shard,
                  "K/N: grade only the K-th of N parts of the class (by a hash of each hand-in's "
@@ -284,24 +294,48 @@ struct Context {
   // Per child run (item, case group, local size, kind, isolation): the suite's own wall time.
   std::map<std::string, double> referenceSeconds;
   std::map<std::string, std::optional<json>> referenceOclgrind;  // per item: the suite's counts
+  // Per item: the suite's own timed rounds and why any failed, where they are timed once for the
+  // class (GradeSpeed).
+  std::map<std::string, std::pair<std::vector<double>, std::string>> referenceSpeed;
   std::set<std::string> warned;  // items whose reference failed (said once)
   std::string deviceName;
 
-  // Oclgrind runs on the CPU, beside the device; a timed run has the device alone.
+  // Oclgrind runs on the CPU, beside the device; a timed run has the device alone: for its whole
+  // child run on a CPU device (whose builds and start-up compete with the timing), only around
+  // its timed loops where the children share a device lock (a GPU: child.deviceLock).
+  DeviceTurn::Kind TurnOf(RunKind kind) const {
+    if (kind == RunKind::Oclgrind || !child.deviceLock.empty())
+      return DeviceTurn::None;
+    return kind == RunKind::Timed ? DeviceTurn::Alone : DeviceTurn::Shared;
+  }
+
   GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
                RunKind kind, double timeoutS, Isolation isolation) {
-    const bool device = kind != RunKind::Oclgrind;
     GroupRun run;
     {
-      const DeviceTurn turn(turns, !device                  ? DeviceTurn::None
-                                   : kind == RunKind::Timed ? DeviceTurn::Alone
-                                                            : DeviceTurn::Shared);
+      const DeviceTurn turn(turns, TurnOf(kind));
       run = RunGroup(child, code, it, g, ls, kind, timeoutS, isolation);
     }
-    std::lock_guard l(mu);
-    if (device && deviceName.empty() && run.results && (*run.results)["device"].is_object())
-      deviceName = (*run.results)["device"].value("name", "");
+    NoteDevice(run);
     return run;
+  }
+
+  // A list of cases of one task in one child (RunCaseList): validates, so it shares the device.
+  GroupRun RunList(const Code& code, const std::vector<ListedCase>& cases, size_t validateRuns,
+                   double timeoutS) {
+    GroupRun run;
+    {
+      const DeviceTurn turn(turns, TurnOf(RunKind::Check));
+      run = RunCaseList(child, code, cases, validateRuns, timeoutS);
+    }
+    NoteDevice(run);
+    return run;
+  }
+
+  void NoteDevice(const GroupRun& run) {
+    std::lock_guard l(mu);
+    if (deviceName.empty() && run.results && (*run.results)["device"].is_object())
+      deviceName = (*run.results)["device"].value("name", "");
   }
 };
 
@@ -319,6 +353,26 @@ std::optional<std::string> FirstNotPassed(const GroupRun& run) {
   return std::nullopt;
 }
 
+// A rubric case the suite's own code cannot run on this device is the rubric's error (exit 2).
+void RefuseSkipped(const Context& ctx, const Item& it, const CaseOutcome& c) {
+  if (c.message.rfind("skipped on this device", 0) == 0)
+    throw UsageError(fmt::format(
+        "--rubric '{}': item '{}': the case {} can never run on this device ({}); allowed: "
+        "cases the device can run",
+        ctx.rubric.path, it.id, c.label, c.message));
+}
+
+// The suite's own code failing (a hand-out's stubs, a broken build) is said once per item, not
+// hidden: the item's time limit is then --timeout, and its speed and work gates have no
+// reference. The caller holds ctx.mu.
+void WarnReference(Context& ctx, const Item& it, const char* what, const std::string& bad) {
+  if (ctx.warned.insert(it.id).second)
+    std::cerr << fmt::format(
+        "warning: item '{}': the suite's own code does not pass {} ({}): is this binary built "
+        "from the hand-out?\n",
+        it.id, what, bad);
+}
+
 // The suite's own code on the child run: its wall time (the base of a hand-in's time limit),
 // with a fresh kernel cache so that it pays the kernel builds a hand-in pays. A rubric case
 // the suite's own code does not pass on this device is the rubric's error (exit 2).
@@ -329,19 +383,10 @@ double MeasureReference(Context& ctx, const Item& it, size_t group, const std::s
   const GroupRun run =
       ctx.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation);
   for (const auto& c : run.cases)
-    if (c.message.rfind("skipped on this device", 0) == 0)
-      throw UsageError(fmt::format(
-          "--rubric '{}': item '{}': the case {} can never run on this device ({}); allowed: "
-          "cases the device can run",
-          ctx.rubric.path, it.id, c.label, c.message));
+    RefuseSkipped(ctx, it, c);
   std::lock_guard l(ctx.mu);
-  // The suite's own code failing (a hand-out's stubs, a broken build) is said, not hidden: the
-  // item's time limit is then --timeout, and its speed and work gates have no reference.
-  if (const auto bad = FirstNotPassed(run); bad && ctx.warned.insert(it.id).second)
-    std::cerr << fmt::format(
-        "warning: item '{}': the suite's own code does not pass {} ({}): is this binary built "
-        "from the hand-out?\n",
-        it.id, kind == RunKind::Oclgrind ? "the Oclgrind case" : "it", *bad);
+  if (const auto bad = FirstNotPassed(run))
+    WarnReference(ctx, it, kind == RunKind::Oclgrind ? "the Oclgrind case" : "it", *bad);
   if (FirstNotPassed(run))
     return 0;
   double& s = ctx.referenceSeconds[RunKey(it, group, ls, kind, isolation)];
@@ -377,10 +422,10 @@ bool AllPassed(const GroupRun& run) {
 // that run is retried once, after the reference is measured again (the machine may have become
 // busier); a fast run that timed out counts as that first try.
 GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
-                   const std::string& ls, RunKind kind, double& limit) {
+                   const std::string& ls, RunKind kind, double& limit, bool direct = false) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
   bool retried = false;
-  if (kind != RunKind::Oclgrind) {
+  if (kind != RunKind::Oclgrind && !direct) {
     limit = TimeLimit(ctx, it, group, ls, kind, Isolation::Shared);
     GroupRun fast = ctx.Run(code, it, g, ls, kind, limit, Isolation::Shared);
     if (AllPassed(fast) || Interrupted())
@@ -397,6 +442,97 @@ GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
   MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
   limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
   return ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
+}
+
+// A hand-in's correctness, faster still: per task, every case of the items it grades (every case
+// group at every local size) in one child run, so that the hand-in pays one OpenCL start-up and
+// one build of each program per task instead of one per case group. A group whose cases all
+// passed there is decided by it; every other group (a case that failed, crashed, hung or was not
+// reached) is run as RunHandin runs it, which decides it and names the cases at fault.
+struct TaskList {
+  std::vector<ListedCase> cases;
+  std::vector<std::string> keys;  // per case: its group's RunKey (Check, Shared)
+  size_t validateRuns = 1;        // the most any of its groups asks for
+};
+
+TaskList ListOf(const std::vector<const Item*>& items) {
+  TaskList l;
+  for (const Item* it : items)
+    for (size_t gi = 0; gi < it->groups.size(); ++gi) {
+      const CaseGroup& g = it->groups[gi];
+      l.validateRuns = std::max(l.validateRuns, g.validateRuns);
+      for (const auto& ls : g.localSizes)
+        for (const CaseSpec& spec : Expand(g)) {
+          l.cases.push_back({it, spec, ls});
+          l.keys.push_back(RunKey(*it, gi, ls, RunKind::Check, Isolation::Shared));
+        }
+    }
+  return l;
+}
+
+std::vector<const Item*> ItemsOf(const Rubric& r, const std::string& task) {
+  std::vector<const Item*> items;
+  for (const auto& it : r.items)
+    if (it.task == task)
+      items.push_back(&it);
+  return items;
+}
+
+// The suite's own code on every case of the task's items (the list runs' time limit: kTimeSlack
+// times it, never below --timeout; where the suite's code does not pass, --timeout).
+double ListLimit(Context& ctx, const std::string& task) {
+  const std::string key = "list/" + task;
+  {
+    std::lock_guard l(ctx.mu);
+    if (const auto at = ctx.referenceSeconds.find(key); at != ctx.referenceSeconds.end())
+      return std::max(ctx.opt.timeoutS, kTimeSlack * at->second);
+  }
+  const TaskList l = ListOf(ItemsOf(ctx.rubric, task));
+  const GroupRun run =
+      ctx.RunList(ctx.suite, l.cases, l.validateRuns, std::max(600.0, 10 * ctx.opt.timeoutS));
+  bool passed = true;
+  for (size_t i = 0; i < run.cases.size(); ++i) {
+    RefuseSkipped(ctx, *l.cases[i].item, run.cases[i]);
+    passed = passed && run.cases[i].status == "passed";
+  }
+  std::lock_guard lk(ctx.mu);
+  double& s = ctx.referenceSeconds[key];
+  s = passed ? std::max(s, run.seconds) : 0;
+  return std::max(ctx.opt.timeoutS, kTimeSlack * s);
+}
+
+struct FastVerdicts {
+  std::map<std::string, std::pair<GroupRun, double>> passed;  // by RunKey: the run, its limit
+  std::set<std::string> failed;  // groups with a case whose own result did not pass
+};
+
+FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
+                      const std::map<std::string, std::vector<const Item*>>& items) {
+  FastVerdicts v;
+  for (const auto& [task, its] : items) {
+    const TaskList l = ListOf(its);
+    if (l.cases.empty() || Interrupted())
+      continue;
+    const double limit = ListLimit(ctx, task);
+    const GroupRun run = ctx.RunList(codes.at(task), l.cases, l.validateRuns, limit);
+    std::map<std::string, GroupRun> groups;
+    std::set<std::string> notPassed;
+    for (size_t i = 0; i < l.cases.size(); ++i) {
+      const CaseOutcome& c = run.cases[i];
+      groups[l.keys[i]].cases.push_back(c);
+      if (c.status == "passed")
+        continue;
+      notPassed.insert(l.keys[i]);
+      if (!c.wholeRun && c.status != "timeout" && c.message != "no result for this case")
+        v.failed.insert(l.keys[i]);
+    }
+    for (auto& [key, g] : groups)
+      if (!notPassed.count(key)) {
+        g.seconds = run.seconds;
+        v.passed[key] = {std::move(g), limit};
+      }
+  }
+  return v;
 }
 
 // Calls fn(i) for every i in [0, count) on up to `jobs` threads (the caller's among them), in
@@ -429,21 +565,32 @@ void ForEachOnJobs(size_t count, size_t jobs, const std::function<void(size_t)>&
     std::rethrow_exception(first);
 }
 
-// Every case entry of every item at every local size, before the first hand-in (items on
-// --jobs threads: the limits are measured under the load the hand-ins will meet).
+// Before the first hand-in, on --jobs threads (the limits are measured under the load the
+// hand-ins will meet): each task's list run (ListLimit) and each item's Oclgrind case. The
+// reference of a single case group is measured where a hand-in first needs it (TimeLimit).
 void MeasureReferences(Context& ctx) {
-  ForEachOnJobs(ctx.rubric.items.size(), ctx.opt.jobs, [&](size_t i) {
-    const Item& it = ctx.rubric.items[i];
+  std::vector<std::string> tasks;
+  std::vector<const Item*> gated;
+  for (const auto& it : ctx.rubric.items) {
+    if (std::find(tasks.begin(), tasks.end(), it.task) == tasks.end())
+      tasks.push_back(it.task);
+    if (it.oclgrind != GateMode::Off)
+      gated.push_back(&it);
+  }
+  ForEachOnJobs(tasks.size() + gated.size(), ctx.opt.jobs, [&](size_t i) {
     if (!ctx.opt.quiet) {
       std::lock_guard l(ctx.mu);
-      std::cerr << fmt::format("  reference: {}\n", it.id);
+      std::cerr << fmt::format("  reference: {}\n",
+                               i < tasks.size() ? "every case of the task " + tasks[i]
+                                                : gated[i - tasks.size()]->id + " on Oclgrind");
     }
-    for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi)
-      for (const auto& ls : it.groups[gi].localSizes)
-        MeasureReference(ctx, it, gi, ls, RunKind::Check, Isolation::Shared);
-    if (it.oclgrind != GateMode::Off && !Interrupted())
-      MeasureReference(ctx, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind,
-                       Isolation::PerCase);
+    if (i < tasks.size()) {
+      ListLimit(ctx, tasks[i]);
+      return;
+    }
+    const Item& it = *gated[i - tasks.size()];
+    MeasureReference(ctx, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind,
+                     Isolation::PerCase);
   });
 }
 
@@ -523,13 +670,18 @@ std::optional<json> FirstWrong(const std::string& message) {
 }
 
 // The item's correctness: every case entry at every local size; the worst case decides.
-void GradeCases(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
+                ItemGrade& g) {
   std::vector<std::string> runOf;  // per case: the run it was part of
   for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi) {
     const CaseGroup& group = it.groups[gi];
     for (const auto& ls : group.localSizes) {
-      double limit = 0;
-      GroupRun run = RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit);
+      const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
+      const auto passed = fast.passed.find(key);
+      double limit = passed != fast.passed.end() ? passed->second.second : 0;
+      GroupRun run = passed != fast.passed.end() ? passed->second.first
+                                                 : RunHandin(ctx, code, it, gi, ls, RunKind::Check,
+                                                             limit, fast.failed.count(key) > 0);
       g.timeLimitS = std::max(g.timeLimitS, limit);
       std::vector<std::string> sizes;
       for (const Extent& e : group.sizes)
@@ -559,24 +711,54 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
-// Speed against the suite's own kernels and host code: kSpeedRounds timed runs of each, in
-// turn, so that both see the same machine; the medians of their medians are compared.
+// One timed run of c on the item's speed case: its median into `into`, or why not into `why`.
+void TimeOnce(Context& ctx, const Item& it, const Code& c, bool handin, std::vector<double>& into,
+              std::string& why) {
+  const CaseGroup& sc = it.speedCase;
+  const GroupRun run = ctx.Run(c, it, sc, sc.localSizes.front(), RunKind::Timed,
+                               std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
+  const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
+  if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
+    into.push_back(*o->medianMs);
+  else if (why.empty())
+    why = (handin ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
+          (o ? o->status + ": " + o->message : "no result");
+}
+
+// The suite's own rounds, timed once for the class (the first hand-in to need them times them).
+std::vector<double> ReferenceRounds(Context& ctx, const Item& it, std::string& why) {
+  {
+    std::lock_guard l(ctx.mu);
+    if (const auto at = ctx.referenceSpeed.find(it.id); at != ctx.referenceSpeed.end()) {
+      why = at->second.second;
+      return at->second.first;
+    }
+  }
+  std::vector<double> ref;
+  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
+    TimeOnce(ctx, it, ctx.suite, false, ref, why);
+  std::lock_guard l(ctx.mu);
+  if (!Interrupted())
+    ctx.referenceSpeed.insert({it.id, {ref, why}});
+  return ref;
+}
+
+// Speed against the suite's own kernels and host code: kSpeedRounds timed runs of each; the
+// medians of their medians are compared. Where a timed loop has the device alone whatever the
+// machine does (a GPU's children share a device lock: the event timer counts device time, which
+// the host's load does not reach), the suite's rounds are timed once for the class; elsewhere (a
+// CPU device, whose speed is the host's load) in turn with each hand-in's, so that both see the
+// same machine.
 void GradeSpeed(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
   const CaseGroup& sc = it.speedCase;
-  const std::string ls = sc.localSizes.front();
-  std::vector<double> ref, mine;
+  const bool once = !ctx.child.deviceLock.empty();
   std::string why;
-  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
-    for (const Code* c : {static_cast<const Code*>(&ctx.suite), &code}) {
-      const GroupRun run = ctx.Run(*c, it, sc, ls, RunKind::Timed, std::max(60.0, ctx.opt.timeoutS),
-                                   Isolation::Shared);
-      const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
-      if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
-        (c == &code ? mine : ref).push_back(*o->medianMs);
-      else if (why.empty())
-        why = (c == &code ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
-              (o ? o->status + ": " + o->message : "no result");
-    }
+  std::vector<double> ref = once ? ReferenceRounds(ctx, it, why) : std::vector<double>(), mine;
+  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round) {
+    if (!once)
+      TimeOnce(ctx, it, ctx.suite, false, ref, why);
+    TimeOnce(ctx, it, code, true, mine, why);
+  }
   json s = {
       {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
   if (!ref.empty())
@@ -663,7 +845,8 @@ void GradeOclgrind(Context& ctx, const Item& it, const Code& code, ItemGrade& g)
   }
 }
 
-ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const std::string& hostError) {
+ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
+                    const std::string& hostError) {
   ItemGrade g;
   g.item = &it;
   if (!hostError.empty()) {
@@ -676,7 +859,7 @@ ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const std::s
     g.detail = "the hand-in has no kernels/ folder";
     return g;
   }
-  GradeCases(ctx, it, code, g);
+  GradeCases(ctx, it, code, fast, g);
   if (g.status != "passed")
     return g;
   g.points = it.points;
@@ -817,6 +1000,8 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   // The suite's binary, its kernels and the kit's precompiled headers (LoadKit) stay readable.
   policy.readOnly = {fs::path(ctx.suite.binary).parent_path().string(), ctx.suite.kernels,
                      ctx.child.workDir + "/pch"};
+  if (!ctx.child.deviceLock.empty())  // flock(2) needs no write access
+    policy.readOnly.push_back(fs::path(ctx.child.deviceLock).parent_path().string());
   if (!ctx.kitDir.empty())
     policy.readOnly.push_back(ctx.kitDir);
   std::vector<std::string> argv = SandboxCommand({"/rsb-command"}, policy);
@@ -853,10 +1038,12 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
   const std::string copy = CopyHandin(h.path, workDir);
   const std::vector<std::string> wrapper = HandinWrapper(ctx, workDir);
   h.host = BuildHandinHostCode(ctx, host, copy, workDir, wrapper);
+  // Per item: the code that runs it (the hand-in's binary for its task where it brings host code
+  // that builds) or why it cannot be graded.
+  std::vector<std::pair<Code, std::string>> runs;
+  std::map<std::string, Code> codes;
+  std::map<std::string, std::vector<const Item*>> listed;  // per task: the items it can grade
   for (const auto& it : ctx.rubric.items) {
-    if (Interrupted())
-      break;
-    // The item's task: the hand-in's binary for it where it brings its host code.
     const auto own = h.host.tasks.find(it.task);
     const bool built = own != h.host.tasks.end() && own->second.ok;
     const Code code{built && !own->second.binary.empty() ? own->second.binary : ctx.suite.binary,
@@ -864,7 +1051,16 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
     std::string problem = MissingFiles(ctx.rubric, it, copy);
     if (problem.empty() && own != h.host.tasks.end() && !built)
       problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
-    ItemGrade g = GradeItem(ctx, it, code, problem);
+    if (problem.empty() && fs::is_directory(code.kernels)) {
+      codes.insert({it.task, code});
+      listed[it.task].push_back(&it);
+    }
+    runs.push_back({code, problem});
+  }
+  const FastVerdicts fast = RunLists(ctx, codes, listed);
+  for (size_t i = 0; i < ctx.rubric.items.size() && !Interrupted(); ++i) {
+    const Item& it = ctx.rubric.items[i];
+    ItemGrade g = GradeItem(ctx, it, runs[i].first, fast, runs[i].second);
     if (ItemLines(ctx))
       std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),
                                Points(it.points));
@@ -979,7 +1175,9 @@ int GradeAll(int argc, char** argv) {
       cls.mine.push_back(i);
   // The device is checked once here (the suite's own code), so that a wrong --platform is one
   // usage error instead of an error in every item.
-  SelectDevice(ctx.opt.platform, ctx.opt.device);
+  const bool cpuDevice =
+      SelectDevice(ctx.opt.platform, ctx.opt.device).getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
+  const bool loop = ctx.opt.speedAlone == "loop" || (ctx.opt.speedAlone == "auto" && !cpuDevice);
   std::error_code ec;
   ctx.suite.binary = fs::canonical("/proc/self/exe", ec).string();
   if (ec)
@@ -990,7 +1188,12 @@ int GradeAll(int argc, char** argv) {
   const std::string refCache = work.Path() + "/reference-kernel-cache";
   fs::create_directories(refCache);
   ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache, "CUDA_CACHE_DISABLE=1"};
-  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path()};
+  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path(), ""};
+  if (loop) {  // children share the device; a timed loop has it alone (DeviceLock.h)
+    fs::create_directories(work.Path() + "/device-lock");
+    ctx.child.deviceLock = work.Path() + "/device-lock/lock";
+    const DeviceLock create(ctx.child.deviceLock);  // both files, before any sandboxed child
+  }
   Kit kit;
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   ctx.kitDir = kit.dir;

@@ -1189,6 +1189,10 @@ int GradeAll(int argc, char** argv) {
   fs::create_directories(refCache);
   ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache, "CUDA_CACHE_DISABLE=1"};
   ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path(), ""};
+  if (loop && cpuDevice && !ctx.opt.quiet)
+    std::cerr << "note: --speed-alone loop on a CPU device: the other children's builds and runs "
+                 "load the CPU that is timed, and the suite's own rounds are timed once; speed "
+                 "floors may be missed by load alone\n";
   if (loop) {  // children share the device; a timed loop has it alone (DeviceLock.h)
     fs::create_directories(work.Path() + "/device-lock");
     ctx.child.deviceLock = work.Path() + "/device-lock/lock";

@@ -982,7 +982,7 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   if (ctx.opt.sandbox == "none") {
     const std::string cache = (fs::path(workDir) / "kernel-cache").string();
     fs::create_directories(cache);
-    return {"/usr/bin/env", "POCL_CACHE_DIR=" + cache, "CUDA_CACHE_DISABLE=1"};
+    return {"/usr/bin/env", "POCL_CACHE_DIR=" + cache, "CUDA_CACHE_PATH=" + cache + "/nv"};
   }
   SandboxPolicy policy;
   policy.writableDir = workDir;
@@ -1187,7 +1187,8 @@ int GradeAll(int argc, char** argv) {
   const TempDir work;
   const std::string refCache = work.Path() + "/reference-kernel-cache";
   fs::create_directories(refCache);
-  ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache, "CUDA_CACHE_DISABLE=1"};
+  ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache,
+                       "CUDA_CACHE_PATH=" + refCache + "/nv"};
   ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work.Path(), ""};
   if (loop && cpuDevice && !ctx.opt.quiet)
     std::cerr << "note: --speed-alone loop on a CPU device: the other children's builds and runs "

@@ -164,7 +164,7 @@ struct Reader {
   size_t Count(const json& o, const std::string& key, const std::string& where,
                const std::string& allowed) const {
     const json& v = At(o, key, where);
-    if (!v.is_number_unsigned())
+    if (!v.is_number_integer() || v.get<long long>() < 0)
       Refuse(path, where + key, v.dump() + " is not allowed", allowed);
     return v.get<size_t>();
   }
@@ -202,7 +202,8 @@ void ReadTune(const Reader& in, const json& tune, const TaskEntry& task, Profile
       Refuse(in.path, where + "tune." + name,
              "not a knob of " + e.task + "/" + e.variant + " on the " + e.codePath + " path",
              knobs.empty() ? std::string("none") : fmt::format("{}", fmt::join(knobs, ", ")));
-    if (!value.is_number_unsigned() || !knob->Allows(value.get<size_t>()))
+    if (!value.is_number_integer() || value.get<long long>() < 0 ||
+        !knob->Allows(value.get<size_t>()))
       Refuse(in.path, where + "tune." + name, value.dump() + " is not allowed",
              knob->AllowedText());
     e.tune[name] = value.get<size_t>();
@@ -237,6 +238,8 @@ ProfileEntry ReadEntry(const Reader& in, const json& o, const TaskCatalog& catal
     e.n = in.Count(o, "n", where, "an element count");
   e.gelemS = in.Number(o, "gelem_s", where);
   e.defaultGelemS = in.Number(o, "default_gelem_s", where);
+  if (o.contains("candidates"))
+    e.candidates = in.Count(o, "candidates", where, "a whole number");
   return e;
 }
 
@@ -297,7 +300,8 @@ void WriteProfile(const std::string& path, const Profile& p) {
                        {"local_size", e.localSize},
                        {"tune", e.tune},
                        {"gelem_s", e.gelemS},
-                       {"default_gelem_s", e.defaultGelemS}});
+                       {"default_gelem_s", e.defaultGelemS},
+                       {"candidates", e.candidates}});
   const json j = {{"schema", kProfileSchema}, {"platform", p.platform}, {"device", p.device},
                   {"driver", p.driver},       {"created", p.created},   {"suite", p.suite},
                   {"budget_s", p.budgetS},    {"seed", p.seed},         {"note", p.note},

@@ -29,6 +29,7 @@ struct ProfileEntry {
   std::map<std::string, size_t> tune;  // the variant's knobs (TunedKnobs), every one
   size_t n = 0;                        // the size it was timed at
   double gelemS = 0, defaultGelemS = 0;
+  size_t candidates = 0;  // points timed (the default among them)
 };
 
 struct Profile {

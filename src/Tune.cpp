@@ -432,11 +432,16 @@ std::optional<ProfileEntry> Tuner::TuneGroup(const Group& g, Clock::time_point e
     Grid(g, dims, end);
   else
     Descent(g, dims, end);
+  const size_t candidates = tried_ - triedBefore;
+  if (candidates < 2) {  // the default alone says nothing of the space around it
+    Say("      not tuned: its share of the budget ended with the default settings");
+    return std::nullopt;
+  }
   Say(fmt::format("      best: {}: {:.3f} Gelem/s, {:+.1f}% over the default ({} candidates)",
-                  best_.Text(), bestGelemS_, 100 * (bestGelemS_ / deflt.gelemS - 1),
-                  tried_ - triedBefore));
-  return ProfileEntry{g.task->Name(), g.variant,   g.codePath, g.typeBytes, g.sizeClass,
-                      best_.local,    best_.knobs, g.spec.n,   bestGelemS_, deflt.gelemS};
+                  best_.Text(), bestGelemS_, 100 * (bestGelemS_ / deflt.gelemS - 1), candidates));
+  return ProfileEntry{g.task->Name(), g.variant,    g.codePath,  g.typeBytes,
+                      g.sizeClass,    best_.local,  best_.knobs, g.spec.n,
+                      bestGelemS_,    deflt.gelemS, candidates};
 }
 
 // Every --task and --variant named must have something to tune.
@@ -480,16 +485,18 @@ Profile Merged(const std::string& path, const TaskCatalog& catalog, const Device
 }
 
 void WriteTuneTable(std::ostream& out, const std::vector<ProfileEntry>& entries) {
-  out << fmt::format("{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9} {:>9} {:>7}\n", "variant",
-                     "bytes", "class", "n", "path", "local", "knobs", "Gelem/s", "default", "gain");
+  out << fmt::format("{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9} {:>9} {:>7} {:>5}\n",
+                     "variant", "bytes", "class", "n", "path", "local", "knobs", "Gelem/s",
+                     "default", "gain", "tried");
   for (const auto& e : entries) {
     std::string knobs;
     for (const auto& [k, v] : e.tune)
       knobs += fmt::format("{}{}={}", knobs.empty() ? "" : " ", k, v);
-    out << fmt::format("{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9.3f} {:>9.3f} {:>+6.1f}%\n",
-                       e.task + "/" + e.variant, e.typeBytes, e.sizeClass, e.n, e.codePath,
-                       e.localSize, knobs, e.gelemS, e.defaultGelemS,
-                       e.defaultGelemS > 0 ? 100 * (e.gelemS / e.defaultGelemS - 1) : 0.0);
+    out << fmt::format(
+        "{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9.3f} {:>9.3f} {:>+6.1f}% {:>5}\n",
+        e.task + "/" + e.variant, e.typeBytes, e.sizeClass, e.n, e.codePath, e.localSize, knobs,
+        e.gelemS, e.defaultGelemS,
+        e.defaultGelemS > 0 ? 100 * (e.gelemS / e.defaultGelemS - 1) : 0.0, e.candidates);
   }
 }
 

@@ -372,15 +372,16 @@ std::optional<Profile> RunProfile(const Options& o, const TaskCatalog& catalog,
   if (!o.profile.empty()) {
     p = ReadProfile(o.profile, catalog);
   } else {
-    const std::vector<std::string> dirs = {UserProfileDir(), ShippedProfileDir()};
-    std::vector<ProfileKey> exact, otherDriver;
-    for (const auto& dir : dirs)
-      for (const auto& key : ProfilesFor(dir, device))
-        (key.driver == device.driverVersion ? exact : otherDriver).push_back(key);
-    if (!exact.empty())
-      p = ReadProfile(exact.front().path, catalog);
-    else if (!otherDriver.empty())
-      p = ReadProfile(otherDriver.front().path, catalog);
+    // The user's own first (this driver's, else another's), then the shipped ones.
+    for (const auto& dir : {UserProfileDir(), ShippedProfileDir()}) {
+      std::vector<ProfileKey> keys = ProfilesFor(dir, device);
+      std::stable_partition(keys.begin(), keys.end(),
+                            [&](const ProfileKey& k) { return k.driver == device.driverVersion; });
+      if (!keys.empty()) {
+        p = ReadProfile(keys.front().path, catalog);
+        break;
+      }
+    }
   }
   if (p)
     p->caveat = Caveat(*p, device);

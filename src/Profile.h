@@ -75,9 +75,9 @@ Profile ReadProfile(const std::string& path, const TaskCatalog& catalog);
 void WriteProfile(const std::string& path, const Profile& profile);
 
 // The profile a run on this device uses: --profile FILE's (with a note where it was made for
-// another device or driver); none with --no-profile; else the user's for this exact device and
-// driver, the shipped one, the user's for this device with another driver, the shipped one
-// for it (each with a note). nullopt: none.
+// another device or driver); none with --no-profile; else the user's for this device (this
+// driver's, else the newest of another driver's, with a note), else the shipped one (likewise).
+// nullopt: none.
 std::optional<Profile> RunProfile(const Options& o, const TaskCatalog& catalog,
                                   const DeviceInfo& device);
 // One line for stderr: which profile a run on the device uses, and why (with its note).

@@ -218,11 +218,6 @@ std::vector<Group> MakeGroups(const Tasks& tasks, const TuneOptions& o, const De
       }
     }
   }
-  if (groups.empty())
-    throw UsageError(fmt::format(
-        "--task/--variant/--type-bytes: nothing to tune; allowed: variants with knobs on this "
-        "device: {}",
-        TunableNames(tasks, device)));
   return groups;
 }
 
@@ -538,6 +533,11 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
   TaskContext ctx(devices[0], kernelDir);
   const std::vector<Group> groups = MakeGroups(tasks, o, ctx.info);
   CheckSelection(o, groups, tasks, ctx.info);
+  if (groups.empty())
+    throw UsageError(fmt::format(
+        "--task/--variant/--type-bytes: nothing to tune; allowed: variants with knobs on this "
+        "device: {}",
+        TunableNames(tasks, ctx.info)));
   if (o.output.empty() && UserProfileDir().empty())
     throw UsageError("--output: neither XDG_CACHE_HOME nor HOME is set; allowed: --output FILE");
   const std::string path =

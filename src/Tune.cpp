@@ -21,6 +21,11 @@
 #include <map>
 #include <optional>
 
+#include <cerrno>
+#include <cstring>
+
+#include <unistd.h>
+
 namespace rsb {
 
 namespace {
@@ -534,6 +539,20 @@ void WriteTuneTable(std::ostream& out, const std::vector<ProfileEntry>& entries)
   }
 }
 
+// The profile's folder (made where missing) must take the file: refused before the search, not
+// after it (exit 3, as for an unwritable --output of a run).
+void CheckWritable(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
+  fs::create_directories(dir, ec);
+  if (fs::is_directory(path, ec))
+    throw UsageError(fmt::format("--output '{}': is a folder; allowed: a file path", path));
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    throw DeviceError(fmt::format("profile '{}': cannot write there: {}", path,
+                                  ec ? ec.message() : std::strerror(errno)));
+}
+
 // The groups in turn, each given an equal share of what is left of the budget.
 std::vector<ProfileEntry> Search(Tuner& tuner, const std::vector<Group>& groups,
                                  const TuneOptions& o, const std::atomic<bool>& stop) {
@@ -581,6 +600,7 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
     throw UsageError("--output: neither XDG_CACHE_HOME nor HOME is set; allowed: --output FILE");
   const std::string path =
       o.output.empty() ? UserProfileDir() + "/" + ProfileSlug(ctx.info) + ".json" : o.output;
+  CheckWritable(path);
   Merged(path, catalog, ctx.info, {});  // a bad file there: refused before the search
   if (!o.quiet)
     std::cerr << fmt::format(

@@ -279,12 +279,20 @@ TEST(Tune, UsageErrors) {
            {"tune --variant interleaved", "--variant 'interleaved': not a tunable variant"},
            {"tune --budget 0", "--budget"},
            {"tune --type-bytes 2", "--type-bytes"},
-           {"tune --size-class medium", "--size-class"}}) {
+           {"tune --size-class medium", "--size-class"},
+           {"tune --output " + home.Path(), "--output '" + home.Path() + "': is a folder"}}) {
     const CommandResult r = Bench(home, args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << r.err;
   }
   EXPECT_FALSE(fs::exists(home.Profiles()));
+  // A folder that cannot be written: said before the search (exit 3), nothing written.
+  const CommandResult r = Bench(home, "tune --budget 1 --output /proc/no-such/profile.json");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("profile '/proc/no-such/profile.json': cannot write there"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Gelem/s"), std::string::npos) << r.err;
 }
 
 // A profile changes only the time: the shipped profiles (for every device we measured: forced

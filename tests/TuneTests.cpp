@@ -137,7 +137,6 @@ TEST(Tune, EveryTunedKnobIsAKnobOfItsTask) {
 // tune with a tiny budget writes the device's profile in the cache folder; the next run (in
 // process and in worker processes) loads it, runs its entry's settings and records the profile.
 TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
-  RSB_SKIP_IF(Lacks(Need::Int64Atomics));
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CacheHome home("write");
   const CommandResult t = Bench(home,
@@ -184,7 +183,6 @@ TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
 // --tune and --local-size win over the profile (their source: command line), --no-profile
 // ignores it, --profile names one.
 TEST(Tune, CommandLineAndNoProfileWinOverTheProfile) {
-  RSB_SKIP_IF(Lacks(Need::Int64Atomics));
   const CacheHome home("wins");
   Write(home.Profiles() + "/mine.json", HandProfile(2));
   const std::string run =
@@ -217,7 +215,6 @@ TEST(Tune, CommandLineAndNoProfileWinOverTheProfile) {
 
 // A profile for another driver version is used, with a note on stderr and in each result.
 TEST(Tune, ProfileOfAnotherDriverIsUsedWithANote) {
-  RSB_SKIP_IF(Lacks(Need::Int64Atomics));
   const CacheHome home("driver");
   json p = HandProfile(2);
   p["driver"] = "0.0-older";
@@ -299,7 +296,6 @@ TEST(Tune, UsageErrors) {
 // onto this one with --profile and, for the GPU ones, the GPU code path) pass validation on every
 // case their entries apply to, of both size classes and type widths.
 TEST(Tune, ShippedProfilesNeverChangeAResult) {
-  RSB_SKIP_IF(Lacks(Need::Int64Atomics));
   const fs::path dir = fs::path(RSB_SOURCE_DIR) / "profiles";
   ASSERT_TRUE(fs::is_directory(dir)) << dir;
   const CacheHome home("shipped");

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include <algorithm>
+#include <cstdlib>
 #include <functional>
 
 namespace rsb {
@@ -185,6 +186,13 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
                "Single-pass scan: every look-back recomputes its predecessors from the input "
                "(checks the fallback path)");
   app.add_option("--tune", raw.tune, TuneHelp(catalog))->check(TuneCheck(catalog));
+  auto* noProfile = app.add_flag(
+      "--no-profile", o.noProfile,
+      "Ignore the device's tuning profile (`reduce-scan-bench tune`): each variant's defaults");
+  app.add_option("--profile", o.profile,
+                 "Use this tuning profile (a file `reduce-scan-bench tune` wrote) instead of the "
+                 "device's own; --tune and --local-size still win")
+      ->excludes(noProfile);
   // Each task's parameters, --NAME V[,V...] (a parameter two tasks share is one option).
   for (const auto& t : catalog)
     for (const auto& p : t.params) {
@@ -381,6 +389,10 @@ void ResolveValues(const Raw& raw, Options& o) {
   o.opsGiven = raw.opsOpt->count() > 0;
   o.scanKindsGiven = raw.kindsOpt->count() > 0;
   o.localSizeGiven = raw.localSizeOpt->count() > 0;
+  // RSB_NO_PROFILE (not empty): as --no-profile where no --profile is given (the tests' runs are
+  // the variants' defaults, whatever profiles this machine has).
+  if (const char* none = std::getenv("RSB_NO_PROFILE"); none && *none && o.profile.empty())
+    o.noProfile = true;
   o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
   if (!o.casesFile.empty()) {
     const std::pair<const char*, bool> selections[] = {{"task", !raw.tasks.empty()},

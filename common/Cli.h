@@ -50,6 +50,10 @@ struct Options {
   // Everything else a case takes (seed, code path, tuning), the same for every case; its local
   // size is set per job from localSizes.
   ProblemSpec problem;
+  // Tuning profiles (src/Profile.h): --profile FILE instead of the device's own; --no-profile:
+  // none, every variant's defaults.
+  std::string profile;
+  bool noProfile = false;
   OutputFormat format = OutputFormat::Table;
   bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
   RunSettings run;

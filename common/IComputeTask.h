@@ -59,6 +59,16 @@ struct Extent {
   bool operator==(const Extent& o) const { return n == o.n && height == o.height; }
 };
 
+// Where a case's local size and tuning values came from (every result records it): "default"
+// (the variant's own), "profile" (an entry of the device's tuning profile, src/Profile.h) or
+// "command line" (--local-size or --tune set one of them; a profile may have set the others).
+// profile and profileDate: the profile's file and creation date where one was used; note: why
+// it is taken with a caveat (made with another driver version, or for another device).
+struct SettingsSource {
+  std::string source = "default";
+  std::string profile, profileDate, note;
+};
+
 // One problem: what to compute, on how many elements, and how.
 struct ProblemSpec {
   ElementType type = ElementType::Uint;
@@ -78,6 +88,7 @@ struct ProblemSpec {
   bool lookbackFallback = false;  // single-pass scan: every look-back recomputes from the input
   std::map<std::string, size_t> tuning;  // knobs set with --tune; the others take defaults
   std::map<std::string, size_t> params;  // the task's parameters set; the others take defaults
+  SettingsSource settings;               // where localSize and tuning came from
   // This input instead of the seeded random one (tests: the course's worked examples).
   std::shared_ptr<const HostArray> input;
 };

@@ -150,6 +150,19 @@ nlohmann::json UntimedJson(const Breakdown& b) {
   return a;
 }
 
+// {"source": "profile", "profile": PATH, "profile_date": DATE}: the profile's fields only where one
+// was used, the note only where there is one.
+nlohmann::json SettingsJson(const SettingsSource& s) {
+  nlohmann::json o = {{"source", s.source}};
+  if (!s.profile.empty()) {
+    o["profile"] = s.profile;
+    o["profile_date"] = s.profileDate;
+  }
+  if (!s.note.empty())
+    o["note"] = s.note;
+  return o;
+}
+
 std::string PhaseText(const std::string& phase) {
   return phase == "prepare" ? "untimed, before each run" : "untimed, before the validated run";
 }
@@ -223,6 +236,7 @@ nlohmann::json ResultToJson(const Result& r) {
       {"lookback_fallback", r.lookbackFallback},
       {"tuning", r.tuning},
       {"params", r.params},
+      {"settings", SettingsJson(r.settings)},
       {"kernel_options", r.kernelOptions},
       // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
       {"breakdown", BreakdownJson(r.breakdown)},
@@ -317,6 +331,11 @@ Result ResultFromJson(const nlohmann::json& j) {
   if (j.contains("params"))
     r.params = j.at("params").get<std::map<std::string, size_t>>();
   r.kernelOptions = j.value("kernel_options", std::string());
+  if (j.contains("settings")) {  // absent in files written before tuning profiles
+    const auto& s = j.at("settings");
+    r.settings = {s.at("source").get<std::string>(), s.value("profile", std::string()),
+                  s.value("profile_date", std::string()), s.value("note", std::string())};
+  }
   r.breakdown = BreakdownFromJson(j);
   if (j.contains("oclgrind") && j.at("oclgrind").is_object()) {
     const auto& g = j.at("oclgrind");
@@ -598,7 +617,8 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
          "ceiling_buffer_bytes,ceiling_near_cache_buffer_bytes,near_cache_read_gbytes_s,"
          "near_cache_write_gbytes_s,near_cache_copy_gbytes_s,global_mem_cache_bytes,width,height,"
          "params,bytes_read_repeated,"
-         "kernel_memory_bytes,utilisation_suspect,kernel_options\n";
+         "kernel_memory_bytes,utilisation_suspect,settings_source,settings_profile,"
+         "settings_profile_date,kernel_options\n";
   for (const auto& r : results) {
     const DeviceRun& device = DeviceOf(info, r);
     const std::string runFields = runFieldsOf(device);
@@ -628,7 +648,10 @@ void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>&
     const std::string extent =
         fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
                     CsvQuote(r.params.empty() ? "" : ParamsText(r)));
-    const std::string options = CsvQuote(r.kernelOptions);  // the last column, on every row
+    // Where the settings came from, then the build options (the last column), on every row.
+    const std::string options =
+        fmt::format("{},{},{},{}", CsvQuote(r.settings.source), CsvQuote(r.settings.profile),
+                    CsvQuote(r.settings.profileDate), CsvQuote(r.kernelOptions));
     out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},,{},{}\n",
                        keys, CsvQuote(r.message), r.iterations, times, r.cost.BytesMoved(),
                        r.cost.bytesRead, r.cost.bytesWritten, bandwidthUtil, r.cost.launches,

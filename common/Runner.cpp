@@ -360,6 +360,7 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.portable = spec.portable;
   r.lookbackFallback = spec.lookbackFallback;
   r.tuning = task.Tuning(device, variant, spec);
+  r.settings = spec.settings;
   for (const auto& param : task.Parameters())
     r.params[param.name] = Param(task.Parameters(), spec, param.name);
   return r;
@@ -519,7 +520,7 @@ std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn
     Progress p{++index, total, &job, job.variants[i], nullptr};
     if (progress)
       progress(p);
-    results.push_back(RunVariant(*job.task, job.variants[i], job.spec));
+    results.push_back(RunVariant(*job.task, job.variants[i], job.SpecFor(job.variants[i])));
     p.result = &results.back();
     if (progress)
       progress(p);

@@ -63,6 +63,7 @@ struct Result {
   bool lookbackFallback = false;         // --lookback-fallback
   std::map<std::string, size_t> tuning;  // the task's tuning knobs, as used
   std::map<std::string, size_t> params;  // the task's parameters (mask-width), as used
+  SettingsSource settings;               // where its local size and tuning came from
   // The kernels' build options: type, operator, local size, tuning, the index width
   // (-DRSB_INDEX64=1: 64-bit IDX). Empty where no plan was made (a case skipped before it).
   std::string kernelOptions;
@@ -104,9 +105,19 @@ std::string SizeText(size_t n, size_t height);
 
 // One problem for one task, and which of its variants to run on it.
 struct Job {
+  Job() = default;
+  Job(IComputeTask* t, ProblemSpec s, std::vector<std::string> v)
+      : task(t), spec(std::move(s)), variants(std::move(v)) {}
   IComputeTask* task = nullptr;
   ProblemSpec spec;
   std::vector<std::string> variants;
+  // A variant whose case differs from `spec` in its local size, tuning or their source (a tuning
+  // profile's entry, src/Profile.h): its own spec, the same problem (input, type, n).
+  std::map<std::string, ProblemSpec> variantSpecs;
+  const ProblemSpec& SpecFor(const std::string& variant) const {
+    const auto it = variantSpecs.find(variant);
+    return it == variantSpecs.end() ? spec : it->second;
+  }
 };
 
 struct Progress {

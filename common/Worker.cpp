@@ -302,7 +302,7 @@ class WorkerProcess {
 
 Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& device,
                   Status status, const std::string& message) {
-  ProblemSpec spec = job.spec;
+  ProblemSpec spec = job.SpecFor(variant);
   spec.localSize = job.task->LocalSize(variant, spec, device);
   Result r = NewResult(*job.task, variant, spec, device);
   r.status = status;

@@ -12,10 +12,12 @@
 #include "Grade.h"
 #include "Oclgrind.h"
 #include "Plot.h"
+#include "Profile.h"
 #include "Report.h"
 #include "Runner.h"
 #include "Subprocess.h"
 #include "Tasks.h"
+#include "Tune.h"
 #include "Worker.h"
 
 #include <fmt/format.h>
@@ -178,26 +180,34 @@ std::vector<Job> MakeJobs(const Options& o, const Tasks& tasks,
 }
 
 // The jobs of one device: each of MakeJobs' problems at every --local-size, in the order given
-// (auto resolved per variant on this device; a variant whose sizes resolve to one it already runs
-// at, auto = 256 beside 256, runs at it once), or a bare --check's matrix. A worker makes the
-// same list from the same command line and device.
+// (auto resolved per variant on this device, from its tuning profile's entry where it has one; a
+// variant whose sizes resolve to one it already runs at, auto = 256 beside 256, runs at it once),
+// or a bare --check's matrix. Each variant's settings come from the profile where --tune and
+// --local-size leave them (ApplyProfile). A worker makes the same list from the same command
+// line and device.
 std::vector<Job> DeviceJobs(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
-                            const DeviceInfo& device) {
-  if (!o.casesFile.empty())  // each case as the file gives it, its local size with it
-    return problems;
-  if (o.BareCheck() && o.oclgrind)  // the same tasks and variants, a matrix for a simulator
-    return OclgrindMatrixJobs(o, tasks, device);
-  if (o.BareCheck())  // the same tasks and variants, over the correctness matrix
-    return CheckMatrixJobs(o, tasks, device);
+                            const DeviceInfo& device, const std::optional<Profile>& profile) {
+  const Profile* p = profile ? &*profile : nullptr;
+  if (!o.casesFile.empty() || o.BareCheck()) {
+    // --cases: each case as the file gives it, its local size with it; a bare --check: the same
+    // tasks and variants over the correctness matrix (for a simulator under --oclgrind).
+    std::vector<Job> jobs = !o.casesFile.empty() ? problems
+                            : o.oclgrind         ? OclgrindMatrixJobs(o, tasks, device)
+                                                 : CheckMatrixJobs(o, tasks, device);
+    for (Job& job : jobs)
+      ApplyProfile(job, p, device, o.localSizeGiven);
+    return jobs;
+  }
   std::vector<Job> jobs;
   for (const Job& problem : problems) {
     std::map<std::string, std::vector<size_t>> ran;  // variant -> the local sizes it runs at
     for (size_t local : o.localSizes) {
       Job job = problem;
       job.spec.localSize = local;
+      ApplyProfile(job, p, device, o.localSizeGiven);
       job.variants.clear();
       for (const auto& v : problem.variants) {
-        const size_t resolved = problem.task->LocalSize(v, job.spec, device);
+        const size_t resolved = problem.task->LocalSize(v, job.SpecFor(v), device);
         if (!Contains(ran[v], resolved)) {
           ran[v].push_back(resolved);
           job.variants.push_back(v);
@@ -317,13 +327,16 @@ class ReportOutput {
 
 // --explain: every selected case on every device, from its launch plan; nothing is run.
 int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
-                 const std::vector<cl::Device>& devices, RunInfo& info, ReportOutput& output) {
+                 const std::vector<cl::Device>& devices,
+                 const std::vector<std::optional<Profile>>& profiles, RunInfo& info,
+                 ReportOutput& output) {
   std::vector<Explanation> cases;
   for (size_t d = 0; d < devices.size(); ++d) {
     info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
-    for (const Job& job : DeviceJobs(o, tasks, problems, info.devices.back().info))
+    for (const Job& job : DeviceJobs(o, tasks, problems, info.devices.back().info, profiles[d]))
       for (const auto& variant : job.variants) {
-        cases.push_back(Explain(*job.task, variant, job.spec, info.devices.back().info));
+        cases.push_back(
+            Explain(*job.task, variant, job.SpecFor(variant), info.devices.back().info));
         cases.back().c.device = d;
       }
   }
@@ -451,8 +464,8 @@ std::optional<Ceilings> WorkerCeilings(const Options& o, TaskContext& ctx) {
   return c;
 }
 
-int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
-              const std::string& kernelDir) {
+int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
+              const std::vector<Job>& problems, const std::string& kernelDir) {
   // A worker never outlives its run: killed with it, whatever ends the run (even SIGKILL).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   const std::vector<cl::Device> devices = RunDevices(o);
@@ -460,7 +473,8 @@ int RunWorker(const Options& o, const Tasks& tasks, const std::vector<Job>& prob
     throw UsageError(
         fmt::format("--worker-device {}: there are {} devices", o.worker.device, devices.size()));
   TaskContext ctx(devices[o.worker.device], kernelDir);
-  const std::vector<Job> jobs = DeviceJobs(o, tasks, problems, ctx.info);
+  const std::vector<Job> jobs =
+      DeviceJobs(o, tasks, problems, ctx.info, RunProfile(o, catalog, ctx.info));
   if (o.worker.job >= jobs.size())
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
@@ -541,7 +555,7 @@ int Run(int argc, char** argv) {
                                         ? MakeJobs(o, tasks, &notes)
                                         : CasesFromFile(o.casesFile, tasks, o.problem);
   if (o.worker.fd >= 0)
-    return RunWorker(o, tasks, problems, kernelDir);
+    return RunWorker(o, tasks, catalog, problems, kernelDir);
   for (const auto& job : problems)
     job.task->CheckProblem(job.spec, job.variants);
   if (!o.quiet)
@@ -550,6 +564,9 @@ int Run(int argc, char** argv) {
   if (!o.explain)  // --explain loads no kernel
     CheckKernelFiles(kernelDir, problems, o.run.timed);
   const std::vector<cl::Device> devices = RunDevices(o);
+  std::vector<std::optional<Profile>> profiles;  // each device's (a bad one: exit 2 here)
+  for (const auto& device : devices)
+    profiles.push_back(RunProfile(o, catalog, DescribeDevice(device)));
   // The output is checked only once everything on the command line has been, and first
   // written when a case ends.
   ReportOutput output(o.output, o.format, o.breakdown);
@@ -564,7 +581,7 @@ int Run(int argc, char** argv) {
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
   if (o.explain)
-    return ExplainCases(o, tasks, problems, devices, info, output);
+    return ExplainCases(o, tasks, problems, devices, profiles, info, output);
   // Ctrl-C or SIGTERM: the run stops after the case in progress (an isolated run, or the
   // ceilings' streams, at once), writes what is done and exits 130; a second one ends the
   // process at once (its workers die with it: PR_SET_PDEATHSIG).
@@ -577,12 +594,12 @@ int Run(int argc, char** argv) {
   for (size_t d = 0; d < devices.size() && !interrupted; ++d) {
     info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
     DeviceRun& device = info.devices.back();
-    const std::vector<Job> jobs = DeviceJobs(o, tasks, problems, device.info);
+    const std::vector<Job> jobs = DeviceJobs(o, tasks, problems, device.info, profiles[d]);
     if (!o.quiet)
-      std::cerr << fmt::format("device{}: {} ({}), kernels from {}{}\n",
-                               devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
-                               device.info.platform, kernelDir,
-                               o.isolate ? ", cases in worker processes" : "");
+      std::cerr << fmt::format(
+          "device{}: {} ({}), kernels from {}{}\n{}\n",
+          devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name, device.info.platform,
+          kernelDir, o.isolate ? ", cases in worker processes" : "", ProfileLine(profiles[d], o));
     const bool ceilings = o.run.timed && !o.noCeilings;
     if (!o.quiet && ceilings)
       std::cerr << fmt::format("ceilings: measuring the memory ceilings (12 streams of {} s)\n",
@@ -650,6 +667,8 @@ int main(int argc, char** argv) {
     return Compare(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "plot")
     return Plot(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "tune")
+    return Tune(argc - 1, argv + 1, MakeTasks());
   try {
     return Run(argc, argv);
   } catch (const UsageError& e) {

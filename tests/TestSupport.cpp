@@ -229,7 +229,9 @@ std::string Failures(const std::vector<Result>& results, bool allowSkip) {
 }
 
 // The environment before any OpenCL call of this test process (Worker.h says why).
-const bool kEnvironmentSaved = (SaveEnvironment(), true);
+// The suite's runs take each variant's defaults, whatever tuning profiles this machine has (the
+// profile tests clear RSB_NO_PROFILE for their own runs).
+const bool kEnvironmentSaved = (setenv("RSB_NO_PROFILE", "1", 0), SaveEnvironment(), true);
 
 CommandResult RunBench(const std::string& args) {
   RestoreStartupEnvironment();

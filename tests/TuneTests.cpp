@@ -1,0 +1,333 @@
+// `reduce-scan-bench tune` and tuning profiles (src/Tune.h, src/Profile.h): a tune with a tiny
+// budget writes a profile that the next run loads and records; a bad profile is refused with its
+// file and key; --tune, --local-size and --no-profile win as documented; the shipped profiles
+// never change a result. Runs the real executable on the test device, with a cache folder of its
+// own (XDG_CACHE_HOME) and RSB_NO_PROFILE cleared (TestSupport sets it for the other suites).
+#include "CReductionTask.h"
+#include "Profile.h"
+#include "Tasks.h"
+#include "TestSupport.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include <unistd.h>
+
+#ifndef RSB_SOURCE_DIR
+#define RSB_SOURCE_DIR ""
+#endif
+
+namespace rsb::test {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// A cache folder of the test's own, removed at the end.
+class CacheHome {
+ public:
+  explicit CacheHome(const std::string& name)
+      : dir_(fs::temp_directory_path() / fmt::format("rsb-tune-{}-{}", name, ::getpid())) {
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  ~CacheHome() { fs::remove_all(dir_); }
+  std::string Path() const { return dir_.string(); }
+  std::string Profiles() const { return (dir_ / "reduce-scan-bench" / "profiles").string(); }
+
+ private:
+  fs::path dir_;
+};
+
+std::string Selectors() {
+  std::string s;
+  if (const char* p = std::getenv("RSB_TEST_PLATFORM"); p && *p)
+    s += fmt::format(" --platform '{}'", p);
+  if (const char* d = std::getenv("RSB_TEST_DEVICE"); d && *d)
+    s += fmt::format(" --device '{}'", d);
+  return s;
+}
+
+// The binary with profiles on (RSB_NO_PROFILE cleared) and this cache folder; pocl keeps its
+// kernel cache where it was (POCL_CACHE_DIR), so that nothing is compiled again.
+CommandResult Bench(const CacheHome& home, const std::string& args) {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  const char* homeDir = std::getenv("HOME");
+  const std::string pocl =
+      std::getenv("POCL_CACHE_DIR")
+          ? std::getenv("POCL_CACHE_DIR")
+          : fmt::format("{}/pocl/kcache",
+                        xdg && *xdg ? xdg : fmt::format("{}/.cache", homeDir ? homeDir : "/tmp"));
+  return RunCommand(fmt::format("RSB_NO_PROFILE= XDG_CACHE_HOME='{}' POCL_CACHE_DIR='{}' '{}' {}{}",
+                                home.Path(), pocl, RSB_BINARY, args, Selectors()));
+}
+
+TaskCatalog Catalog() {
+  TaskCatalog catalog;
+  for (const auto& t : MakeTasks())
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
+  return catalog;
+}
+
+std::string CodePath() {
+  ProblemSpec spec;
+  return CReductionTask().CodePathOf(Device().info, spec);
+}
+
+// A profile for the test device by hand: reduction/single-pass, 4-byte, small, at local size 2,
+// every knob at its default but the unroll at `unroll`.
+json HandProfile(size_t unroll) {
+  const DeviceInfo& d = Device().info;
+  json tune = json::object();
+  const auto knobs = CReductionTask().Tunables();
+  for (const auto& name : TunedKnobs("reduction", "single-pass", CodePath(), 4))
+    for (const auto& k : knobs)
+      if (k.name == name)
+        tune[name] = name.find("unroll") != std::string::npos ? unroll : k.value;
+  return {{"schema", kProfileSchema},
+          {"platform", d.platform},
+          {"device", d.name},
+          {"driver", d.driverVersion},
+          {"created", "2026-11-24T00:00:00Z"},
+          {"entries",
+           {{{"task", "reduction"},
+             {"variant", "single-pass"},
+             {"code_path", CodePath()},
+             {"type_bytes", 4},
+             {"size_class", "small"},
+             {"local_size", 2},
+             {"tune", tune}}}}};
+}
+
+void Write(const std::string& path, const json& j) {
+  fs::create_directories(fs::path(path).parent_path());
+  std::ofstream(path) << j.dump(2);
+}
+
+json OnlyResult(const CommandResult& r) {
+  EXPECT_EQ(r.status, 0) << r.err;
+  const json j = json::parse(r.out, nullptr, false);
+  EXPECT_TRUE(j.is_object() && j["results"].size() == 1) << r.out << r.err;
+  return j.is_object() && j["results"].size() == 1 ? j["results"][0] : json::object();
+}
+
+// Every knob `tune` searches is a knob of its task (a renamed knob would be searched as nothing).
+TEST(Tune, EveryTunedKnobIsAKnobOfItsTask) {
+  size_t tuned = 0;
+  for (const auto& t : MakeTasks())
+    for (const auto& v : t->Variants())
+      for (const char* path : {"gpu", "cpu"})
+        for (size_t bytes : {4, 8})
+          for (const auto& name : TunedKnobs(t->Name(), v, path, bytes)) {
+            ++tuned;
+            const auto knobs = t->Tunables();
+            EXPECT_TRUE(std::any_of(knobs.begin(), knobs.end(),
+                                    [&](const TuningKnob& k) { return k.name == name; }))
+                << t->Name() << "/" << v << " " << path << " " << bytes << ": " << name;
+          }
+  EXPECT_GT(tuned, 0u);
+}
+
+// tune with a tiny budget writes the device's profile in the cache folder; the next run (in
+// process and in worker processes) loads it, runs its entry's settings and records the profile.
+TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  const CacheHome home("write");
+  const CommandResult t = Bench(home,
+                                "tune --budget 1 --candidate-time 0.05 --variant "
+                                "reduction/single-pass --size-class small --type-bytes 4");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.out.find("reduction/single-pass"), std::string::npos) << t.out;
+  EXPECT_NE(t.err.find("budget 1 s"), std::string::npos) << t.err;
+  const std::string path = home.Profiles() + "/" + ProfileSlug(Device().info) + ".json";
+  ASSERT_TRUE(fs::exists(path)) << t.err;
+  const Profile p = ReadProfile(path, Catalog());
+  ASSERT_EQ(p.entries.size(), 1u);
+  const ProfileEntry& e = p.entries[0];
+  EXPECT_EQ(e.sizeClass, "small");
+  EXPECT_EQ(e.typeBytes, 4u);
+  EXPECT_EQ(p.device, Device().info.name);
+  for (const char* isolate : {"--no-isolate", "--isolate"}) {
+    const json r = OnlyResult(
+        Bench(home, std::string("--check -q --task reduction --variant single-pass --size 1000 "
+                                "--format json ") +
+                        isolate));
+    EXPECT_EQ(r["status"], "passed") << r["message"];
+    EXPECT_EQ(r["settings"]["source"], "profile") << isolate;
+    EXPECT_EQ(r["settings"]["profile"], path);
+    EXPECT_EQ(r["settings"]["profile_date"], p.created);
+    EXPECT_EQ(r["local_size"], e.localSize);
+    for (const auto& [knob, value] : e.tune)
+      EXPECT_EQ(r["tuning"][knob], value) << knob;
+  }
+  // A large case has no entry: the variant's defaults.
+  const json large = OnlyResult(
+      Bench(home, "--check -q --task reduction --variant single-pass --size 2^20 --format json"));
+  EXPECT_EQ(large["settings"]["source"], "default");
+  const CommandResult csv =
+      Bench(home, "--check -q --task reduction --variant single-pass --size 1000 --format csv");
+  EXPECT_NE(csv.out.find("settings_source,settings_profile,settings_profile_date,kernel_options"),
+            std::string::npos)
+      << csv.out;
+  EXPECT_NE(csv.out.find(fmt::format(",\"profile\",\"{}\",\"{}\",", path, p.created)),
+            std::string::npos)
+      << csv.out;
+}
+
+// --tune and --local-size win over the profile (their source: command line), --no-profile
+// ignores it, --profile names one.
+TEST(Tune, CommandLineAndNoProfileWinOverTheProfile) {
+  const CacheHome home("wins");
+  Write(home.Profiles() + "/mine.json", HandProfile(2));
+  const std::string run =
+      "--check -q --task reduction --variant single-pass --size 1000 --format json ";
+  const json own = OnlyResult(Bench(home, run));
+  EXPECT_EQ(own["settings"]["source"], "profile");
+  EXPECT_EQ(own["local_size"], 2);
+  const std::string unroll = CodePath() == "gpu" ? "reduction-gpu-unroll" : "reduction-cpu-unroll";
+  EXPECT_EQ(own["tuning"][unroll], 2);
+  const json tuned = OnlyResult(Bench(home, run + "--tune " + unroll + "=8"));
+  EXPECT_EQ(tuned["settings"]["source"], "command line");
+  EXPECT_EQ(tuned["settings"]["profile"], home.Profiles() + "/mine.json");
+  EXPECT_EQ(tuned["tuning"][unroll], 8);
+  EXPECT_EQ(tuned["local_size"], 2);  // the rest from the profile
+  const json local = OnlyResult(Bench(home, run + "--local-size 8"));
+  EXPECT_EQ(local["settings"]["source"], "command line");
+  EXPECT_FALSE(local["settings"].contains("profile"));  // the entry is for local size 2
+  EXPECT_EQ(local["local_size"], 8);
+  const json none = OnlyResult(Bench(home, run + "--no-profile"));
+  EXPECT_EQ(none["settings"]["source"], "default");
+  EXPECT_EQ(none["local_size"],
+            CReductionTask().LocalSize("single-pass", ProblemSpec(), Device().info));
+  // --profile: that file, whatever the cache folder holds.
+  CacheHome empty("wins-empty");
+  const json named = OnlyResult(Bench(empty, run + "--profile " + home.Profiles() + "/mine.json"));
+  EXPECT_EQ(named["settings"]["source"], "profile");
+  const CommandResult both = Bench(empty, run + "--profile x.json --no-profile");
+  EXPECT_EQ(both.status, 2) << both.err;
+}
+
+// A profile for another driver version is used, with a note on stderr and in each result.
+TEST(Tune, ProfileOfAnotherDriverIsUsedWithANote) {
+  const CacheHome home("driver");
+  json p = HandProfile(2);
+  p["driver"] = "0.0-older";
+  Write(home.Profiles() + "/old.json", p);
+  const CommandResult r =
+      Bench(home, "--check --task reduction --variant single-pass --size 1000 --format json");
+  const json res = OnlyResult(r);
+  EXPECT_EQ(res["settings"]["source"], "profile");
+  EXPECT_NE(res["settings"]["note"].get<std::string>().find("made with driver 0.0-older"),
+            std::string::npos)
+      << res["settings"];
+  EXPECT_NE(r.err.find("note: made with driver 0.0-older"), std::string::npos) << r.err;
+}
+
+// A profile with an out-of-range value, an unknown knob or a bad local size is refused before
+// anything runs: exit 2, one line naming the file, the key and what is allowed.
+TEST(Tune, BadProfileIsRefusedWithItsFileAndKey) {
+  const CacheHome home("bad");
+  struct Case {
+    std::string key;
+    json value;
+    std::string said;
+    bool found = true;  // found in the cache folder too (a file of another schema is not)
+  };
+  const std::string knob = TunedKnobs("reduction", "single-pass", CodePath(), 4).front();
+  const std::vector<Case> cases = {
+      {"/entries/0/tune/" + knob, 0, "entries[0].tune." + knob + ": 0 is not allowed; allowed: "},
+      {"/entries/0/tune/no-such-knob", 4,
+       "entries[0].tune.no-such-knob: not a knob of reduction/single-pass"},
+      {"/entries/0/local_size", 3,
+       "entries[0].local_size: 3 is not allowed; allowed: a power of two"},
+      {"/entries/0/size_class", "huge", "entries[0].size_class: 'huge' is not allowed"},
+      {"/schema", "other/1",
+       "schema: 'other/1' is not allowed; allowed: " + std::string(kProfileSchema), false},
+  };
+  for (const auto& c : cases) {
+    json p = HandProfile(2);
+    p[json::json_pointer(c.key)] = c.value;
+    const std::string file = home.Profiles() + "/bad.json";
+    Write(file, p);
+    // Found in the cache folder (it is this device's) and named with --profile.
+    for (const std::string& how : {std::string(), "--profile " + file}) {
+      if (how.empty() && !c.found)
+        continue;
+      const CommandResult r =
+          Bench(home, "--check -q --task reduction --variant single-pass --size 100 " + how);
+      EXPECT_EQ(r.status, 2) << c.key << " " << how << "\n" << r.err;
+      EXPECT_NE(r.err.find(fmt::format("error: profile '{}': {}", file, c.said)), std::string::npos)
+          << r.err;
+      EXPECT_EQ(r.out, "");
+    }
+  }
+}
+
+// tune's own usage errors: exit 2, one line, before anything runs.
+TEST(Tune, UsageErrors) {
+  const CacheHome home("usage");
+  for (const auto& [args, said] : std::vector<std::pair<std::string, std::string>>{
+           {"tune --variant interleaved", "--variant 'interleaved': not a tunable variant"},
+           {"tune --budget 0", "--budget"},
+           {"tune --type-bytes 2", "--type-bytes"},
+           {"tune --size-class medium", "--size-class"},
+           {"tune --output " + home.Path(), "--output '" + home.Path() + "': is a folder"}}) {
+    const CommandResult r = Bench(home, args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find(said), std::string::npos) << args << "\n" << r.err;
+  }
+  EXPECT_FALSE(fs::exists(home.Profiles()));
+  // A folder that cannot be written: said before the search (exit 3), nothing written.
+  const CommandResult r = Bench(home, "tune --budget 1 --output /proc/no-such/profile.json");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("profile '/proc/no-such/profile.json': cannot write there"),
+            std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("Gelem/s"), std::string::npos) << r.err;
+}
+
+// A profile changes only the time: the shipped profiles (for every device we measured: forced
+// onto this one with --profile and, for the GPU ones, the GPU code path) pass validation on every
+// case their entries apply to, of both size classes and type widths.
+TEST(Tune, ShippedProfilesNeverChangeAResult) {
+  const fs::path dir = fs::path(RSB_SOURCE_DIR) / "profiles";
+  ASSERT_TRUE(fs::is_directory(dir)) << dir;
+  const CacheHome home("shipped");
+  size_t profiles = 0;
+  for (const auto& f : fs::directory_iterator(dir)) {
+    if (f.path().extension() != ".json")
+      continue;
+    ++profiles;
+    const Profile p = ReadProfile(f.path().string(), Catalog());  // throws where refused
+    std::set<std::string> paths;
+    for (const auto& e : p.entries)
+      paths.insert(e.codePath);
+    for (const auto& path : paths) {
+      const std::string types = Device().info.fp64 ? "uint,ulong,float,double" : "uint,ulong,float";
+      const CommandResult r = Bench(
+          home, fmt::format("--check -q --profile '{}' --code-path {} --format json --variant "
+                            "single-pass,tiled-1d,cached-1d,tiled-2d --type {} --size "
+                            "5,1000,4097,65537,2^20+1,33x31,1024x1025",
+                            f.path().string(), path, types));
+      ASSERT_EQ(r.status, 0) << f.path() << "\n" << r.err;
+      size_t fromProfile = 0;
+      const json doc = json::parse(r.out);
+      for (const auto& res : doc["results"]) {
+        EXPECT_TRUE(res["status"] == "passed" || res["status"] == "skipped")
+            << res["task"] << "/" << res["variant"] << " " << res["n"] << ": " << res["message"];
+        fromProfile += res["settings"]["source"] == "profile";
+      }
+      EXPECT_GT(fromProfile, 0u) << f.path() << " " << path;
+    }
+  }
+  EXPECT_GT(profiles, 0u);
+}
+
+}  // namespace
+}  // namespace rsb::test

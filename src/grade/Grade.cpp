@@ -448,7 +448,8 @@ GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
 // group at every local size) in one child run, so that the hand-in pays one OpenCL start-up and
 // one build of each program per task instead of one per case group. A group whose cases all
 // passed there is decided by it; every other group (a case that failed, crashed, hung or was not
-// reached) is run as RunHandin runs it, which decides it and names the cases at fault.
+// reached) is run as RunHandin runs it, which decides it and names the cases at fault. A case
+// that did not compile is decided by the list run too (BuildFailure).
 struct TaskList {
   std::vector<ListedCase> cases;
   std::vector<std::string> keys;  // per case: its group's RunKey (Check, Shared)
@@ -501,8 +502,17 @@ double ListLimit(Context& ctx, const std::string& task) {
   return std::max(ctx.opt.timeoutS, kTimeSlack * s);
 }
 
+// A case whose kernels did not compile: decided wherever it ran (a build depends on the source
+// and the options only, not on what ran before it in the process), so its group needs no run
+// with a worker per case, which would compile the failing program once per case.
+bool BuildFailure(const CaseOutcome& c) {
+  return c.status == "error" && !c.wholeRun && c.message.rfind("kernel build failed", 0) == 0;
+}
+
 struct FastVerdicts {
-  std::map<std::string, std::pair<GroupRun, double>> passed;  // by RunKey: the run, its limit
+  // By RunKey: the groups the list run decided (every case passed, or did not compile), each
+  // with the run's time limit.
+  std::map<std::string, std::pair<GroupRun, double>> decided;
   std::set<std::string> failed;  // groups with a case whose own result did not pass
 };
 
@@ -516,20 +526,20 @@ FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
     const double limit = ListLimit(ctx, task);
     const GroupRun run = ctx.RunList(codes.at(task), l.cases, l.validateRuns, limit);
     std::map<std::string, GroupRun> groups;
-    std::set<std::string> notPassed;
+    std::set<std::string> open;  // groups the list run does not decide
     for (size_t i = 0; i < l.cases.size(); ++i) {
       const CaseOutcome& c = run.cases[i];
       groups[l.keys[i]].cases.push_back(c);
-      if (c.status == "passed")
+      if (c.status == "passed" || BuildFailure(c))
         continue;
-      notPassed.insert(l.keys[i]);
+      open.insert(l.keys[i]);
       if (!c.wholeRun && c.status != "timeout" && c.message != "no result for this case")
         v.failed.insert(l.keys[i]);
     }
     for (auto& [key, g] : groups)
-      if (!notPassed.count(key)) {
+      if (!open.count(key)) {
         g.seconds = run.seconds;
-        v.passed[key] = {std::move(g), limit};
+        v.decided[key] = {std::move(g), limit};
       }
   }
   return v;
@@ -677,9 +687,9 @@ void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdic
     const CaseGroup& group = it.groups[gi];
     for (const auto& ls : group.localSizes) {
       const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
-      const auto passed = fast.passed.find(key);
-      double limit = passed != fast.passed.end() ? passed->second.second : 0;
-      GroupRun run = passed != fast.passed.end() ? passed->second.first
+      const auto decided = fast.decided.find(key);
+      double limit = decided != fast.decided.end() ? decided->second.second : 0;
+      GroupRun run = decided != fast.decided.end() ? decided->second.first
                                                  : RunHandin(ctx, code, it, gi, ls, RunKind::Check,
                                                              limit, fast.failed.count(key) > 0);
       g.timeLimitS = std::max(g.timeLimitS, limit);

@@ -86,7 +86,7 @@ std::string Slug(const std::string& text) {
 }  // namespace
 
 std::string SizeClassOf(size_t n) {
-  return n < (size_t(1) << 20) ? "small" : "large";
+  return n < (size_t(1) << 20) ? "small" : n < (size_t(1) << 26) ? "large" : "huge";
 }
 
 std::vector<std::string> TunedKnobs(const std::string& task, const std::string& variant,
@@ -106,7 +106,7 @@ const ProfileEntry* Profile::Find(const std::string& task, const std::string& va
     if (e.task == task && e.variant == variant && e.codePath == codePath &&
         e.typeBytes == typeBytes && e.sizeClass == sizeClass)
       return &e;
-  return nullptr;
+  return sizeClass == "huge" ? Find(task, variant, codePath, typeBytes, "large") : nullptr;
 }
 
 std::string ProfileSlug(const DeviceInfo& device) {
@@ -228,8 +228,9 @@ ProfileEntry ReadEntry(const Reader& in, const json& o, const TaskCatalog& catal
     Refuse(in.path, where + "type_bytes", std::to_string(e.typeBytes) + " is not allowed",
            "4 or 8");
   e.sizeClass = in.Str(o, "size_class", where);
-  if (e.sizeClass != "small" && e.sizeClass != "large")
-    Refuse(in.path, where + "size_class", "'" + e.sizeClass + "' is not allowed", "small, large");
+  if (e.sizeClass != "small" && e.sizeClass != "large" && e.sizeClass != "huge")
+    Refuse(in.path, where + "size_class", "'" + e.sizeClass + "' is not allowed",
+           "small, large, huge");
   const char* powers = "a power of two from 1 to 1048576";
   e.localSize = in.Count(o, "local_size", where, powers);
   if (!IsPowerOfTwo(e.localSize) || e.localSize > (size_t(1) << 20))

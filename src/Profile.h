@@ -24,7 +24,7 @@ struct ProfileEntry {
   std::string task, variant;
   std::string codePath;   // "gpu" or "cpu": the kernel shape it was tuned for
   size_t typeBytes = 4;   // 4 or 8
-  std::string sizeClass;  // "small" or "large" (SizeClassOf)
+  std::string sizeClass;  // "small", "large" or "huge" (SizeClassOf)
   size_t localSize = 0;
   std::map<std::string, size_t> tune;  // the variant's knobs (TunedKnobs), every one
   size_t n = 0;                        // the size it was timed at
@@ -49,9 +49,12 @@ struct Profile {
                            const std::string& sizeClass) const;
 };
 
-// Below 2^20 elements "small", else "large"; the sizes `tune` times each class at.
+// Below 2^20 elements "small", below 2^26 "large", else "huge"; the sizes `tune` times each class
+// at (2^16, 2^24, 2^28: a knob that wins at 2^24 can lose at 2^28, where a GPU's memory limits).
+// A profile without a "huge" entry for a variant gives its "large" one there (Profile::Find).
 std::string SizeClassOf(size_t n);
-constexpr size_t kSmallClassN = size_t(1) << 16, kLargeClassN = size_t(1) << 24;
+constexpr size_t kSmallClassN = size_t(1) << 16, kLargeClassN = size_t(1) << 24,
+                 kHugeClassN = size_t(1) << 28;
 
 // The knobs `tune` searches for a variant on a code path at a type width (besides the local
 // size); empty: the variant has none (it is not tuned).

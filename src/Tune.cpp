@@ -38,7 +38,10 @@ struct TuneOptions {
   double budgetS = 300;
   double candidateS = 0.2;  // timed runs per candidate (the runner's --time-budget)
   std::vector<std::string> tasks, variants;
-  std::vector<std::string> classes = {"large", "small"};
+  // "huge" (2^28) only on a GPU unless asked for: on a CPU device its runs take the large
+  // class's settings (Profile::Find), and one candidate there takes seconds.
+  std::vector<std::string> classes = {"huge", "large", "small"};
+  bool classesGiven = false;
   std::vector<size_t> typeBytes = {4, 8};
   uint64_t seed = 1;
   bool quiet = false;
@@ -113,9 +116,10 @@ void AddOptions(CLI::App& app, TuneOptions& o, std::vector<std::string>& classes
                  "Variant(s) to tune: NAME or TASK/NAME (single-pass is both tasks'), default all "
                  "tunable ones")
       ->delimiter(',');
-  app.add_option("--size-class", classes, "Size class(es): large (2^24), small (2^16)")
+  app.add_option("--size-class", classes,
+                 "Size class(es): huge (2^28; default on a GPU only), large (2^24), small (2^16)")
       ->delimiter(',')
-      ->check(cli::OneOf({"large", "small"}, false));
+      ->check(cli::OneOf({"huge", "large", "small"}, false));
   app.add_option("--type-bytes", o.typeBytes, "Type width(s): 4 (uint, float), 8 (ulong, double)")
       ->delimiter(',')
       ->check(cli::Allowed("4 or 8", [](const std::string& v) { return v == "4" || v == "8"; }));
@@ -147,8 +151,10 @@ bool ParseTuneOptions(int argc, char** argv, TuneOptions& o) {
   } catch (const CLI::ParseError& e) {
     throw UsageError(e.what());
   }
-  if (!classes.empty())
+  if (!classes.empty()) {
     o.classes = classes;
+    o.classesGiven = true;
+  }
   return true;
 }
 
@@ -172,7 +178,7 @@ ProblemSpec GroupSpec(const IComputeTask& task, const std::string& variant, Elem
   spec.op = std::find(ops.begin(), ops.end(), Op::Sum) != ops.end() ? Op::Sum : ops.front();
   if (!task.ScanKinds().empty())
     spec.scanKind = ScanKind::Inclusive;
-  spec.n = sizeClass == "large" ? kLargeClassN : kSmallClassN;
+  spec.n = sizeClass == "huge" ? kHugeClassN : sizeClass == "large" ? kLargeClassN : kSmallClassN;
   if (task.TakesShape(variant))  // a square image of as many elements
     spec.height = size_t(std::llround(std::sqrt(double(spec.n))));
   spec.seed = seed;
@@ -214,6 +220,8 @@ std::vector<Group> MakeGroups(const Tasks& tasks, const TuneOptions& o, const De
         if (!type)
           continue;
         for (const auto& c : o.classes) {
+          if (c == "huge" && !o.classesGiven && !device.isGpu)
+            continue;
           Group g{t.get(), v, c, "", bytes, GroupSpec(*t, v, *type, c, o.seed), {}};
           g.codePath = t->CodePathOf(device, g.spec);
           g.knobs = TunedKnobs(t->Name(), v, g.codePath, bytes);

@@ -136,6 +136,31 @@ TEST(Tune, EveryTunedKnobIsAKnobOfItsTask) {
 
 // tune with a tiny budget writes the device's profile in the cache folder; the next run (in
 // process and in worker processes) loads it, runs its entry's settings and records the profile.
+// Sizes map to the classes `tune` times (2^16, 2^24, 2^28); a size of the huge class takes the
+// variant's large entry where the profile has no huge one (a CPU device's profile has none).
+TEST(Tune, SizeClassesAndTheHugeClassFallsBackToLarge) {
+  EXPECT_EQ(SizeClassOf(1), "small");
+  EXPECT_EQ(SizeClassOf((size_t(1) << 20) - 1), "small");
+  EXPECT_EQ(SizeClassOf(size_t(1) << 20), "large");
+  EXPECT_EQ(SizeClassOf((size_t(1) << 26) - 1), "large");
+  EXPECT_EQ(SizeClassOf(size_t(1) << 26), "huge");
+  EXPECT_EQ(SizeClassOf(size_t(8192) * 8192), "huge");
+  Profile p;
+  ProfileEntry large{"scan", "single-pass", "gpu", 4, "large", 256, {}, kLargeClassN};
+  p.entries.push_back(large);
+  const ProfileEntry* e = p.Find("scan", "single-pass", "gpu", 4, "huge");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->sizeClass, "large");
+  ProfileEntry huge = large;
+  huge.sizeClass = "huge";
+  huge.localSize = 128;
+  p.entries.push_back(huge);
+  e = p.Find("scan", "single-pass", "gpu", 4, "huge");
+  ASSERT_NE(e, nullptr);
+  EXPECT_EQ(e->localSize, 128u);
+  EXPECT_EQ(p.Find("scan", "single-pass", "gpu", 4, "small"), nullptr);
+}
+
 TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CacheHome home("write");
@@ -246,7 +271,7 @@ TEST(Tune, BadProfileIsRefusedWithItsFileAndKey) {
        "entries[0].tune.no-such-knob: not a knob of reduction/single-pass"},
       {"/entries/0/local_size", 3,
        "entries[0].local_size: 3 is not allowed; allowed: a power of two"},
-      {"/entries/0/size_class", "huge", "entries[0].size_class: 'huge' is not allowed"},
+      {"/entries/0/size_class", "medium", "entries[0].size_class: 'medium' is not allowed"},
       {"/schema", "other/1",
        "schema: 'other/1' is not allowed; allowed: " + std::string(kProfileSchema), false},
   };

@@ -3,7 +3,7 @@
 #   bench/gpu_tune.sh BUILD_DIR tune TAG         # `tune` with its default budget -> $OUT/TAG.json
 #   bench/gpu_tune.sh BUILD_DIR measure PROFILE  # default settings against PROFILE, then CUB
 # measure: the single-pass reduction and scan at 2^28 (uint, float, ulong, double) and the tiled
-# and cached convolutions at mask 5, each with --no-profile and with --profile PROFILE (Gelem/s
+# and cached convolutions at mask 5 (2^28, 8192x8192), each with --no-profile and with --profile PROFILE (Gelem/s
 # and % of the device's ceiling), then bench/compare.py against CUB with the profile.
 set -uo pipefail
 build=$1; stage=$2; arg=$3
@@ -25,7 +25,7 @@ case $stage in
       "$bin" --platform NVIDIA -q $how --task reduction,scan --variant single-pass \
         --type uint,float,ulong,double --size 2^28 --format json > "$out/sp-$tag.json"
       "$bin" --platform NVIDIA -q $how --task convolution --variant tiled-1d,cached-1d,tiled-2d \
-        --mask-width 5 --format json > "$out/conv-$tag.json"
+        --size 2^28,8192x8192 --mask-width 5 --format json > "$out/conv-$tag.json"
     done
     python3 - "$out" <<'PY'
 import json, sys

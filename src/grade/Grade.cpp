@@ -423,21 +423,24 @@ bool AllPassed(const GroupRun& run) {
 // worker of its own, as before this fast path: a case that crashes or corrupts memory cannot
 // take its neighbours with it, so the report names exactly the cases at fault. A timeout of
 // that run is retried once, after the reference is measured again (the machine may have become
-// busier); a fast run that timed out counts as that first try.
+// busier); a fast run that timed out counts as that first try. `start`: where the task's list
+// run (RunLists) already showed the fast run's verdict, Isolated (a case of the group did not
+// pass) or IsolatedAfterTimeout (the list run hung in this group: that was the first try).
+enum class Start { Fast, Isolated, IsolatedAfterTimeout };
+
 GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
-                   const std::string& ls, RunKind kind, double& limit, bool direct = false) {
+                   const std::string& ls, RunKind kind, double& limit, Start start = Start::Fast) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
-  bool retried = false;
-  if (kind != RunKind::Oclgrind && !direct) {
+  bool retried = start == Start::IsolatedAfterTimeout;
+  if (kind != RunKind::Oclgrind && start == Start::Fast) {
     limit = TimeLimit(ctx, it, group, ls, kind, Isolation::Shared);
     GroupRun fast = ctx.Run(code, it, g, ls, kind, limit, Isolation::Shared);
     if (AllPassed(fast) || Interrupted())
       return fast;
-    if (fast.timedOut) {
-      MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
-      retried = true;
-    }
+    retried = fast.timedOut;
   }
+  if (retried)
+    MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
   limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
   GroupRun run = ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
   if (!run.timedOut || retried || Interrupted())
@@ -517,6 +520,8 @@ struct FastVerdicts {
   // with the run's time limit.
   std::map<std::string, std::pair<GroupRun, double>> decided;
   std::set<std::string> failed;  // groups with a case whose own result did not pass
+  std::set<std::string> hung;    // per task, the group its list run was killed in (timed out)
+  std::map<std::string, double> limits;  // per task: its list run's time limit
 };
 
 FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
@@ -528,8 +533,10 @@ FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
       continue;
     const double limit = ListLimit(ctx, task);
     const GroupRun run = ctx.RunList(codes.at(task), l.cases, l.validateRuns, limit);
+    v.limits[task] = limit;
     std::map<std::string, GroupRun> groups;
     std::set<std::string> open;  // groups the list run does not decide
+    bool killedIn = false;
     for (size_t i = 0; i < l.cases.size(); ++i) {
       const CaseOutcome& c = run.cases[i];
       groups[l.keys[i]].cases.push_back(c);
@@ -538,6 +545,12 @@ FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
       open.insert(l.keys[i]);
       if (!c.wholeRun && c.status != "timeout" && c.message != "no result for this case")
         v.failed.insert(l.keys[i]);
+      // The child writes each result as its case ends and runs them in order: a run killed at
+      // its limit hung in the first case without one.
+      if (run.timedOut && c.wholeRun && !killedIn) {
+        v.hung.insert(l.keys[i]);
+        killedIn = true;
+      }
     }
     for (auto& [key, g] : groups)
       if (!open.count(key)) {
@@ -686,16 +699,20 @@ std::optional<json> FirstWrong(const std::string& message) {
 void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
                 ItemGrade& g) {
   std::vector<std::string> runOf;  // per case: the run it was part of
+  if (const auto l = fast.limits.find(it.task); l != fast.limits.end())
+    g.timeLimitS = l->second;  // its cases ran in the task's list run first
   for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi) {
     const CaseGroup& group = it.groups[gi];
     for (const auto& ls : group.localSizes) {
       const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
       const auto decided = fast.decided.find(key);
       double limit = decided != fast.decided.end() ? decided->second.second : 0;
-      GroupRun run =
-          decided != fast.decided.end()
-              ? decided->second.first
-              : RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit, fast.failed.count(key) > 0);
+      GroupRun run = decided != fast.decided.end()
+                         ? decided->second.first
+                         : RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit,
+                                     fast.hung.count(key)     ? Start::IsolatedAfterTimeout
+                                     : fast.failed.count(key) ? Start::Isolated
+                                                              : Start::Fast);
       g.timeLimitS = std::max(g.timeLimitS, limit);
       std::vector<std::string> sizes;
       for (const Extent& e : group.sizes)

@@ -516,9 +516,8 @@ bool BuildFailure(const CaseOutcome& c) {
 }
 
 struct FastVerdicts {
-  // By RunKey: the groups the list run decided (every case passed, or did not compile), each
-  // with the run's time limit.
-  std::map<std::string, std::pair<GroupRun, double>> decided;
+  // By RunKey: the groups the list run decided (every case passed, or did not compile).
+  std::map<std::string, GroupRun> decided;
   std::set<std::string> failed;  // groups with a case whose own result did not pass
   std::set<std::string> hung;    // per task, the group its list run was killed in (timed out)
   std::map<std::string, double> limits;  // per task: its list run's time limit
@@ -555,7 +554,7 @@ FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
     for (auto& [key, g] : groups)
       if (!open.count(key)) {
         g.seconds = run.seconds;
-        v.decided[key] = {std::move(g), limit};
+        v.decided[key] = std::move(g);
       }
   }
   return v;
@@ -706,9 +705,9 @@ void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdic
     for (const auto& ls : group.localSizes) {
       const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
       const auto decided = fast.decided.find(key);
-      double limit = decided != fast.decided.end() ? decided->second.second : 0;
+      double limit = 0;  // a decided group's is its list run's, in g.timeLimitS already
       GroupRun run = decided != fast.decided.end()
-                         ? decided->second.first
+                         ? decided->second
                          : RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit,
                                      fast.hung.count(key)     ? Start::IsolatedAfterTimeout
                                      : fast.failed.count(key) ? Start::Isolated

@@ -275,6 +275,43 @@ TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
   EXPECT_LT(seconds, 2.5 * limit + 10) << "limit " << limit;
 }
 
+// Children run the variants' defaults (--no-profile): a tuning profile in the grader's cache
+// folder, here one every run that loads it refuses (exit 2), changes nothing of a grade.
+TEST_F(Grade, ChildrenIgnoreTuningProfiles) {
+  const DeviceInfo& d = Device().info;
+  const fs::path cache = root_ / "cache";
+  fs::create_directories(cache / "reduce-scan-bench" / "profiles");
+  std::ofstream(cache / "reduce-scan-bench" / "profiles" / "bad.json") << json{
+      {"schema", "reduce-scan-bench-profile/1"},
+      {"platform", d.platform},
+      {"device", d.name},
+      {"driver", d.driverVersion},
+      {"created", "2026-11-24T00:00:00Z"},
+      {"entries",
+       {{{"task", "scan"},
+         {"variant", "single-pass"},
+         {"code_path", d.isGpu ? "gpu" : "cpu"},
+         {"type_bytes", 4},
+         {"size_class", "small"},
+         {"local_size", 3},
+         {"tune", json::object()}}}}}.dump();
+  const std::string env = fmt::format("RSB_NO_PROFILE= XDG_CACHE_HOME='{}' ", cache.string());
+  // The profile is this device's and refused: a run that loads it says so.
+  const CommandResult plain = RunCommand(env + RSB_BINARY + std::string(" --check -q --size 5"));
+  ASSERT_EQ(plain.status, 2) << plain.err;
+  EXPECT_NE(plain.err.find("bad.json"), std::string::npos) << plain.err;
+  const std::string h = HandIn("tuned");
+  std::ofstream(root_ / "one-rubric.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257]}}]})";
+  const CommandResult r = RunCommand(
+      env + fmt::format("'{}' grade --rubric '{}' --output-dir '{}' -q --sandbox none '{}'",
+                        RSB_BINARY, (root_ / "one-rubric.json").string(), (root_ / "out").string(),
+                        h));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(Item(Report("tuned"), "scan-naive")["status"], "passed") << Report("tuned").dump(2);
+}
+
 TEST_F(Grade, KernelThatDoesNotCompileReportsFileAndLine) {
   const std::string h = HandIn("nocompile");
   Patch(ScanCl(h), "  dst[i] = v;\n  // SOLUTION END", "  dst[i] = v\n  // SOLUTION END");

@@ -16,9 +16,12 @@ namespace rsb::grade {
 
 namespace {
 
+// Every child runs the variants' default settings (--no-profile): a tuning profile in the
+// grader's cache folder is out of a sandboxed hand-in's sight, and the suite's own runs and the
+// hand-ins' must be timed alike, on any machine.
 void AddRunArgs(const ChildSettings& s, std::vector<std::string>& a, const std::string& output) {
-  a.insert(a.end(),
-           {"--seed", std::to_string(s.seed), "--format", "json", "--output", output, "-q"});
+  a.insert(a.end(), {"--seed", std::to_string(s.seed), "--format", "json", "--output", output, "-q",
+                     "--no-profile"});
 }
 
 void AddDeviceArgs(const ChildSettings& s, std::vector<std::string>& a) {

@@ -19,8 +19,8 @@ const BuildInfo& ThisBuild() {
 
 std::string VersionLine() {
   const BuildInfo& b = ThisBuild();
-  return fmt::format("reduce-scan-bench {} (git {}, {}, {})", b.version, b.gitRevision,
-                     b.buildType, b.compiler);
+  return fmt::format("reduce-scan-bench {} (git {}, {}, {})", b.version, b.gitRevision, b.buildType,
+                     b.compiler);
 }
 
 std::map<std::string, std::string> KernelFileHashes(const std::string& kernelDir) {

@@ -439,6 +439,15 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       "Every variant is validated against a CPU reference on every run, then timed with OpenCL\n"
       "profiling events (median of repeated runs).",
       "reduce-scan-bench"};
+  app.footer(
+      "Subcommands (each with its own --help):\n"
+      "  grade HANDIN...          score course hand-ins against a rubric (grading/rubric.json)\n"
+      "  grade merge DIR...       join the outputs of `grade --shard K/N` into one\n"
+      "  compare BASE NEW         per-case ratios of two result files, with significance\n"
+      "  plot RESULTS...          throughput plots (PNG/SVG) of result files\n"
+      "  tune                     search this device's best settings and write its profile\n"
+      "Beside it: build/kernel-info (a kernel's registers, local and private memory per "
+      "device).");
   app.set_help_flag();  // handled below so that --help exits 0 with the text on stdout
   app.add_flag("-h,--help", raw.help, "Print this help and exit");
   app.add_flag("--version", raw.version,

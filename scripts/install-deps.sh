@@ -29,5 +29,5 @@ $SUDO apt-get install -y -qq --no-install-recommends \
   g++ cmake make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd \
   clinfo libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3 python3-matplotlib \
   python3-jsonschema libtbb-dev oclgrind bubblewrap util-linux mesa-opencl-icd slurm-wlm \
-  munge >/dev/null
+  munge clang-format >/dev/null
 echo "dependencies installed"

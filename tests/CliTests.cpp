@@ -822,6 +822,13 @@ TEST(Cli, HelpListDevicesAndListVariantsExit0) {
   CommandResult r = RunBench("--help");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--local-size"), std::string::npos);
+  // The subcommands, a line each, and each answers its own --help.
+  for (const char* sub : {"grade", "grade merge", "compare", "plot", "tune"}) {
+    EXPECT_NE(r.out.find(fmt::format("\n  {} ", sub)), std::string::npos) << sub << "\n" << r.out;
+    const CommandResult h = RunBench(std::string(sub) + " --help");
+    EXPECT_EQ(h.status, 0) << sub << "\n" << h.err;
+    EXPECT_NE(h.out.find(std::string("reduce-scan-bench ") + sub), std::string::npos) << h.out;
+  }
   r = RunBench("--list-devices");
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("platform 0"), std::string::npos) << r.out;

@@ -56,7 +56,7 @@ struct GradeOptions {
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
   std::string format;              // --format gradescope: also DIR/results.json (Report.h)
   double timeoutS = 60, buildTimeoutS = 120;
-  size_t jobs = 0;                        // --jobs: hand-ins graded at once (0: the cores)
+  size_t jobs = 0;  // --jobs: hand-ins graded at once (0: the cores)
   // --speed-alone: what of a timed child run has the device alone: "run" (the whole child run),
   // "loop" (its timed loops, through a device lock), "auto" (run on a CPU device, else loop).
   std::string speedAlone = "auto";

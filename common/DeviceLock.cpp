@@ -51,7 +51,12 @@ DeviceLock::Hold::Hold(const DeviceLock& lock, bool alone) : lock_(lock), alone_
   if (lock_.lock_ < 0)
     return;
   Flock(lock_.turn_, LOCK_EX);
-  Flock(lock_.lock_, alone_ ? LOCK_EX : LOCK_SH);
+  try {
+    Flock(lock_.lock_, alone_ ? LOCK_EX : LOCK_SH);
+  } catch (...) {  // the turnstile is not left closed to every other process
+    ::flock(lock_.turn_, LOCK_UN);
+    throw;
+  }
   if (!alone_)
     Flock(lock_.turn_, LOCK_UN);
 }

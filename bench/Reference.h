@@ -3,7 +3,7 @@
 // option, value and what is allowed, exit status 2), and the JSON line each measurement prints.
 #pragma once
 
-#include "CliChecks.h"
+#include "cli/CliChecks.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -7,10 +7,10 @@
 //
 // usage: host-data-bench [--sizes 2^28] [--types uint,float] [--threads 1,2] [--scan-kind
 // inclusive]
-#include "CliChecks.h"
-#include "HostData.h"
-#include "Parallel.h"
-#include "TaskUtil.h"
+#include "cli/CliChecks.h"
+#include "engine/HostData.h"
+#include "engine/TaskUtil.h"
+#include "platform/Parallel.h"
 
 #include <sys/resource.h>
 

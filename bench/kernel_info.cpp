@@ -1,8 +1,8 @@
 // kernel-info: what the device's compiler made of each variant's kernels, per local size: the
 // largest work-group the driver allows for the kernel (CL_KERNEL_WORK_GROUP_SIZE), the size it
-// declares (reqd_work_group_size; what the suite allows, common/TaskContext.h), its private and
-// local memory, and on NVIDIA ptxas's register report (-cl-nv-verbose). The kernels are built
-// with the suite's own options (the variant's launch plan), plus --options.
+// declares (reqd_work_group_size; what the suite allows, common/platform/TaskContext.h), its
+// private and local memory, and on NVIDIA ptxas's register report (-cl-nv-verbose). The kernels are
+// built with the suite's own options (the variant's launch plan), plus --options.
 //
 //   kernel-info [--kernels DIR] [--task reduction] [--variants a,b] [--type uint]
 //               [--local-sizes 256,512,1024] [--platform NVIDIA] [--options "..."]
@@ -12,12 +12,12 @@
 // PTX, to read what the compiler made of a loop) to DIR/<variant>-L<local>.bin.
 //
 // It is how docs/BENCHMARKS.md explains which work-group sizes a variant can run at.
-#include "CLUtil.h"
-#include "CliChecks.h"
-#include "Errors.h"
-#include "PlannedTask.h"
-#include "Sizes.h"
-#include "Tasks.h"
+#include "cli/CliChecks.h"
+#include "engine/PlannedTask.h"
+#include "platform/CLUtil.h"
+#include "platform/Errors.h"
+#include "platform/Sizes.h"
+#include "tasks/Tasks.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>

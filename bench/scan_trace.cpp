@@ -10,11 +10,11 @@
 //
 // --portable leaves out SP_NV_WARP_SCAN: the local-memory work-group scan and the one-word
 // look-back, as on devices without 32-wide warps. Experiments only: the suite never uses it.
-#include "CLUtil.h"
-#include "CScanTask.h"
-#include "Errors.h"
-#include "Sizes.h"
-#include "TaskUtil.h"
+#include "engine/TaskUtil.h"
+#include "platform/CLUtil.h"
+#include "platform/Errors.h"
+#include "platform/Sizes.h"
+#include "tasks/CScanTask.h"
 
 #include <CLI/CLI.hpp>
 #include <algorithm>

@@ -1,5 +1,5 @@
 # The hand-in kit (included by CMakeLists.txt): what `reduce-scan-bench grade` needs to build a
-# hand-in's task sources (src/C*Task.{h,cpp}) against the suite's own parts in seconds, with the
+# hand-in's task sources (src/tasks/C*Task.{h,cpp}) against the suite's own parts in seconds, with the
 # compiler alone (no CMake, no source tree). Written to <build>/handin-kit by every build of the
 # executable, installed to <prefix>/<libdir>/reduce-scan-bench/handin-kit:
 #   kit.txt        how to compile and link: compiler, flags, defines, include folders, libraries
@@ -9,8 +9,8 @@
 #                  librsb-sizes.a
 #   obj/           the suite's own objects of those five: CReductionTask.o, CScanTask.o,
 #                  CConvolutionTask.o, Tasks.o, main.o
-#   common/ src/ src/grade/ generated/   the headers; src/ also holds the suite's task sources and
-#                  Tasks.cpp (a hand-in's files are compared with them; Tasks.cpp is compiled
+#   common/ src/ generated/   the headers (in their layer folders); src/tasks/ also holds the
+#                  suite's task sources and Tasks.cpp (a hand-in's files are compared with them; Tasks.cpp is compiled
 #                  again where a hand-in's header differs)
 # A library added to rsb-usage's links must be added to kit.txt below too (the grader's kit check
 # then links the suite's own objects and says so when it does not).
@@ -20,7 +20,7 @@ set(RSB_KIT_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/reduce-scan-bench/handin-kit)
 add_library(rsb-kit STATIC $<TARGET_OBJECTS:rsb-core>)
 set_target_properties(rsb-kit PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${RSB_KIT}/lib)
 # The grader looks for the kit next to its binary, then where it is installed.
-set_source_files_properties(src/grade/HostBuild.cpp PROPERTIES COMPILE_DEFINITIONS
+set_source_files_properties(src/tools/grade/HostBuild.cpp PROPERTIES COMPILE_DEFINITIONS
   "RSB_KIT_INSTALL_DIR=\"${RSB_KIT_INSTALL_DIR}\"")
 
 # kit.txt, one "key value" a line.
@@ -45,7 +45,6 @@ compile-flag $<JOIN:$<TARGET_PROPERTY:rsb-tasks,COMPILE_OPTIONS>,\ncompile-flag 
 define $<JOIN:${rsb_tasks_prop},\ndefine >
 include common
 include src
-include src/grade
 include generated
 include $<JOIN:$<REMOVE_DUPLICATES:${rsb_deps_inc}>,\ninclude >
 link-flag ${rsb_kit_link_flags}
@@ -57,8 +56,8 @@ $<$<NOT:$<BOOL:${RSB_FMT_HEADER_ONLY}>>:library $<TARGET_LINKER_FILE:fmt::fmt>
 ")
 
 # The rest is copied at build time (cmake/CopyHandinKit.cmake), after the objects are built.
-file(GLOB rsb_kit_headers CONFIGURE_DEPENDS common/*.h src/*.h src/grade/*.h)
-set(rsb_kit_sources src/CReductionTask.cpp src/CScanTask.cpp src/CConvolutionTask.cpp src/Tasks.cpp)
+file(GLOB_RECURSE rsb_kit_headers CONFIGURE_DEPENDS common/*.h src/*.h)
+set(rsb_kit_sources src/tasks/CReductionTask.cpp src/tasks/CScanTask.cpp src/tasks/CConvolutionTask.cpp src/tasks/Tasks.cpp)
 add_custom_command(
   OUTPUT ${RSB_KIT}/MANIFEST
   COMMAND ${CMAKE_COMMAND} -DKIT=${RSB_KIT} -DSRC=${CMAKE_CURRENT_SOURCE_DIR}

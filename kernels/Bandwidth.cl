@@ -1,4 +1,4 @@
-// The memory ceilings a variant's GB/s is measured against (common/Runner.h, MeasureCeilings):
+// The memory ceilings a variant's GB/s is measured against (common/engine/Runner.h, MeasureCeilings):
 // a read-only, a write-only and a copy stream over buffers well past the last-level cache,
 // shaped as the fastest variants are, so that a ceiling is what the device can reach with that
 // traffic:
@@ -90,7 +90,7 @@ __kernel void Copy4(__global const uint4* in, __global uint4* out, uint n4) {
 }
 
 #ifndef TILE_ITEMS
-#define TILE_ITEMS 8  // the host passes its own (common/Runner.cpp)
+#define TILE_ITEMS 8  // the host passes its own (common/engine/Runner.cpp)
 #endif
 #if CPU_SHAPE
 // CPU, tiled: each work-group (of one work-item) streams its own tile of TILE_ITEMS consecutive

@@ -16,7 +16,7 @@
 // K = ITEMS outputs per work-item in the tiled kernels (the host's convolution-items knob; for
 // tiled-2d convolution-rows), TILE = L * K outputs per work-group
 // (1-D). Traffic is counted in global-memory reads per output; the host's cost model
-// (src/CConvolutionTask.cpp) adds them up exactly, ghosts excluded.
+// (src/tasks/CConvolutionTask.cpp) adds them up exactly, ghosts excluded.
 #include "Common.clh"
 
 #define R (MASK_WIDTH / 2)

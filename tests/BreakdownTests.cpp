@@ -1,11 +1,11 @@
 // The per-kernel breakdown: how one run's events reduce to kernel times and gaps that add up to
 // its span, how the median run is chosen, and what the executable reports (JSON, CSV, table) on
 // the test device, for variants of one launch, of a few levels and of many steps.
-#include "Breakdown.h"
-#include "CReductionTask.h"
-#include "CScanTask.h"
-#include "Report.h"
 #include "TestSupport.h"
+#include "engine/Breakdown.h"
+#include "report/Report.h"
+#include "tasks/CReductionTask.h"
+#include "tasks/CScanTask.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

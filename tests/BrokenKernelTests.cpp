@@ -1,4 +1,4 @@
-// A bare --check (the correctness matrix, src/CheckMatrix.h) catches kernels broken the ways a
+// A bare --check (the correctness matrix, src/run/CheckMatrix.h) catches kernels broken the ways a
 // student or an optimisation breaks them: each test copies the kernels folder, patches one
 // defect into one kernel, runs `--check -q --task T --variant V --kernels DIR` and expects exit
 // status 1 with the variant named in a FAILED line. Several defects pass a check at one size
@@ -8,10 +8,10 @@
 // Some defects cannot show on a CPU device: pocl runs a work-group's work-items as loops
 // between barriers. Those tests are skipped on a CPU device (saying why) and must fail the run
 // on a GPU (RSB_TEST_PLATFORM=NVIDIA ctest; they did on the H100, 2026-11-23).
-#include "CReductionTask.h"
-#include "CScanTask.h"
-#include "CheckMatrix.h"
 #include "TestSupport.h"
+#include "run/CheckMatrix.h"
+#include "tasks/CReductionTask.h"
+#include "tasks/CScanTask.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

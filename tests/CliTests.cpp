@@ -1,8 +1,8 @@
 // The command line: exit statuses and messages on bad input, the output formats, and a broken
 // kernel caught by validation. Runs the real executable on the test device.
-#include "CReductionTask.h"
-#include "DeviceLock.h"
 #include "TestSupport.h"
+#include "platform/DeviceLock.h"
+#include "tasks/CReductionTask.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

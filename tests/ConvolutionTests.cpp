@@ -2,8 +2,8 @@
 // every mask-width class and two local sizes, validated by the shared runner against the double
 // CPU reference; the traffic model against hand-counted reads; the command line's contract
 // (mask width, shapes, types: exit status 2 with one line) and what a result records.
-#include "CConvolutionTask.h"
 #include "TestSupport.h"
+#include "tasks/CConvolutionTask.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

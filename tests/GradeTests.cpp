@@ -81,10 +81,10 @@ class Grade : public testing::Test {
   // file with a student's comment on top: they differ from the suite's, so they are compiled.
   std::string HandInWithHostCode(const std::string& name, const std::vector<std::string>& tasks) {
     const std::string h = HandIn(name);
-    fs::create_directories(h + "/src");
+    fs::create_directories(h + "/src/tasks");
     for (const auto& t : tasks)
       for (const char* ext : {".h", ".cpp"}) {
-        const std::string f = "src/C" + t + "Task" + ext;
+        const std::string f = "src/tasks/C" + t + "Task" + ext;
         std::ofstream(fs::path(h) / f) << "// " << name << "'s " << f << "\n"
                                        << ReadFile(fs::path(RSB_SOURCE_DIR) / f);
       }
@@ -93,10 +93,10 @@ class Grade : public testing::Test {
   // The suite's own task sources of `tasks` ("Scan") in the hand-in, unchanged: nothing to
   // compile, the suite's binary runs them.
   void CopySuiteSources(const std::string& h, const std::vector<std::string>& tasks) {
-    fs::create_directories(h + "/src");
+    fs::create_directories(h + "/src/tasks");
     for (const auto& t : tasks)
       for (const char* ext : {".h", ".cpp"}) {
-        const std::string f = "src/C" + t + "Task" + ext;
+        const std::string f = "src/tasks/C" + t + "Task" + ext;
         fs::copy_file(fs::path(RSB_SOURCE_DIR) / f, fs::path(h) / f);
       }
   }
@@ -145,7 +145,7 @@ class Grade : public testing::Test {
                         fs::copy_options::overwrite_existing);
       for (const char* t : {"Reduction", "Scan", "Convolution"})
         for (const char* ext : {".h", ".cpp"}) {
-          const std::string f = fmt::format("src/C{}Task{}", t, ext);
+          const std::string f = fmt::format("src/tasks/C{}Task{}", t, ext);
           std::ofstream(out / f) << "// the student's " << f << "\n" << ReadFile(src / f);
         }
       c = RunCommand(
@@ -159,7 +159,7 @@ class Grade : public testing::Test {
     const CommandResult c = RunCommand(
         fmt::format("tar xzf '{}/build/handin.tar.gz' -C '{}'", out.string(), h.string()));
     EXPECT_EQ(c.status, 0) << c.err;
-    EXPECT_TRUE(fs::is_regular_file(h / "src" / "CScanTask.cpp"));
+    EXPECT_TRUE(fs::is_regular_file(h / "src" / "tasks" / "CScanTask.cpp"));
     return h;
   }
 
@@ -330,23 +330,24 @@ TEST_F(Grade, KernelThatDoesNotCompileReportsFileAndLine) {
 // run the hand-in's own (compiled) reduction code, in a binary of their own.
 TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
   const std::string h = HandInWithHostCode("hostcode", {"Reduction"});
-  std::ofstream(h + "/src/CScanTask.cpp") << "#include \"CScanTask.h\"\n"
-                                             "namespace rsb {\n"
-                                             "int broken( {\n"
-                                             "}\n";
+  std::ofstream(h + "/src/tasks/CScanTask.cpp") << "#include \"CScanTask.h\"\n"
+                                                   "namespace rsb {\n"
+                                                   "int broken( {\n"
+                                                   "}\n";
   const CommandResult r = RunGrade(h);
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("hostcode");
   const json& scan = Item(report, "scan-naive");
   EXPECT_EQ(scan["status"], "error") << scan.dump(2);
   const std::string detail = scan["detail"];
-  EXPECT_NE(detail.find("src/CScanTask.cpp:3:"), std::string::npos) << scan.dump(2);
+  EXPECT_NE(detail.find("src/tasks/CScanTask.cpp:3:"), std::string::npos) << scan.dump(2);
   EXPECT_EQ(detail.find(fs::temp_directory_path().string()), std::string::npos)
       << "the grader's temporary paths in: " << detail;
   const json& host = report["host_code"]["tasks"];
   EXPECT_FALSE(host["scan"]["built"].get<bool>()) << report["host_code"].dump(2);
   EXPECT_TRUE(host["reduction"]["built"].get<bool>()) << report["host_code"].dump(2);
-  EXPECT_EQ(host["reduction"]["compiled"], json({"src/CReductionTask.cpp", "src/Tasks.cpp"}));
+  EXPECT_EQ(host["reduction"]["compiled"],
+            json({"src/tasks/CReductionTask.cpp", "src/tasks/Tasks.cpp"}));
   EXPECT_EQ(Item(report, "reduction-sequential")["status"], "passed");
   EXPECT_EQ(report["total"], 3);
 }
@@ -373,7 +374,8 @@ TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
   RecordProperty("host_build_seconds", fmt::format("{:.1f}", seconds));
   EXPECT_LT(seconds, 100.0) << "the old full build took 298 s";
   const std::string md = ReadFile(root_ / "out" / "student.md");
-  EXPECT_NE(md.find("scan built (src/CScanTask.cpp, src/Tasks.cpp"), std::string::npos) << md;
+  EXPECT_NE(md.find("scan built (src/tasks/CScanTask.cpp, src/tasks/Tasks.cpp"), std::string::npos)
+      << md;
 }
 
 // A wrong host-side offset in the hand-in's scan plan: the scan item fails validation, the
@@ -381,7 +383,7 @@ TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
 TEST_F(Grade, WrongOffsetInTheHandinsScanPlanCostsOnlyTheScanItems) {
   const std::string h = HandIn("offset");
   CopySuiteSources(h, {"Scan", "Reduction"});
-  Patch(h + "/src/CScanTask.cpp", "const size_t offset = size_t(1) << s;",
+  Patch(h + "/src/tasks/CScanTask.cpp", "const size_t offset = size_t(1) << s;",
         "const size_t offset = size_t(2) << s;");
   const CommandResult r = RunGrade(h);
   ASSERT_EQ(r.status, 0) << r.err;
@@ -392,7 +394,8 @@ TEST_F(Grade, WrongOffsetInTheHandinsScanPlanCostsOnlyTheScanItems) {
   EXPECT_TRUE(scan["first_wrong"].is_object()) << scan.dump(2);
   EXPECT_EQ(Item(report, "reduction-sequential")["points"], 3);
   const json& host = report["host_code"]["tasks"];
-  EXPECT_EQ(host["scan"]["compiled"], json({"src/CScanTask.cpp"})) << "its header is the suite's";
+  EXPECT_EQ(host["scan"]["compiled"], json({"src/tasks/CScanTask.cpp"}))
+      << "its header is the suite's";
   EXPECT_TRUE(host["reduction"]["built"].get<bool>());
   EXPECT_TRUE(host["reduction"]["compiled"].empty()) << "the suite's own sources: nothing compiled";
 }
@@ -630,7 +633,7 @@ TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTe
 
 TEST_F(Grade, MissingRequiredHostCodeCostsOnlyItsTasksItems) {
   const std::string h = HandIn("nohost");
-  std::ofstream(root_ / "req.json") << R"({"required_files": ["src/CScanTask.cpp"],
+  std::ofstream(root_ / "req.json") << R"({"required_files": ["src/tasks/CScanTask.cpp"],
       "items": [
         {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
          "cases": {"sizes": [257]}},
@@ -641,7 +644,8 @@ TEST_F(Grade, MissingRequiredHostCodeCostsOnlyItsTasksItems) {
   const json report = Report("nohost");
   const json& scan = Item(report, "scan-naive");
   EXPECT_EQ(scan["points"], 0) << scan.dump(2);
-  EXPECT_NE(scan["detail"].get<std::string>().find("lacks src/CScanTask.cpp"), std::string::npos)
+  EXPECT_NE(scan["detail"].get<std::string>().find("lacks src/tasks/CScanTask.cpp"),
+            std::string::npos)
       << scan.dump(2);
   EXPECT_EQ(Item(report, "reduction-sequential")["points"], 3) << report.dump(2);
 }
@@ -821,7 +825,7 @@ TEST_F(Grade, HandInThatWritesOutsideItsFolderAndOpensASocketIsRefusedAndStillGr
   Listener listener;
   const fs::path outside = fs::temp_directory_path() / fmt::format("rsb-escaped-{}", ::getpid());
   fs::remove(outside);
-  std::ofstream(h + "/src/CScanTask.cpp", std::ios::app) << fmt::format(
+  std::ofstream(h + "/src/tasks/CScanTask.cpp", std::ios::app) << fmt::format(
       R"(
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -867,8 +871,8 @@ TEST_F(Grade, ClassFromTheHandoutLosesExactlyThePointsOfItsDefects) {
   if (!HaveOclgrind())
     GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
   std::ofstream(root_ / "class.json") << R"({"name": "class test",
-      "required_files": ["kernels/Reduction.cl", "kernels/Scan.cl", "src/CReductionTask.cpp",
-                         "src/CScanTask.cpp"],
+      "required_files": ["kernels/Reduction.cl", "kernels/Scan.cl", "src/tasks/CReductionTask.cpp",
+                         "src/tasks/CScanTask.cpp"],
       "items": [
         {"id": "reduction-sequential", "task": "reduction", "variant": "sequential", "points": 2,
          "cases": {"sizes": [1, 1000, 4097], "ops": ["sum", "min"]}},
@@ -883,10 +887,10 @@ TEST_F(Grade, ClassFromTheHandoutLosesExactlyThePointsOfItsDefects) {
     handins += " " + StudentHandin(n).string();
   const fs::path cls = root_ / "class";
   // bob: a wrong host-side offset in the scan's launch plan.
-  Patch((cls / "bob/src/CScanTask.cpp").string(), "const size_t offset = size_t(1) << s;",
+  Patch((cls / "bob/src/tasks/CScanTask.cpp").string(), "const size_t offset = size_t(1) << s;",
         "const size_t offset = size_t(2) << s;");
   // carol: host code that does not compile.
-  Patch((cls / "carol/src/CScanTask.cpp").string(), "const size_t offset = size_t(1) << s;",
+  Patch((cls / "carol/src/tasks/CScanTask.cpp").string(), "const size_t offset = size_t(1) << s;",
         "const size_t offset = size_t(1) << s");
   // dave: Blelloch's down-sweep without its barriers (a race pocl does not show).
   Patch((cls / "dave/kernels/Scan.cl").string(),
@@ -906,7 +910,7 @@ TEST_F(Grade, ClassFromTheHandoutLosesExactlyThePointsOfItsDefects) {
   const json bob = Report("bob"), carol = Report("carol"), dave = Report("dave"),
              erin = Report("erin");
   EXPECT_EQ(Item(bob, "scan-naive")["status"], "failed") << bob.dump(2);
-  EXPECT_NE(Item(carol, "scan-naive")["detail"].get<std::string>().find("src/CScanTask.cpp:"),
+  EXPECT_NE(Item(carol, "scan-naive")["detail"].get<std::string>().find("src/tasks/CScanTask.cpp:"),
             std::string::npos)
       << carol.dump(2);
   EXPECT_NE(Item(dave, "scan-work-efficient")["detail"].get<std::string>().find("data-race"),
@@ -1222,7 +1226,7 @@ TEST_F(Gradescope, RunAutograderGradesATarballOrLooseFilesAndSaysWhyWhenItCannot
   const std::string said = r["output"];
   EXPECT_NE(said.find("Graded files (from handin.tar.gz): kernels/"), std::string::npos) << said;
   EXPECT_NE(said.find("kernels/Common.clh"), std::string::npos) << said;
-  EXPECT_NE(said.find("src/CScanTask.cpp"), std::string::npos) << said;
+  EXPECT_NE(said.find("src/tasks/CScanTask.cpp"), std::string::npos) << said;
   EXPECT_EQ(said.find("HANDIN.txt"), std::string::npos) << said;
 
   // Only the kernels, loose (a student may upload just the .cl files).

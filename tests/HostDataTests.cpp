@@ -1,9 +1,9 @@
 // The CPU reference and the comparison, on hand-computed cases: if these are wrong, every
 // validation is.
-#include "HostData.h"
-#include "LaunchPlan.h"
-#include "Parallel.h"
-#include "Runner.h"
+#include "engine/HostData.h"
+#include "engine/LaunchPlan.h"
+#include "engine/Runner.h"
+#include "platform/Parallel.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -3,11 +3,11 @@
 // device cannot hold such sizes (4 GiB per buffer), so the 64-bit path is forced at small n
 // (--tune index-bits=64) and every variant validated there; the choice itself is checked on the
 // plans of a device as large as needed; a size beyond the device is `skipped` with the bytes.
-#include "CConvolutionTask.h"
-#include "CReductionTask.h"
-#include "CScanTask.h"
-#include "Errors.h"
 #include "TestSupport.h"
+#include "platform/Errors.h"
+#include "tasks/CConvolutionTask.h"
+#include "tasks/CReductionTask.h"
+#include "tasks/CScanTask.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

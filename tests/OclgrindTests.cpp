@@ -1,4 +1,4 @@
-// --check --oclgrind (common/Oclgrind.h): the suite's own kernels are clean under Oclgrind's
+// --check --oclgrind (common/engine/Oclgrind.h): the suite's own kernels are clean under Oclgrind's
 // checks (the CI gate), defects validation cannot see on pocl are caught (an out-of-bounds write,
 // a missing barrier, a plain publish), instruction counts are deterministic and see extra work,
 // and bad input is exit 2. The tests that run Oclgrind skip where it is not installed.

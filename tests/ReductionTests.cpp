@@ -1,8 +1,8 @@
 // Reduction: every variant x type x operator at the edge sizes and two local sizes, on the
 // test device, validated by the shared runner (poisoned output, CPU reference); the launch
 // plans' traffic against values computed by hand; a variant added as a kernel and one row.
-#include "CReductionTask.h"
 #include "TestSupport.h"
+#include "tasks/CReductionTask.h"
 
 #include <gtest/gtest.h>
 

@@ -1,12 +1,13 @@
 // The suite survives the kernels it judges: each case stands alone (error, timeout), what has
 // finished is never lost (output after every case, Ctrl-C), and validation sees what a single
 // checked run cannot (poisoned scratch, the last timed run).
-#include "HostData.h"
-#include "PlannedTask.h"
-#include "ProfilingTimer.h"
-#include "Tasks.h"
 #include "TestSupport.h"
-#include "Worker.h"
+#include "engine/HostData.h"
+#include "engine/PlannedTask.h"
+#include "engine/Worker.h"
+#include "platform/ProfilingTimer.h"
+#include "platform/Subprocess.h"
+#include "tasks/Tasks.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,10 +1,10 @@
-// The grader's sandbox (src/grade/Sandbox.h): small shell commands run through SandboxCommand and
-// RunProcess as a hand-in's code would, and what they could reach on the host checked from
+// The grader's sandbox (src/tools/grade/Sandbox.h): small shell commands run through SandboxCommand
+// and RunProcess as a hand-in's code would, and what they could reach on the host checked from
 // outside. Each test would fail if the command ran without the sandbox. Skipped where bwrap
 // cannot create its namespaces (SandboxStatus says why).
-#include "Sandbox.h"
-#include "Subprocess.h"
 #include "TestSupport.h"
+#include "platform/Subprocess.h"
+#include "tools/grade/Sandbox.h"
 
 #include <fmt/format.h>
 #include <netinet/in.h>

@@ -2,8 +2,8 @@
 // test device, validated by the shared runner (poisoned output, CPU reference); deep block-sum
 // recursion, local size 1, the cost model, the course examples on the device, and a broken
 // kernel caught through the command line.
-#include "CScanTask.h"
 #include "TestSupport.h"
+#include "tasks/CScanTask.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,9 +1,10 @@
 #include "TestSupport.h"
 
-#include "Errors.h"
-#include "PlannedTask.h"
-#include "Tasks.h"
-#include "Worker.h"
+#include "engine/PlannedTask.h"
+#include "engine/Worker.h"
+#include "platform/Errors.h"
+#include "platform/Subprocess.h"
+#include "tasks/Tasks.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

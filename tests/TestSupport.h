@@ -3,9 +3,9 @@
 // a validate-only runner, and a way to run the reduce-scan-bench executable.
 #pragma once
 
-#include "CLUtil.h"
-#include "IComputeTask.h"
-#include "Runner.h"
+#include "engine/IComputeTask.h"
+#include "engine/Runner.h"
+#include "platform/CLUtil.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -1,12 +1,12 @@
-// `reduce-scan-bench tune` and tuning profiles (src/Tune.h, src/Profile.h): a tune with a tiny
-// budget writes a profile that the next run loads and records; a bad profile is refused with its
-// file and key; --tune, --local-size and --no-profile win as documented; the shipped profiles
+// `reduce-scan-bench tune` and tuning profiles (src/tools/Tune.h, src/run/Profile.h): a tune with a
+// tiny budget writes a profile that the next run loads and records; a bad profile is refused with
+// its file and key; --tune, --local-size and --no-profile win as documented; the shipped profiles
 // never change a result. Runs the real executable on the test device, with a cache folder of its
 // own (XDG_CACHE_HOME) and RSB_NO_PROFILE cleared (TestSupport sets it for the other suites).
-#include "CReductionTask.h"
-#include "Profile.h"
-#include "Tasks.h"
 #include "TestSupport.h"
+#include "run/Profile.h"
+#include "tasks/CReductionTask.h"
+#include "tasks/Tasks.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -69,15 +69,15 @@ for pair in "kernels/Reduction.cl|OP(a, src[idx + stride])" "kernels/Reduction.c
             "kernels/Reduction.cl|WorkGroupReduceSequential(scratch, v)" \
             "kernels/Scan.cl|WorkGroupScanKoggeStone(ping, pong" "kernels/Scan.cl|tile[b] = OP(tile[a]" \
             "kernels/Scan.cl|data[i] = OP(offset, data[i])" \
-            "src/CReductionTask.cpp|m = half;" "src/CReductionTask.cpp|work[level % 2]" \
-            "src/CScanTask.cpp|KernelStep(kAddBlockOffsets" "src/CScanTask.cpp|size_t(1) << s"; do
+            "src/tasks/CReductionTask.cpp|m = half;" "src/tasks/CReductionTask.cpp|work[level % 2]" \
+            "src/tasks/CScanTask.cpp|KernelStep(kAddBlockOffsets" "src/tasks/CScanTask.cpp|size_t(1) << s"; do
   file=${pair%%|*} text=${pair#*|}
   grep -qF "$text" "$src/$file" || say "the solution line '$text' is not in $file (update this test)"
   grep -qF "$text" "$ho/$file" && say "the hand-out's $file still holds the solution line '$text'"
 done
 # What the single-pass variants and the shared code need is untouched.
 for f in kernels/WorkGroup.clh kernels/Atomics.clh kernels/Common.clh kernels/SinglePassScan.cl \
-         kernels/SinglePassReduction.cl common/Runner.cpp src/main.cpp; do
+         kernels/SinglePassReduction.cl common/engine/Runner.cpp src/main.cpp; do
   cmp -s "$src/$f" "$ho/$f" || say "the hand-out's $f differs from the source tree's"
 done
 
@@ -152,9 +152,9 @@ if [ $rc -ne 0 ] || [[ $out != *"handin.tar.gz"* ]]; then
   say "handin target -> exit $rc: $out"
 else
   listed=$(tar tzf "$ho/build/handin.tar.gz")
-  for f in kernels/Reduction.cl kernels/Scan.cl kernels/WorkGroup.clh src/CReductionTask.h \
-           src/CReductionTask.cpp src/CScanTask.h src/CScanTask.cpp src/CConvolutionTask.h \
-           src/CConvolutionTask.cpp results.json HANDIN.txt; do
+  for f in kernels/Reduction.cl kernels/Scan.cl kernels/WorkGroup.clh src/tasks/CReductionTask.h \
+           src/tasks/CReductionTask.cpp src/tasks/CScanTask.h src/tasks/CScanTask.cpp src/tasks/CConvolutionTask.h \
+           src/tasks/CConvolutionTask.cpp results.json HANDIN.txt; do
     grep -qx "$f" <<<"$listed" || say "the hand-in lacks $f: $listed"
   done
   grep -q 'common/\|main.cpp' <<<"$listed" && say "the hand-in holds more than it should: $listed"
@@ -162,7 +162,7 @@ else
   # student) is built against the hand-out's hand-in kit in seconds; the reduction's is the kit's.
   mkdir -p "$tmp/class2/packed"
   tar xzf "$ho/build/handin.tar.gz" -C "$tmp/class2/packed"
-  sed -i '1i // edited by the student' "$tmp/class2/packed/src/CScanTask.cpp"
+  sed -i '1i // edited by the student' "$tmp/class2/packed/src/tasks/CScanTask.cpp"
   # (Two items, one per task: the host builds are what is checked; the full rubric ran above.)
   (cd "$ho/build" && timeout 300 ./reduce-scan-bench grade --output-dir "$tmp/graded2" \
      --items reduction-interleaved,scan-naive \
@@ -175,7 +175,7 @@ else
 import json, sys
 host = json.load(open(sys.argv[1]))["host_code"]["tasks"]
 scan, red = host.get("scan", {}), host.get("reduction", {})
-if not scan.get("built") or scan.get("compiled") != ["src/CScanTask.cpp"] or \
+if not scan.get("built") or scan.get("compiled") != ["src/tasks/CScanTask.cpp"] or \
    not red.get("built") or red.get("compiled"):
     print(f"FAIL: the packed hand-in's host code against the hand-out's kit: {host}")
     sys.exit(1)

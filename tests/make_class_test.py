@@ -104,7 +104,7 @@ def small_class(src, script, tmp):
         for key in ["kind", "defect", "host_edit", "loses", "expected_total", "caught_by"]:
             check(key in h, f"{n}: class.json lacks {key}")
         kinds[h.get("kind")] = kinds.get(h.get("kind"), 0) + 1
-        same = all(per[n]["src/" + f] == open(os.path.join(src, "src", f), "rb").read()
+        same = all(per[n]["src/tasks/" + f] == open(os.path.join(src, "src", "tasks", f), "rb").read()
                    for f in ["CScanTask.cpp", "CReductionTask.cpp", "CScanTask.h"])
         check(same == (h.get("kind") == "kernel-only"),
               f"{n}: {h.get('kind')} but its task sources are "
@@ -153,7 +153,7 @@ def check_mode(script, tmp, out):
         items = [{"id": i, "status": "failed" if i in h["loses"] + extra_loss else "passed",
                   "points": 0 if i in h["loses"] + extra_loss else 2, "max_points": 2,
                   "detail": "wrong result at index 1"} for i in cls["rubric_items"]]
-        host = {"tasks": {"scan": {"built": True, "compiled": ["src/CScanTask.cpp"]}}} \
+        host = {"tasks": {"scan": {"built": True, "compiled": ["src/tasks/CScanTask.cpp"]}}} \
             if h["kind"] == "host-code" else None
         with open(os.path.join(grades, h["name"] + ".json"), "w") as f:
             json.dump({"items": items, "host_code": host}, f)

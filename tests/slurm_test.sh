@@ -174,9 +174,9 @@ left=$(squeue -h -o '%i %j' 2>&1)
 # --- the class ----------------------------------------------------------------------------------
 class=$tmp/class
 for i in 1 2 3 4 5 6 7 8; do
-  mkdir -p "$class/student-$i/src"
+  mkdir -p "$class/student-$i/src/tasks"
   cp -r "$src/kernels" "$class/student-$i/"
-  cp "$src"/src/CReductionTask.* "$src"/src/CScanTask.* "$class/student-$i/src/"
+  cp "$src"/src/tasks/CReductionTask.* "$src"/src/tasks/CScanTask.* "$class/student-$i/src/tasks/"
 done
 break_kernel() {  # file from to
   grep -qF "$2" "$1" || { say "'$2' is not in ${1#"$class"/} (update this test)"; return; }

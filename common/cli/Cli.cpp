@@ -1,0 +1,479 @@
+#include "cli/Cli.h"
+
+#include "platform/BuildInfo.h"
+#include "platform/CLUtil.h"
+
+#include "cli/CliChecks.h"
+
+#include "engine/TaskUtil.h"
+#include "platform/Errors.h"
+#include "platform/Sizes.h"
+
+#include <fmt/format.h>
+
+#include <optional>
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+
+namespace rsb {
+
+// "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size).
+std::optional<Extent> ParseExtent(const std::string& v) {
+  const size_t x = v.find_first_of("xX");
+  if (x == std::string::npos) {
+    const auto n = ParseSize(v);
+    if (!n || *n > kMaxElements)
+      return std::nullopt;
+    return Extent{*n, 0};
+  }
+  const auto w = ParseSize(v.substr(0, x)), h = ParseSize(v.substr(x + 1));
+  if (!w || !h || *w > kMaxElements || *h > kMaxElements / *w)
+    return std::nullopt;
+  return Extent{*w * *h, *h};
+}
+
+namespace {
+
+using cli::Allowed;
+using cli::Join;
+using cli::WholeNumber;
+
+template <class E>
+std::vector<std::string> Names(const std::vector<E>& all) {
+  std::vector<std::string> names;
+  for (E e : all)
+    names.push_back(ToString(e));
+  return names;
+}
+
+CLI::Validator OneOf(std::vector<std::string> names, bool orAll = true) {
+  return cli::OneOf(std::move(names), orAll);
+}
+
+// --tune NAME=VALUE against the knobs of every task.
+CLI::Validator TuneCheck(const TaskCatalog& catalog) {
+  std::vector<TuningKnob> knobs;
+  for (const auto& t : catalog)
+    knobs.insert(knobs.end(), t.knobs.begin(), t.knobs.end());
+  return CLI::Validator(
+      [knobs](std::string& v) {
+        const size_t eq = v.find('=');
+        const std::string name = v.substr(0, eq);
+        std::vector<std::string> names;
+        for (const auto& k : knobs) {
+          if (std::find(names.begin(), names.end(), k.name) == names.end())
+            names.push_back(k.name);
+          if (k.name != name)
+            continue;
+          const auto value =
+              eq == std::string::npos ? std::nullopt : ParseUnsigned(v.substr(eq + 1));
+          if (value && k.Allows(*value))
+            return std::string();
+          return fmt::format("'{}': not allowed; allowed: {}={}", v, name, k.AllowedText());
+        }
+        return fmt::format("'{}': unknown knob; allowed: NAME=VALUE with NAME one of {}", v,
+                           Join(names));
+      },
+      "");
+}
+
+std::string TuneHelp(const TaskCatalog& catalog) {
+  std::string help = "Tuning knob NAME=VALUE (repeatable; recorded in the results):";
+  std::vector<std::string> listed;  // a knob several tasks share (index-bits) is listed once
+  for (const auto& t : catalog)
+    for (const auto& k : t.knobs) {
+      if (std::find(listed.begin(), listed.end(), k.name) != listed.end())
+        continue;
+      listed.push_back(k.name);
+      help += fmt::format("\n  {} (default {}; {}): {}", k.name, k.value, k.AllowedText(), k.help);
+    }
+  return help;
+}
+
+CLI::Validator ExtentCheck() {
+  return Allowed(fmt::format("an element count from 1 to {} (2^40), written as 16777216, 16M, 2^24 "
+                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 "
+                             "elements); sizes the device cannot hold are skipped",
+                             kMaxElements),
+                 [](const std::string& v) { return ParseExtent(v).has_value(); });
+}
+
+// The raw strings of the options that are converted after parsing.
+// "1%" or "0.01": a fraction from 0 to 0.5, written as a plain decimal (cli::ParseDecimal).
+std::optional<double> ParseFraction(const std::string& v) {
+  const auto f = cli::ParsePercentOrDecimal(v);
+  if (!f || *f > 0.5)
+    return std::nullopt;
+  return f;
+}
+
+struct Raw {
+  std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
+  std::map<std::string, std::vector<std::string>> params;
+  std::vector<std::string> localSizes;
+  std::string codePath = "auto", format = "table", ciTarget = "1%";
+  bool check = false, help = false, version = false, noBreakdown = false;
+  // Options whose explicit presence matters (CLI11's count()), read after parsing.
+  CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
+              *localSizeOpt = nullptr;
+};
+
+void AddDeviceOptions(CLI::App& app, Options& o) {
+  app.add_flag("--list-devices", o.listDevices, "List OpenCL platforms and devices and exit");
+  app.add_option("--platform", o.platform, "Platform: index or name substring");
+  app.add_option("--device", o.devices,
+                 "Device(s): an index or a name substring, a comma list of them, or all; the "
+                 "selection runs on each (default: first GPU, else first device)")
+      ->delimiter(',');
+  app.add_option("--kernels", o.kernels, "Folder of the .cl files (default: the installed ones)");
+}
+
+void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
+  std::vector<std::string> taskNames;
+  for (const auto& t : catalog)
+    taskNames.push_back(t.name);
+  app.add_flag("--list-variants", o.listVariants, "List tasks and variants and exit");
+  app.add_option("--task", raw.tasks, "Task(s): " + Join(taskNames) + " or all (default all)")
+      ->delimiter(',')
+      ->check(OneOf(taskNames));
+  app.add_option("--variant", raw.variants, "Variant(s) by name, or all (default all)")
+      ->delimiter(',');
+  raw.typesOpt = app.add_option("--type", raw.types,
+                                "Element type(s): int uint long ulong float double, or all")
+                     ->delimiter(',')
+                     ->check(OneOf(Names(AllElementTypes())));
+  raw.opsOpt = app.add_option("--op", raw.ops, "Operator(s): sum min max, or all (default sum)")
+                   ->delimiter(',')
+                   ->check(OneOf(Names(AllOps())));
+  raw.kindsOpt =
+      app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
+          ->delimiter(',')
+          ->check(OneOf(Names(AllScanKinds())));
+  app.add_option("--cases", o.casesFile,
+                 "Run exactly the cases a JSON file lists, in its order (each with "
+                 "its task, variant, type, op, scan kind, size and local size), "
+                 "instead of the options' cross product; how the grader runs a "
+                 "hand-in's cases of a task in one process");
+  raw.sizesOpt = app.add_option("--size,-n", raw.sizes,
+                                "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; images "
+                                "WIDTHxHEIGHT (8192x8192) for the variants that take shapes")
+                     ->delimiter(',')
+                     ->check(ExtentCheck());
+}
+
+void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& catalog) {
+  raw.localSizeOpt =
+      app.add_option("--local-size", raw.localSizes,
+                     "Work-group size(s): powers of two or auto (each variant's best); a comma "
+                     "list is swept, e.g. 64,128,256,auto")
+          ->delimiter(',')
+          ->check(Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum "
+                          "work-group size (see --list-devices), or a comma list of them",
+                          [](const std::string& v) {
+                            const auto l = ParseUnsigned(v);
+                            return v == "auto" || (l && IsPowerOfTwo(*l) && *l <= (1u << 20));
+                          }));
+  app.add_option("--seed", o.problem.seed, "Seed of the random input (default 1)")
+      ->check(WholeNumber(0, 9999999999999999999ull));
+  app.add_option("--code-path", raw.codePath,
+                 "Single-pass kernel shape: auto (from the device type), gpu or cpu")
+      ->check(OneOf({"auto", "gpu", "cpu"}, false));
+  app.add_flag("--portable", o.problem.portable,
+               "Single-pass: portable OpenCL C only, no vendor path (NVIDIA warp shuffles)");
+  app.add_flag("--lookback-fallback", o.problem.lookbackFallback,
+               "Single-pass scan: every look-back recomputes its predecessors from the input "
+               "(checks the fallback path)");
+  app.add_option("--tune", raw.tune, TuneHelp(catalog))->check(TuneCheck(catalog));
+  auto* noProfile = app.add_flag(
+      "--no-profile", o.noProfile,
+      "Ignore the device's tuning profile (`reduce-scan-bench tune`): each variant's defaults");
+  app.add_option("--profile", o.profile,
+                 "Use this tuning profile (a file `reduce-scan-bench tune` wrote) instead of the "
+                 "device's own; --tune and --local-size still win")
+      ->excludes(noProfile);
+  // Each task's parameters, --NAME V[,V...] (a parameter two tasks share is one option).
+  for (const auto& t : catalog)
+    for (const auto& p : t.params) {
+      if (raw.params.count(p.name))
+        continue;
+      app.add_option("--" + p.name, raw.params[p.name],
+                     fmt::format("{} {} (default {}; {}); a list is swept", t.name, p.help, p.value,
+                                 p.AllowedText()))
+          ->delimiter(',')
+          ->check(Allowed(p.AllowedText(), [p](const std::string& v) {
+            const auto x = ParseUnsigned(v);
+            return x && p.Allows(*x);
+          }));
+    }
+}
+
+void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
+  app.add_option("--iterations", o.run.maxIterations, "Timed runs per case, at most (default 1000)")
+      ->check(WholeNumber(1, 1000000));
+  app.add_option("--time-budget", o.run.timeBudgetS,
+                 "Seconds of timed runs per case before stopping, a plain decimal (default 0.5)")
+      ->check(
+          Allowed("seconds from 0 to 3600 as a plain decimal, e.g. 0.5", [](const std::string& v) {
+            const auto b = cli::ParseDecimal(v);
+            return b && *b <= 3600;
+          }));
+  app.add_option(
+         "--ci-target", raw.ciTarget,
+         "Stop timing a case once its median is known to +-this with 95% confidence "
+         "(order statistics): 1% or 0.01, plain decimals (default 1%; 0: until --time-budget or "
+         "--iterations)")
+      ->check(Allowed("a percentage from 0% to 50% (1%) or a fraction from 0 to 0.5 (0.01), "
+                      "plain decimals",
+                      [](const std::string& v) { return ParseFraction(v).has_value(); }));
+  app.add_flag("--no-ceilings", o.noCeilings,
+               "Time without measuring the memory ceilings first (no utilisation): saves their "
+               "12 streams of 0.5 s where only times are wanted");
+  app.add_flag("--cold", o.run.cold,
+               "Flush the last-level cache before every timed run (untimed writes of twice its "
+               "size, at least 128 MiB); default warm");
+  app.add_option("--warmup", o.run.warmup, "Untimed runs before timing (default 2)")
+      ->check(WholeNumber(0, 1000));
+  app.add_option("--validate-runs", o.run.validateRuns,
+                 "Runs validated per case, every element checked each time (default 1; more is a "
+                 "stress test)")
+      ->check(WholeNumber(1, 1000000));
+  auto* check = app.add_flag(
+      "--check", raw.check,
+      "Validate every variant once, no timing (fast correctness check); without --size, "
+      "--type, --op and --scan-kind: the correctness matrix (every boundary size of each "
+      "variant, every type, operator and scan kind, two local sizes)");
+  app.add_flag("--oclgrind", o.oclgrind,
+               "With --check: run the cases on Oclgrind (the oclgrind package), with its "
+               "out-of-bounds, data-race and barrier-divergence checks; each diagnostic fails its "
+               "case (file:line, work-item), every result records the instructions each kernel "
+               "executed; without --size: a small matrix (README)");
+  app.add_flag("--explain", o.explain,
+               "Run nothing: for every selected case, the course's measures from its launch plan "
+               "(launches, parallel steps S(n), work W(n), work-items p, cost p*S(n), whether it "
+               "is work-optimal and cost-optimal, bytes moved)")
+      ->excludes(check);
+}
+
+bool PositiveSeconds(const std::string& v) {
+  const auto s = cli::ParseDecimal(v);
+  return s && *s > 0 && *s <= 86400;
+}
+
+void AddIsolationOptions(CLI::App& app, Options& o) {
+  auto* isolate = app.add_flag(
+      "--isolate", o.isolate,
+      "Run each problem's cases in a worker process: a kernel that crashes is that case's error, "
+      "not the run's end (default with --kernels or --timeout)");
+  app.add_flag("--no-isolate", o.noIsolate, "Run every case in this process")->excludes(isolate);
+  app.add_option("--timeout", o.timeoutS,
+                 "Seconds a case may run before it is stopped and reported as timeout, a plain "
+                 "decimal (implies --isolate)")
+      ->check(Allowed("seconds as a plain decimal, more than 0 and at most 86400, e.g. 30",
+                      PositiveSeconds));
+  app.add_option("--device-lock", o.run.deviceLock,
+                 "A lock file shared by processes that use one device (the grader's child runs): "
+                 "validated runs hold it shared, each case's timed loop alone");
+  // Hidden (no group): how an isolated run starts its workers.
+  app.add_option("--worker-fd", o.worker.fd)->group("");
+  app.add_option("--worker-job", o.worker.job)->group("");
+  app.add_option("--worker-skip", o.worker.skip)->group("");
+  app.add_option("--worker-device", o.worker.device)->group("");
+  app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
+  app.add_option("--worker-timer", o.worker.timer)->group("");
+}
+
+void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
+  app.add_option("--format", raw.format, "Output: table, csv, json or markdown (default table)")
+      ->check(OneOf({"table", "csv", "json", "markdown"}, false));
+  auto* breakdown = app.add_flag(
+      "--breakdown", o.breakdown,
+      "Table: under each case, its time per kernel (launches, time, share, GB/s, utilisation) "
+      "and the queue's idle gaps; CSV and JSON always carry it");
+  app.add_flag("--no-breakdown", raw.noBreakdown,
+               "Keep only the first and last command's profiling events of a run, as before the "
+               "breakdown existed (no breakdown in any output): checks what keeping every event "
+               "costs")
+      ->excludes(breakdown);
+  app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
+  app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+}
+
+template <class E, class ParseFn>
+std::vector<E> ToList(const std::vector<std::string>& values, const std::vector<E>& all,
+                      ParseFn parse) {
+  std::vector<E> out;
+  for (const auto& v : values) {
+    if (Lower(v) == "all")
+      return all;
+    const E e = *parse(v);  // checked by OneOf
+    if (std::find(out.begin(), out.end(), e) == out.end())
+      out.push_back(e);
+  }
+  return out;
+}
+
+// Tasks and variants: a variant must belong to one of the selected tasks.
+void ResolveSelection(const Raw& raw, const TaskCatalog& catalog, Options& o) {
+  for (const auto& t : catalog)
+    if (raw.tasks.empty() ||
+        std::find_if(raw.tasks.begin(), raw.tasks.end(), [&](const std::string& s) {
+          return Lower(s) == t.name || Lower(s) == "all";
+        }) != raw.tasks.end())
+      o.tasks.push_back(t.name);
+  std::vector<std::string> known;
+  for (const auto& t : catalog)
+    if (std::find(o.tasks.begin(), o.tasks.end(), t.name) != o.tasks.end())
+      for (const auto& name : t.variants)
+        if (std::find(known.begin(), known.end(), name) == known.end())
+          known.push_back(name);
+  for (const auto& v : raw.variants) {
+    if (v == "all") {
+      o.variants.clear();
+      break;
+    }
+    if (std::find(known.begin(), known.end(), v) == known.end())
+      throw UsageError(fmt::format("--variant '{}': unknown for task {}; allowed: {} or all", v,
+                                   Join(o.tasks, "/"), Join(known)));
+    o.variants.push_back(v);
+  }
+}
+
+void ResolveValues(const Raw& raw, Options& o) {
+  if (!raw.types.empty())
+    o.types = ToList(raw.types, AllElementTypes(), ParseElementType);
+  if (!raw.ops.empty())
+    o.ops = ToList(raw.ops, AllOps(), ParseOp);
+  if (!raw.kinds.empty())
+    o.scanKinds = ToList(raw.kinds, AllScanKinds(), ParseScanKind);
+  if (!raw.localSizes.empty()) {
+    o.localSizes.clear();
+    for (const auto& v : raw.localSizes) {
+      const size_t l = v == "auto" ? 0 : size_t(*ParseUnsigned(v));  // checked
+      if (std::find(o.localSizes.begin(), o.localSizes.end(), l) == o.localSizes.end())
+        o.localSizes.push_back(l);
+    }
+  }
+  o.problem.codePath = raw.codePath == "gpu"   ? CodePath::Gpu
+                       : raw.codePath == "cpu" ? CodePath::Cpu
+                                               : CodePath::Auto;
+  for (const auto& t : raw.tune) {
+    const size_t eq = t.find('=');
+    o.problem.tuning[t.substr(0, eq)] = *ParseUnsigned(t.substr(eq + 1));
+  }
+  o.format = raw.format == "csv"        ? OutputFormat::Csv
+             : raw.format == "json"     ? OutputFormat::Json
+             : raw.format == "markdown" ? OutputFormat::Markdown
+                                        : OutputFormat::Table;
+  o.run.ciTarget = *ParseFraction(raw.ciTarget);
+  o.run.timed = !raw.check;
+  if (!raw.sizes.empty()) {
+    o.sizes.clear();
+    for (const auto& v : raw.sizes)
+      o.sizes.push_back(*ParseExtent(v));  // checked by ExtentCheck
+  }
+  for (const auto& [name, values] : raw.params)
+    for (const auto& v : values) {
+      auto& list = o.params[name];
+      const size_t x = *ParseUnsigned(v);  // checked
+      if (std::find(list.begin(), list.end(), x) == list.end())
+        list.push_back(x);
+    }
+  o.tasksGiven =
+      !raw.tasks.empty() && std::none_of(raw.tasks.begin(), raw.tasks.end(),
+                                         [](const std::string& t) { return Lower(t) == "all"; });
+  o.run.breakdown = !raw.noBreakdown;
+  o.sizesGiven = raw.sizesOpt->count() > 0;
+  o.typesGiven = raw.typesOpt->count() > 0;
+  o.opsGiven = raw.opsOpt->count() > 0;
+  o.scanKindsGiven = raw.kindsOpt->count() > 0;
+  o.localSizeGiven = raw.localSizeOpt->count() > 0;
+  // RSB_NO_PROFILE (not empty): as --no-profile where no --profile is given (the tests' runs are
+  // the variants' defaults, whatever profiles this machine has).
+  if (const char* none = std::getenv("RSB_NO_PROFILE"); none && *none && o.profile.empty())
+    o.noProfile = true;
+  o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
+  if (!o.casesFile.empty()) {
+    const std::pair<const char*, bool> selections[] = {{"task", !raw.tasks.empty()},
+                                                       {"variant", !raw.variants.empty()},
+                                                       {"size", o.sizesGiven},
+                                                       {"type", o.typesGiven},
+                                                       {"op", o.opsGiven},
+                                                       {"scan-kind", o.scanKindsGiven},
+                                                       {"local-size", o.localSizeGiven},
+                                                       {"explain", o.explain}};
+    for (const auto& [name, given] : selections)
+      if (given)
+        throw UsageError(
+            fmt::format("--cases: --{} selects cases too; allowed: one of the two "
+                        "(the file names each case's {})",
+                        name, name));
+  }
+  if (!o.casesFile.empty() && !o.params.empty())
+    throw UsageError(
+        fmt::format("--cases: --{} selects cases too; allowed: one of the two (the "
+                    "file names each case's params)",
+                    o.params.begin()->first));
+  if (o.noIsolate && o.timeoutS > 0)
+    throw UsageError("--no-isolate: --timeout needs worker processes; allowed: one of the two");
+  if (o.oclgrind && !raw.check)
+    throw UsageError(
+        "--oclgrind: only with --check (it validates, it does not time); allowed: --check "
+        "--oclgrind [--task, --variant, --size, --local-size, ...]");
+  if (o.oclgrind && o.noIsolate)
+    throw UsageError(
+        "--no-isolate: --oclgrind runs its cases in worker processes; allowed: one of the two");
+  // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
+  // are trusted, and in-process runs save a worker start per problem (README).
+  o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty() || o.oclgrind);
+}
+
+}  // namespace
+
+Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog) {
+  Options o;
+  Raw raw;
+  CLI::App app{
+      "reduce-scan-bench: parallel reduction and prefix sum (scan) on any OpenCL device.\n"
+      "Every variant is validated against a CPU reference on every run, then timed with OpenCL\n"
+      "profiling events (median of repeated runs).",
+      "reduce-scan-bench"};
+  app.footer(
+      "Subcommands (each with its own --help):\n"
+      "  grade HANDIN...          score course hand-ins against a rubric (grading/rubric.json)\n"
+      "  grade merge DIR...       join the outputs of `grade --shard K/N` into one\n"
+      "  compare BASE NEW         per-case ratios of two result files, with significance\n"
+      "  plot RESULTS...          throughput plots (PNG/SVG) of result files\n"
+      "  tune                     search this device's best settings and write its profile\n"
+      "Beside it: build/kernel-info (a kernel's registers, local and private memory per "
+      "device).");
+  app.set_help_flag();  // handled below so that --help exits 0 with the text on stdout
+  app.add_flag("-h,--help", raw.help, "Print this help and exit");
+  app.add_flag("--version", raw.version,
+               "Print the version, git revision and build of this program and exit");
+  AddDeviceOptions(app, o);
+  AddSelectionOptions(app, o, raw, catalog);
+  AddProblemOptions(app, o, raw, catalog);
+  AddRunOptions(app, o, raw);
+  AddOutputOptions(app, o, raw);
+  AddIsolationOptions(app, o);
+  if (const std::string empty = cli::EmptyListItem(app, argc, argv); !empty.empty())
+    throw UsageError(empty);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (raw.help || raw.version) {
+    o.help = true;
+    o.helpText = raw.help ? app.help() : VersionLine() + "\n";
+    return o;
+  }
+  ResolveSelection(raw, catalog, o);
+  ResolveValues(raw, o);
+  ShowCompilerStderr(!o.quiet);  // quiet is quiet: no "1 warning generated." from pocl's clang
+  return o;
+}
+
+}  // namespace rsb

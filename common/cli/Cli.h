@@ -1,0 +1,111 @@
+// The command line: parsed with CLI11, each option checked by its own validator so that bad input
+// of any kind ends in a UsageError naming the option, the value and what is allowed (exit
+// status 2), before anything runs or any file is touched.
+#pragma once
+
+#include "engine/IComputeTask.h"
+#include "engine/Runner.h"
+#include "platform/Types.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+enum class OutputFormat { Table, Csv, Json, Markdown };
+
+// "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size);
+// nullopt when malformed or beyond kMaxElements.
+std::optional<Extent> ParseExtent(const std::string& v);
+
+struct Options {
+  bool help = false;
+  std::string helpText;
+  bool listDevices = false;
+  bool listVariants = false;
+  bool quiet = false;
+  std::string platform, kernels, output;
+  // --device: each an index or a name substring, or "all" (empty: the first GPU, else the first
+  // device); the selection runs on each device selected (CLUtil.h's SelectDevices).
+  std::vector<std::string> devices;
+  std::vector<std::string> tasks;     // selected tasks, in the order known to the program
+  std::vector<std::string> variants;  // empty: every variant of every selected task
+  // The axes every selected task is swept over.
+  std::vector<ElementType> types = {ElementType::Uint};
+  std::vector<Op> ops = {Op::Sum};
+  std::vector<ScanKind> scanKinds = {ScanKind::Inclusive};
+  // Element counts, or images (--size WxH) for the variants that take shapes.
+  std::vector<Extent> sizes = {Extent{size_t(1) << 24, 0}};
+  // Values of the tasks' parameters (--mask-width 5,9), by name: swept like the sizes; a task's
+  // parameter not given takes its default.
+  std::map<std::string, std::vector<size_t>> params;
+  // --local-size: every case runs at each (0: auto, the variant's best for the device); a variant
+  // whose sizes resolve to the same one (auto = 256) runs at it once.
+  std::vector<size_t> localSizes = {0};
+  // --cases FILE: exactly the cases the file lists (src/run/CaseFile.h) instead of the cross
+  // product of the options above.
+  std::string casesFile;
+  // Everything else a case takes (seed, code path, tuning), the same for every case; its local
+  // size is set per job from localSizes.
+  ProblemSpec problem;
+  // Tuning profiles (src/run/Profile.h): --profile FILE instead of the device's own; --no-profile:
+  // none, every variant's defaults.
+  std::string profile;
+  bool noProfile = false;
+  OutputFormat format = OutputFormat::Table;
+  bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
+  RunSettings run;
+  // --explain: the course's measures of every selected case from its launch plan (launches, S(n),
+  // W(n), p, cost, the optimality verdicts, bytes), nothing run or timed (common/engine/Explain.h).
+  bool explain = false;
+  // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
+  bool isolate = false;
+  bool noIsolate = false;
+  // --no-ceilings: timed without measuring the memory ceilings first (no utilisation); the
+  // profiling timer is still checked.
+  bool noCeilings = false;
+  double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
+  // --check --oclgrind: the cases run on Oclgrind, its diagnostics fail them
+  // (common/engine/Oclgrind.h); implies isolation; the device is Oclgrind's, whatever --platform
+  // and --device say.
+  bool oclgrind = false;
+  // Set (hidden options) when this process is a worker started by an isolated run: it runs the
+  // variants of job `job` from the skip-th on and reports each on file descriptor fd.
+  struct Worker {
+    int fd = -1;
+    size_t job = 0, skip = 0;
+    size_t device = 0;       // which of the selected devices (--device all: their order)
+    bool bandwidth = false;  // measure the copy bandwidth first
+    // The device's profiling timer as an earlier worker found it (TimerText): "usable", or why
+    // it is not; empty: not known yet (a timed run's worker checks it and says so).
+    std::string timer;
+  } worker;
+  // Which of these were on the command line: a bare --check (none of --size, --type, --op,
+  // --scan-kind) runs the correctness matrix (src/run/CheckMatrix.h); an explicit --local-size
+  // narrows it to those local sizes.
+  bool sizesGiven = false, typesGiven = false, opsGiven = false, scanKindsGiven = false;
+  bool localSizeGiven = false;
+  bool tasksGiven = false;  // --task on the command line (not all): a task left with no case is
+                            // a usage error
+  // --check without --size, --type, --op or --scan-kind.
+  bool BareCheck() const {
+    return !run.timed && !explain && casesFile.empty() && !sizesGiven && !typesGiven && !opsGiven &&
+           !scanKindsGiven;
+  }
+};
+
+// What the parser needs to know of each task.
+struct TaskEntry {
+  std::string name;
+  std::vector<std::string> variants;
+  std::vector<TuningKnob> knobs;
+  std::vector<TaskParameter> params;
+};
+using TaskCatalog = std::vector<TaskEntry>;
+
+// Throws UsageError on bad input.
+Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog);
+
+}  // namespace rsb

@@ -1,0 +1,254 @@
+// IComputeTask: what a task (reduction, scan, ...) provides to the shared runner.
+//
+// A task owns its device buffers, its CPU reference and its validation. It never prints, never
+// times itself and never parses options: the runner (Runner.h) decides what runs when, times it
+// with the events the task hands back, and the reporter prints. Every call gets the one
+// TaskContext of the device (context, queue, device info, program and kernel caches).
+//
+// Most tasks derive from PlannedTask (PlannedTask.h), which implements the run-time calls from
+// one LaunchPlan per variant.
+#pragma once
+
+#include "engine/HostData.h"
+#include "engine/LaunchPlan.h"
+#include "platform/OpenCL.h"
+#include "platform/TaskContext.h"
+#include "platform/Types.h"
+
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// Which shape of kernel the single-pass variants use: from the device type (auto), or forced,
+// e.g. to check the GPU shape on a CPU device.
+enum class CodePath { Auto, Gpu, Cpu };
+std::string ToString(CodePath p);
+
+// A tuning knob of a task (--tune NAME=VALUE): its default and what values are safe.
+struct TuningKnob {
+  std::string name, help;
+  size_t value = 0;  // the default
+  size_t min = 1, max = 1, multipleOf = 1;
+  bool Allows(size_t v) const { return v >= min && v <= max && v % multipleOf == 0; }
+  std::string AllowedText() const;  // "a multiple of 4 from 4 to 64"
+};
+
+// A parameter of a task's problem (a convolution's --mask-width): the command line gets
+// --NAME V[,V...] (a swept axis, like --size), every result records the value it ran with.
+struct TaskParameter {
+  std::string name, help;
+  size_t value = 0;  // the default
+  size_t min = 1, max = 1;
+  bool odd = false;                 // odd values only
+  std::vector<size_t> checkValues;  // what a bare --check runs (empty: the default)
+  bool Allows(size_t v) const { return v >= min && v <= max && (!odd || v % 2 == 1); }
+  std::string AllowedText() const;  // "an odd number from 1 to 63"
+};
+
+// An element count as the command line gives it: a plain count (height 0), or an image of
+// n / height columns and height rows (--size WxH, row-major).
+struct Extent {
+  size_t n = 1;
+  size_t height = 0;
+  bool operator==(const Extent& o) const { return n == o.n && height == o.height; }
+};
+
+// Where a case's local size and tuning values came from (every result records it): "default"
+// (the variant's own), "profile" (an entry of the device's tuning profile, src/run/Profile.h) or
+// "command line" (--local-size or --tune set one of them; a profile may have set the others).
+// profile and profileDate: the profile's file and creation date where one was used; note: why
+// it is taken with a caveat (made with another driver version, or for another device).
+struct SettingsSource {
+  std::string source = "default";
+  std::string profile, profileDate, note;
+};
+
+// One problem: what to compute, on how many elements, and how.
+struct ProblemSpec {
+  ElementType type = ElementType::Uint;
+  Op op = Op::Sum;
+  std::optional<ScanKind> scanKind;  // set for tasks whose ScanKinds() is not empty
+  size_t n = 1;
+  // > 0: the n elements are an image of n / height columns and height rows (--size WxH), for
+  // the variants that take shapes (IComputeTask::TakesShape); 0: a plain count.
+  size_t height = 0;
+  size_t Width() const { return height ? n / height : n; }
+  size_t Height() const { return height ? height : 1; }
+  size_t localSize = 0;  // 0: the variant's best local size for the device (Task::LocalSize)
+  uint64_t seed = 1;
+  // Code-path choices: the command line sets them, the results record them.
+  CodePath codePath = CodePath::Auto;
+  bool portable = false;          // single-pass: no vendor path (NVIDIA warp shuffles)
+  bool lookbackFallback = false;  // single-pass scan: every look-back recomputes from the input
+  std::map<std::string, size_t> tuning;  // knobs set with --tune; the others take defaults
+  std::map<std::string, size_t> params;  // the task's parameters set; the others take defaults
+  SettingsSource settings;               // where localSize and tuning came from
+  // This input instead of the seeded random one (tests: the course's worked examples).
+  std::shared_ptr<const HostArray> input;
+};
+
+// A knob's value for this problem: spec.tuning's if set, else the knob's default.
+size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
+             const std::string& name);
+
+// A parameter's value for this problem: spec.params' if set, else the parameter's default.
+size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,
+             const std::string& name);
+
+// Collects the events of one run. The task passes Next() to every command it enqueues, naming
+// the command (its kernel, qualified by its role where one kernel plays two: "ScanWorkEfficient
+// (block sums)") and giving its share of the traffic model. The run is timed from the first
+// command's start to the last command's end; with everyCommand (the default) every command's
+// event is kept too, for the per-kernel breakdown (Breakdown.h), else only the first and the last.
+// A command without a name is named after its command type ("unnamed kernel").
+struct CommandEvent {
+  std::string name;
+  CostModel cost;
+  cl::Event event;
+};
+
+class RunEvents {
+ public:
+  explicit RunEvents(bool everyCommand = true) : everyCommand_(everyCommand) {}
+  cl::Event* Next(std::string name = {}, const CostModel& cost = {}) {
+    ++count_;
+    if (everyCommand_) {
+      commands_.push_back({std::move(name), cost, cl::Event()});
+      return &commands_.back().event;  // a deque: earlier pointers stay valid
+    }
+    if (count_ == 1)
+      return &first_;
+    last_ = cl::Event();  // released: a fill writes the raw handle over it
+    return &last_;
+  }
+  size_t Count() const { return count_; }
+  const cl::Event& First() const { return everyCommand_ ? commands_.front().event : first_; }
+  const cl::Event& Last() const {
+    return everyCommand_ ? commands_.back().event : count_ > 1 ? last_ : first_;
+  }
+  // Every command in launch order (empty unless everyCommand).
+  const std::deque<CommandEvent>& Commands() const { return commands_; }
+
+ private:
+  bool everyCommand_;
+  size_t count_ = 0;
+  cl::Event first_, last_;
+  std::deque<CommandEvent> commands_;
+};
+
+// A case's memory, in bytes (IComputeTask::MemoryNeeded).
+struct MemoryNeeds {
+  uint64_t hostBytes = 0, deviceBytes = 0;
+};
+
+class IComputeTask {
+ public:
+  virtual ~IComputeTask() = default;
+
+  virtual std::string Name() const = 0;
+  virtual std::vector<std::string> Variants() const = 0;
+  virtual std::string Describe(const std::string& variant) const = 0;
+  // Scan kinds this task distinguishes (empty: none, spec.scanKind stays unset).
+  virtual std::vector<ScanKind> ScanKinds() const { return {}; }
+  virtual std::vector<TuningKnob> Tunables() const { return {}; }
+  // The parameters of its problems (swept axes of their own, e.g. a convolution's mask width).
+  virtual std::vector<TaskParameter> Parameters() const { return {}; }
+  // The element types and operators it computes: other combinations are not run (the command
+  // line says so where it asked for them).
+  virtual std::vector<ElementType> Types() const { return AllElementTypes(); }
+  virtual std::vector<Op> Ops() const { return AllOps(); }
+  // True: the variant runs on images (--size WxH); false: on plain element counts. A run
+  // gives each variant the sizes of its kind.
+  virtual bool TakesShape(const std::string& /*variant*/) const { return false; }
+  // Sizes run when the command line gives none (empty: the command line's default, 2^24).
+  virtual std::vector<Extent> DefaultSizes() const { return {}; }
+  // Throws UsageError (exit status 2, one line naming the option) when the problem is not one
+  // the variants can compute (a convolution mask wider than the input). Checked before
+  // anything runs. Default: every problem is.
+  virtual void CheckProblem(const ProblemSpec& /*spec*/,
+                            const std::vector<std::string>& /*variants*/) const {}
+  // The .cl files (in the kernels folder) these variants load: checked before anything runs.
+  virtual std::vector<std::string> KernelFiles(const std::vector<std::string>& variants) const = 0;
+
+  // The local size the variant will use: spec.localSize if set, else its best for the device.
+  virtual size_t LocalSize(const std::string& variant, const ProblemSpec& spec,
+                           const DeviceInfo& device) const = 0;
+  // The value of every knob (Tunables) the variant runs with on this device: --tune's where
+  // given, else its default, or what fits the device (a tile shrunk to its local memory).
+  // spec.localSize: resolved, or 0 for the automatic one. Results record it.
+  virtual std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
+                                               const ProblemSpec& spec) const;
+  // "gpu" or "cpu": the kernel shape the variant runs with on this device for this problem.
+  virtual std::string CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const = 0;
+
+  // Creates the input (random, seeded), uploads it and allocates the output. Untimed.
+  virtual void InitResources(TaskContext& ctx, const ProblemSpec& spec) = 0;
+  // The CPU reference for the current problem.
+  virtual void ComputeCPU() = 0;
+  virtual void ReleaseResources() = 0;
+
+  // Untimed, before each run: restores what a run consumes; with poison, fills every output
+  // the variant writes with a poison pattern so that unwritten elements are caught. Its
+  // commands take their events from `untimed` (named, as in ComputeGPU), for the report of what
+  // lies outside the timed span.
+  virtual void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                          bool poison, RunEvents& untimed) = 0;
+  // Enqueues one complete run of the variant. Does not wait for it.
+  virtual void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                          RunEvents& events) = 0;
+  // Reads back the variant's output and compares every element with the CPU reference.
+  virtual Validation ValidateResults(TaskContext& ctx, const std::string& variant,
+                                     const ProblemSpec& spec) = 0;
+
+  // The course's cost model of one run (launches, steps, work, traffic); spec.localSize set.
+  virtual CostModel Cost(const DeviceInfo& device, const std::string& variant,
+                         const ProblemSpec& spec) const = 0;
+  // The options the variant's kernels are built with on this problem (the index width among
+  // them: -DRSB_INDEX64=1), as recorded in its result; spec.localSize set. Default: none known.
+  virtual std::string KernelOptions(const DeviceInfo& /*device*/, const std::string& /*variant*/,
+                                    const ProblemSpec& /*spec*/) const {
+    return {};
+  }
+
+  // What one case holds at once (spec.localSize set): its device buffers and its host arrays
+  // (input, reference, read-back). The runner checks it against the host's free memory before
+  // the problem is made (on a CPU device the device buffers are host memory too). Default: not
+  // known (zeros), not checked.
+  virtual MemoryNeeds MemoryNeeded(const DeviceInfo& /*device*/, const std::string& /*variant*/,
+                                   const ProblemSpec& /*spec*/) const {
+    return {};
+  }
+
+  // The work of the sequential algorithm on this problem, in the units of CostModel::ops: what a
+  // variant's work W(n) is compared with (--explain, common/engine/Explain.h). Default: n - 1
+  // applications of the operator (a reduction, or a scan, by one processor).
+  virtual uint64_t SequentialWork(const std::string& /*variant*/, const ProblemSpec& spec) const {
+    return spec.n > 0 ? spec.n - 1 : 0;
+  }
+
+  // The element counts at which the variant's launch plan changes shape for this problem on
+  // this device (spec.localSize and spec.type set): the n that just fills a work-group, a tile,
+  // a level of block sums, the whole grid... The check matrix (src/run/CheckMatrix.h) runs each one
+  // and its neighbours, besides 1, 2, 3 and a large odd n. Default: none.
+  virtual std::vector<size_t> BoundarySizes(const DeviceInfo& /*device*/,
+                                            const std::string& /*variant*/,
+                                            const ProblemSpec& /*spec*/) const {
+    return {};
+  }
+  // For a variant that takes shapes (TakesShape): the images the check matrix runs, each as it
+  // is (the tile's edges and their neighbours, thin ones such as 1 x n and n x 1, odd squares).
+  // Shapes CheckProblem rejects are left out. Default: none.
+  virtual std::vector<Extent> BoundaryShapes(const DeviceInfo& /*device*/,
+                                             const std::string& /*variant*/,
+                                             const ProblemSpec& /*spec*/) const {
+    return {};
+  }
+};
+
+}  // namespace rsb

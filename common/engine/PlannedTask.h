@@ -1,0 +1,213 @@
+// PlannedTask: the run-time half of a task, written once for every task. It uploads the input,
+// runs the CPU reference, and enqueues, costs and sizes each run from the variant's LaunchPlan;
+// it validates the output against the reference. A task derived from it provides a table of
+// variants (TableTask), one plan function per shape, its reference and the size of its output.
+#pragma once
+
+#include "engine/IComputeTask.h"
+#include "engine/TaskUtil.h"
+#include "platform/Errors.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// What a variant keeps in local memory at one local size (spec.localSize) and, where a knob
+// sizes its tile (elements or rows per work-item), the knob's value: --tune's where given, else
+// the largest from the knob's default down (in steps of its multipleOf) whose tile fits the
+// device's local memory as its driver counts it (FitsLocalMemory). A task's Tile() is the one
+// rule: the plan builds with its value and skips with LocalMemorySkip where it does not fit, the
+// automatic local size halves until it fits, and results record its value.
+struct LocalTile {
+  std::string variant;
+  size_t localSize = 0;
+  std::string knob;              // empty: no knob sizes the tile
+  size_t value = 0;              // the knob's value
+  bool given = false;            // from --tune (never shrunk)
+  unsigned long long bytes = 0;  // what the kernel's __local arrays declare
+  bool fits = true;
+};
+// The tile of a variant with no knob: `bytes` at spec.localSize.
+LocalTile FixedTile(const DeviceInfo& device, const std::string& variant, const ProblemSpec& spec,
+                    unsigned long long bytes);
+// The tile of a variant whose knob `knob` (of knobs) sizes it: bytesAt(value) declared.
+LocalTile FitTile(const DeviceInfo& device, const std::vector<TuningKnob>& knobs,
+                  const std::string& variant, const ProblemSpec& spec, const std::string& knob,
+                  const std::function<unsigned long long(size_t)>& bytesAt);
+// The reason a tile that does not fit is skipped: what it needs, what the device has.
+std::string LocalMemorySkip(const DeviceInfo& device, const LocalTile& tile);
+
+class PlannedTask : public IComputeTask {
+ public:
+  std::string CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const override;
+
+  void InitResources(TaskContext& ctx, const ProblemSpec& spec) override;
+  void ComputeCPU() override;
+  void ReleaseResources() override;
+  void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                  bool poison, RunEvents& untimed) override;
+  void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
+                  RunEvents& events) override;
+  Validation ValidateResults(TaskContext& ctx, const std::string& variant,
+                             const ProblemSpec& spec) override;
+  CostModel Cost(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
+  std::string KernelOptions(const DeviceInfo& device, const std::string& variant,
+                            const ProblemSpec& spec) const override;
+  MemoryNeeds MemoryNeeded(const DeviceInfo& device, const std::string& variant,
+                           const ProblemSpec& spec) const override;
+
+  // One run of the variant on this problem (spec.localSize already resolved), as the task's
+  // table and plan functions write it. Throws VariantSkipped when the variant cannot run so on
+  // this device.
+  virtual LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                          const ProblemSpec& spec) const = 0;
+  // The plan as it runs: Plan() in the problem's index width (Index64), checked against the
+  // device's memory (VariantSkipped with the bytes needed and available: a buffer beyond
+  // CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch together beyond
+  // CL_DEVICE_GLOBAL_MEM_SIZE). Everything that enqueues, costs or records a plan takes this.
+  LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
+                     const ProblemSpec& spec) const;
+
+  // The kernels index with 64-bit IDX: where n > kMaxElements32BitIndex, or asked for with the
+  // knob index-bits=64 (tests of the 64-bit path at small n).
+  static bool Index64(const ProblemSpec& spec);
+  // A task's own knobs and the knobs every planned task takes (index-bits).
+  static std::vector<TuningKnob> WithSharedKnobs(std::vector<TuningKnob> knobs);
+
+  // The variant's local memory and tile at spec.localSize (> 0) on this device (LocalTile).
+  // Default: none.
+  virtual LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                         const ProblemSpec& spec) const {
+    return FixedTile(device, variant, spec, 0);
+  }
+  // Every knob as Tuned() gives it, the tile's knob as Tile() picks it.
+  std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
+                                       const ProblemSpec& spec) const override;
+
+ protected:
+  // The single-pass kernels' shape: GPU (wide coalesced loads, tiles through local memory) or
+  // CPU (one work-item streams a contiguous run), from spec.codePath or the device type.
+  static bool GpuPath(const DeviceInfo& device, const ProblemSpec& spec);
+
+  virtual Expected Reference(const HostArray& input, const ProblemSpec& spec) const = 0;
+  virtual size_t OutputElements(const ProblemSpec& spec) const = 0;
+  // The host memory of Reference()'s result (HostData.h; default: exact over the output).
+  virtual uint64_t ReferenceBytes(const ProblemSpec& spec) const {
+    return ExactReferenceBytes(spec.type, OutputElements(spec));
+  }
+  // Read-only inputs besides the input (a convolution's mask), made from spec (its seed) and
+  // uploaded with the input; a plan refers to the i-th as BufferArg{kFirstConstInput + i}.
+  virtual std::vector<HostArray> ConstInputs(const ProblemSpec& /*spec*/) const { return {}; }
+  // Variants that compute different things from one input (a 1-D and a 2-D convolution) are
+  // validated against different references: the variant's key (default: one for all) and the
+  // reference of a key (default: Reference). Each is computed once per input, when first needed.
+  virtual std::string ReferenceKey(const std::string& /*variant*/) const { return {}; }
+  virtual Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
+                                  const std::string& /*key*/) const {
+    return Reference(input, spec);
+  }
+  // For tasks that keep device state across runs: called once the plan's prepare steps, or its
+  // run steps, are enqueued. Scratch buffers are shared by the variants of a task and released
+  // with the problem (ReleaseResources).
+  virtual void Prepared(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
+  virtual void Enqueued(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
+  // The pattern written over scratch buffer `index` of the plan before a validated run, after
+  // its prepare steps, so that a value a kernel reads before it is written is wrong (empty: leave
+  // it as it is). Default: the poison byte, except in buffers the prepare steps fill (counters
+  // the protocol needs at zero).
+  virtual std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan,
+                                                   const std::string& variant, size_t index) const;
+
+ private:
+  void PoisonScratch(TaskContext& ctx, const LaunchPlan& plan, const std::string& variant,
+                     RunEvents& untimed);
+  void Enqueue(TaskContext& ctx, const LaunchPlan& plan, const std::vector<LaunchStep>& steps,
+               RunEvents* events);
+  cl::Buffer& Buffer(size_t id);
+
+  const Expected& ExpectedFor(const std::string& variant);
+
+  HostArray input_;
+  std::map<std::string, Expected> expected_;  // by ReferenceKey
+  ProblemSpec problem_;                       // of InitResources
+  cl::Buffer input_d_, output_d_;
+  std::vector<cl::Buffer> const_d_;
+  std::vector<ScratchBuffer> scratch_;
+};
+
+// One row of a task's table of variants: adding a variant of an existing shape is its kernel
+// and one row.
+template <class Shape>
+struct VariantRow {
+  std::string name;
+  std::string kernel;
+  std::string file;  // kernels/<file> holds the kernel
+  Shape shape;
+  // Default local size by device type: the best of a sweep on the H100 (GPU) and on pocl (CPU),
+  // docs/BENCHMARKS.md. --local-size overrides it.
+  size_t gpuLocal, cpuLocal;
+  std::string description;
+};
+
+// A PlannedTask whose variants are the rows of a table.
+template <class Shape>
+class TableTask : public PlannedTask {
+ public:
+  using Variant = VariantRow<Shape>;
+  explicit TableTask(std::vector<Variant> table) : table_(std::move(table)) {}
+
+  const std::vector<Variant>& Table() const { return table_; }
+  std::vector<std::string> Variants() const override {
+    std::vector<std::string> names;
+    for (const auto& v : table_)
+      names.push_back(v.name);
+    return names;
+  }
+  std::string Describe(const std::string& variant) const override {
+    return Find(variant).description;
+  }
+  std::vector<std::string> KernelFiles(const std::vector<std::string>& variants) const override {
+    std::vector<std::string> files;
+    for (const auto& name : variants)
+      if (std::find(files.begin(), files.end(), Find(name).file) == files.end())
+        files.push_back(Find(name).file);
+    return files;
+  }
+  // spec.localSize if set, else the row's default for the device type. On a CPU a work-group is
+  // one core's loop over its work-items and barriers are costly, so CPU defaults are small.
+  // The default is capped at the device's maximum work-group size (a power of two below it),
+  // then halved until the variant's tile (Tile(), its knob shrunk as far as it goes unless
+  // --tune gave it) fits the device's local memory; where none does, 1 (its plan then skips,
+  // saying what even that needs).
+  size_t LocalSize(const std::string& variant, const ProblemSpec& spec,
+                   const DeviceInfo& device) const override {
+    if (spec.localSize)
+      return spec.localSize;
+    const Variant& v = Find(variant);
+    ProblemSpec s = spec;
+    s.localSize =
+        FloorPowerOfTwo(std::min(device.isGpu ? v.gpuLocal : v.cpuLocal, device.maxWorkGroupSize));
+    while (s.localSize > 1 && !Tile(device, variant, s).fits)
+      s.localSize /= 2;
+    return s.localSize;
+  }
+
+ protected:
+  const Variant& Find(const std::string& name) const {
+    for (const auto& v : table_)
+      if (v.name == name)
+        return v;
+    throw UsageError("unknown " + Name() + " variant '" + name + "'");
+  }
+
+ private:
+  std::vector<Variant> table_;
+};
+
+}  // namespace rsb

@@ -1,0 +1,275 @@
+#include "engine/Result.h"
+
+#include <fmt/format.h>
+
+namespace rsb {
+
+std::string ToString(Status s) {
+  switch (s) {
+    case Status::Passed:
+      return "passed";
+    case Status::Failed:
+      return "failed";
+    case Status::Error:
+      return "error";
+    case Status::Timeout:
+      return "timeout";
+    case Status::Untimed:
+      return "untimed";
+    case Status::Skipped:
+    default:
+      return "skipped";
+  }
+}
+
+std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
+                      const std::optional<ScanKind>& kind, size_t n, size_t localSize) {
+  return fmt::format("{}/{} {} {}{} n={}{}", task, variant, ToString(type), ToString(op),
+                     kind ? " " + ToString(*kind) : "", n,
+                     localSize ? fmt::format(" L={}", localSize) : "");
+}
+
+std::string SizeText(size_t n, size_t height) {
+  return height ? fmt::format("{}x{}", n / height, height) : fmt::format("{}", n);
+}
+
+std::string CaseLabel(const Result& r) {
+  std::string label =
+      fmt::format("{}/{} {} {}{} n={}{}", r.task, r.variant, ToString(r.type), ToString(r.op),
+                  r.scanKind ? " " + ToString(*r.scanKind) : "", SizeText(r.n, r.height),
+                  r.localSize ? fmt::format(" L={}", r.localSize) : "");
+  for (const auto& [name, value] : r.params)
+    label += fmt::format(" {}={}", name, value);
+  return label;
+}
+
+namespace {
+
+nlohmann::json BreakdownJson(const Breakdown& b) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& k : b.kernels) {
+    a.push_back({{"kernel", k.kernel},
+                 {"launches", k.launches},
+                 {"time_ms", k.timeMs},
+                 {"time_ms_median", k.timeMsMedian},
+                 {"share", k.share},
+                 {"bytes_moved", k.bytes},
+                 {"gbytes_s", k.gbytesS},
+                 {"bandwidth_util", k.bandwidthUtil},
+                 {"memory_bytes", k.memoryBytes}});
+    if (!k.utilisationSuspect.empty())
+      a.back()["utilisation_suspect"] = k.utilisationSuspect;
+  }
+  return a;
+}
+
+nlohmann::json UntimedJson(const Breakdown& b) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& u : b.untimed)
+    a.push_back({{"command", u.command},
+                 {"phase", u.phase},
+                 {"launches", u.launches},
+                 {"time_ms", u.timeMs}});
+  return a;
+}
+
+// {"source": "profile", "profile": PATH, "profile_date": DATE}: the profile's fields only where one
+// was used, the note only where there is one.
+nlohmann::json SettingsJson(const SettingsSource& s) {
+  nlohmann::json o = {{"source", s.source}};
+  if (!s.profile.empty()) {
+    o["profile"] = s.profile;
+    o["profile_date"] = s.profileDate;
+  }
+  if (!s.note.empty())
+    o["note"] = s.note;
+  return o;
+}
+
+Breakdown BreakdownFromJson(const nlohmann::json& j) {
+  Breakdown b;
+  if (!j.contains("breakdown"))
+    return b;
+
+  for (const auto& k : j.at("breakdown"))
+    b.kernels.push_back({k.at("kernel").get<std::string>(), k.at("launches").get<size_t>(),
+                         k.at("time_ms").get<double>(), k.at("time_ms_median").get<double>(),
+                         k.at("share").get<double>(), k.at("bytes_moved").get<uint64_t>(),
+                         k.at("gbytes_s").get<double>(), k.at("bandwidth_util").get<double>(),
+                         k.value("memory_bytes", k.at("bytes_moved").get<uint64_t>()),
+                         k.value("utilisation_suspect", std::string())});
+  for (const auto& u : j.value("untimed", nlohmann::json::array()))
+    b.untimed.push_back({u.at("command").get<std::string>(), u.at("phase").get<std::string>(),
+                         u.at("launches").get<size_t>(), u.at("time_ms").get<double>()});
+  b.gapsMs = j.value("gaps_ms", 0.0);
+  b.gapsMsMedian = j.value("gaps_ms_median", 0.0);
+  return b;
+}
+
+}  // namespace
+
+nlohmann::json ResultToJson(const Result& r) {
+  nlohmann::json o = {
+      {"task", r.task},
+      {"variant", r.variant},
+      {"type", ToString(r.type)},
+      {"op", ToString(r.op)},
+      {"n", r.n},
+      {"width", r.height ? r.n / r.height : r.n},
+      {"height", r.height ? r.height : 1},
+      {"local_size", r.localSize},
+      {"status", ToString(r.status)},
+      {"message", r.message},
+      {"iterations", r.iterations},
+      {"time_ms",
+       {{"median", r.timeMs.median},
+        {"min", r.timeMs.min},
+        {"max", r.timeMs.max},
+        {"mean", r.timeMs.mean},
+        {"stddev", r.timeMs.stddev},
+        {"ci_low", r.timeMs.ciLow},
+        {"ci_high", r.timeMs.ciHigh}}},
+      {"ci_met", r.ciMet},
+      {"ci_target", r.ciTarget},
+      {"cold", r.cold},
+      {"gelem_s", r.gelemS},
+      {"gbytes_s", r.gbytesS},
+      {"bytes_moved", r.cost.BytesMoved()},
+      {"bandwidth_util", r.bandwidthUtil},
+      {"ceiling", r.ceiling},
+      {"ceiling_gbytes_s", r.ceilingGBs},
+      {"ceiling_stream_bytes", r.ceilingStreamBytes},
+      {"utilisation", r.utilisation},
+      {"fits_in_cache", r.fitsInCache},
+      {"cost",
+       {{"launches", r.cost.launches},
+        {"steps", r.cost.steps},
+        {"ops", r.cost.ops},
+        {"bytes_read", r.cost.bytesRead},
+        {"bytes_written", r.cost.bytesWritten},
+        {"bytes_read_repeated", r.cost.bytesReadRepeated}}},
+      {"launches_enqueued", r.launchesEnqueued},
+      {"validated_runs", r.validatedRuns},
+      {"code_path", r.codePath},
+      {"portable", r.portable},
+      {"lookback_fallback", r.lookbackFallback},
+      {"tuning", r.tuning},
+      {"params", r.params},
+      {"settings", SettingsJson(r.settings)},
+      {"kernel_options", r.kernelOptions},
+      // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
+      {"breakdown", BreakdownJson(r.breakdown)},
+      {"gaps_ms", r.breakdown.gapsMs},
+      {"gaps_ms_median", r.breakdown.gapsMsMedian},
+      // Outside the span: the resets before every timed run ("prepare", median per run) and what
+      // the first validated run enqueued before it (its resets and poison fills, "validation").
+      {"untimed", UntimedJson(r.breakdown)},
+  };
+  if (r.scanKind)
+    o["scan_kind"] = ToString(*r.scanKind);
+  if (r.height)
+    o["shape"] = SizeText(r.n, r.height);
+  if (!r.utilisationSuspect.empty())
+    o["utilisation_suspect"] = r.utilisationSuspect;
+  if (r.status == Status::Untimed)  // nothing the device's timer said is shown
+    for (const char* measured :
+         {"time_ms", "ci_met", "gelem_s", "gbytes_s", "bandwidth_util", "ceiling",
+          "ceiling_gbytes_s", "ceiling_stream_bytes", "utilisation", "utilisation_suspect",
+          "breakdown", "gaps_ms", "gaps_ms_median", "untimed"})
+      o.erase(measured);
+  o["oclgrind"] = nullptr;  // not run under Oclgrind
+  if (r.oclgrind) {
+    nlohmann::json diagnostics = nlohmann::json::array();
+    for (const auto& d : r.oclgrind->diagnostics)
+      diagnostics.push_back({{"kind", d.kind},
+                             {"kernel", d.kernel},
+                             {"file", d.file},
+                             {"line", d.line},
+                             {"work_item", d.workItem},
+                             {"text", d.text}});
+    o["oclgrind"] = {{"diagnostics", diagnostics},
+                     {"diagnostic_count", r.oclgrind->diagnosticCount},
+                     {"instructions", r.oclgrind->instructions},
+                     {"kernels", r.oclgrind->kernels}};
+  }
+  return o;
+}
+
+Result ResultFromJson(const nlohmann::json& j) {
+  Result r;
+  r.task = j.at("task").get<std::string>();
+  r.variant = j.at("variant").get<std::string>();
+  r.type = ParseElementType(j.at("type").get<std::string>()).value();
+  r.op = ParseOp(j.at("op").get<std::string>()).value();
+  if (j.contains("scan_kind"))
+    r.scanKind = ParseScanKind(j.at("scan_kind").get<std::string>()).value();
+  r.n = j.at("n").get<size_t>();
+  if (j.contains("shape"))
+    r.height = j.at("height").get<size_t>();
+  r.localSize = j.at("local_size").get<size_t>();
+  const std::string status = j.at("status").get<std::string>();
+  for (Status s : {Status::Passed, Status::Failed, Status::Skipped, Status::Error, Status::Timeout,
+                   Status::Untimed})
+    if (ToString(s) == status)
+      r.status = s;
+  r.message = j.at("message").get<std::string>();
+  r.iterations = j.at("iterations").get<size_t>();
+  // An untimed result has no measured fields (ResultToJson): they stay 0.
+  if (j.contains("time_ms")) {
+    const auto& t = j.at("time_ms");
+    r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(),
+                t.at("max").get<double>(),    t.at("mean").get<double>(),
+                t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
+                t.at("ci_high").get<double>()};
+  }
+  r.ciMet = j.value("ci_met", false);
+  r.ciTarget = j.at("ci_target").get<double>();
+  r.cold = j.at("cold").get<bool>();
+  r.gelemS = j.value("gelem_s", 0.0);
+  r.gbytesS = j.value("gbytes_s", 0.0);
+  r.bandwidthUtil = j.value("bandwidth_util", 0.0);
+  r.ceiling = j.value("ceiling", std::string());
+  r.ceilingGBs = j.value("ceiling_gbytes_s", 0.0);
+  r.ceilingStreamBytes = j.value("ceiling_stream_bytes", size_t(0));  // absent in older files
+  r.utilisation = j.value("utilisation", 0.0);
+  r.utilisationSuspect = j.value("utilisation_suspect", std::string());
+  r.fitsInCache = j.at("fits_in_cache").get<bool>();
+  const auto& c = j.at("cost");
+  r.cost.launches = c.at("launches").get<size_t>();
+  r.cost.steps = c.at("steps").get<size_t>();
+  r.cost.ops = c.at("ops").get<size_t>();
+  r.cost.bytesRead = c.at("bytes_read").get<size_t>();
+  r.cost.bytesWritten = c.at("bytes_written").get<size_t>();
+  r.cost.bytesReadRepeated = c.value("bytes_read_repeated", uint64_t(0));
+  r.launchesEnqueued = j.at("launches_enqueued").get<size_t>();
+  r.validatedRuns = j.at("validated_runs").get<size_t>();
+  r.codePath = j.at("code_path").get<std::string>();
+  r.portable = j.at("portable").get<bool>();
+  r.lookbackFallback = j.at("lookback_fallback").get<bool>();
+  r.tuning = j.at("tuning").get<std::map<std::string, size_t>>();
+  if (j.contains("params"))
+    r.params = j.at("params").get<std::map<std::string, size_t>>();
+  r.kernelOptions = j.value("kernel_options", std::string());
+  if (j.contains("settings")) {  // absent in files written before tuning profiles
+    const auto& s = j.at("settings");
+    r.settings = {s.at("source").get<std::string>(), s.value("profile", std::string()),
+                  s.value("profile_date", std::string()), s.value("note", std::string())};
+  }
+  r.breakdown = BreakdownFromJson(j);
+  if (j.contains("oclgrind") && j.at("oclgrind").is_object()) {
+    const auto& g = j.at("oclgrind");
+    OclgrindReport report;
+    for (const auto& d : g.at("diagnostics"))
+      report.diagnostics.push_back(
+          {d.at("kind").get<std::string>(), d.at("kernel").get<std::string>(),
+           d.at("file").get<std::string>(), d.at("line").get<size_t>(),
+           d.at("work_item").get<std::string>(), d.at("text").get<std::string>()});
+    report.diagnosticCount = g.value("diagnostic_count", report.diagnostics.size());
+    report.instructions = g.at("instructions").get<uint64_t>();
+    report.kernels = g.at("kernels").get<std::map<std::string, uint64_t>>();
+    r.oclgrind = report;
+  }
+  return r;
+}
+
+}  // namespace rsb

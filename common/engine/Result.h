@@ -1,0 +1,89 @@
+// One case's result: the record every output format, the worker protocol and the result-file
+// reader share, its label and its JSON form (the fields docs/OUTPUT.md lists, the schema
+// docs/result-schema.json checks).
+#pragma once
+
+#include "engine/Breakdown.h"
+#include "engine/IComputeTask.h"
+#include "engine/Oclgrind.h"
+
+#include <nlohmann/json.hpp>
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace rsb {
+
+struct TimeStats {
+  double median = 0, min = 0, max = 0, mean = 0, stddev = 0;  // milliseconds
+  // 95% confidence interval of the median (order statistics); 0, 0: too few samples (< 6).
+  double ciLow = 0, ciHigh = 0;
+};
+
+// error: an OpenCL or system error in that case; timeout: still running after --timeout;
+// untimed: validated, but the device's profiling timer cannot be trusted (ProfilingTimer.h), so
+// nothing of it was timed.
+enum class Status { Passed, Failed, Skipped, Error, Timeout, Untimed };
+std::string ToString(Status s);
+
+struct Result {
+  std::string task, variant;
+  ElementType type = ElementType::Uint;
+  Op op = Op::Sum;
+  std::optional<ScanKind> scanKind;
+  size_t n = 0;
+  size_t height = 0;  // > 0: an image of n / height x height (--size WxH); 0: a plain count
+  size_t localSize = 0;
+  size_t device = 0;      // which device of the run (RunInfo::devices; --device all or a list)
+  std::string codePath;   // "gpu" or "cpu": the kernel shape that ran
+  bool portable = false;  // --portable
+  bool lookbackFallback = false;         // --lookback-fallback
+  std::map<std::string, size_t> tuning;  // the task's tuning knobs, as used
+  std::map<std::string, size_t> params;  // the task's parameters (mask-width), as used
+  SettingsSource settings;               // where its local size and tuning came from
+  // The kernels' build options: type, operator, local size, tuning, the index width
+  // (-DRSB_INDEX64=1: 64-bit IDX). Empty where no plan was made (a case skipped before it).
+  std::string kernelOptions;
+  Status status = Status::Skipped;
+  std::string message;
+  size_t iterations = 0;
+  TimeStats timeMs;
+  bool ciMet = false;             // the median's interval is within +-ciTarget of it
+  double ciTarget = 0;            // the target it was timed to
+  bool cold = false;              // timed with the last-level cache flushed before every run
+  double gelemS = 0;              // n / median time
+  double gbytesS = 0;             // cost.BytesMoved() / median time
+  double bandwidthUtil = 0;       // gbytesS / the device's copy ceiling (0: unknown)
+  std::string ceiling;            // the stream mix of its traffic (CeilingFor), "" if unknown
+  double ceilingGBs = 0;          // that mix's ceiling
+  size_t ceilingStreamBytes = 0;  // the smallest stream size that ceiling took rates from
+  double utilisation = 0;         // gbytesS / ceilingGBs (0: unknown)
+  // Why utilisation cannot be taken at its word: above kSuspectUtilisation of the ceiling
+  // without the cache mark (fitsInCache) to explain it; empty when it can.
+  std::string utilisationSuspect;
+  bool fitsInCache = false;     // its bytes read fit in the device's last-level cache
+  CostModel cost;               // the variant's launch plan, summed
+  size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
+  size_t validatedRuns = 0;     // runs whose every output element was checked
+  Breakdown breakdown;          // per kernel, from the timed runs (Breakdown.h)
+  // --oclgrind: Oclgrind's diagnostics and instruction counts for the case (Oclgrind.h);
+  // absent when the case did not run under Oclgrind.
+  std::optional<OclgrindReport> oclgrind;
+};
+
+// "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
+// With a local size (not 0) it ends in " L=<local size>". An image is n=<width>x<height>; a
+// result's label ends with its task parameters (" mask-width=5").
+std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
+                      const std::optional<ScanKind>& kind, size_t n, size_t localSize = 0);
+std::string CaseLabel(const Result& r);
+// "1000", or "100x10" for an image.
+std::string SizeText(size_t n, size_t height);
+
+// A result as one JSON object of a results file's "results" and back (ResultFromJson throws
+// nlohmann::json's exceptions for a missing or mistyped field).
+nlohmann::json ResultToJson(const Result& r);
+Result ResultFromJson(const nlohmann::json& j);
+
+}  // namespace rsb

@@ -1,0 +1,48 @@
+#include "platform/BuildInfo.h"
+
+#include "GitRevision.h"  // generated at build time (cmake/BuildInfo.cmake)
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+namespace rsb {
+
+const BuildInfo& ThisBuild() {
+  static const BuildInfo info{RSB_VERSION, RSB_GIT_REVISION, RSB_BUILD_TYPE, RSB_COMPILER,
+                              RSB_CXX_FLAGS};
+  return info;
+}
+
+std::string VersionLine() {
+  const BuildInfo& b = ThisBuild();
+  return fmt::format("reduce-scan-bench {} (git {}, {}, {})", b.version, b.gitRevision, b.buildType,
+                     b.compiler);
+}
+
+std::map<std::string, std::string> KernelFileHashes(const std::string& kernelDir) {
+  namespace fs = std::filesystem;
+  std::map<std::string, std::string> hashes;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(kernelDir, ec)) {
+    const std::string ext = e.path().extension().string();
+    if (ext != ".cl" && ext != ".clh")
+      continue;
+    std::ifstream in(e.path(), std::ios::binary);
+    uint64_t h = 14695981039346656037ull;  // FNV-1a offset basis and prime
+    for (std::istreambuf_iterator<char> it(in), end; it != end; ++it)
+      h = (h ^ uint64_t(static_cast<unsigned char>(*it))) * 1099511628211ull;
+    hashes[e.path().filename().string()] = fmt::format("fnv1a64:{:016x}", h);
+  }
+  return hashes;
+}
+
+std::string HostName() {
+  char name[256] = {};
+  return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+}  // namespace rsb

@@ -1,0 +1,118 @@
+// CLUtil: the OpenCL plumbing every task shares: finding platforms and devices, describing a
+// device, and loading and building programs from the kernels folder (cached by file + options).
+#pragma once
+
+#include "platform/OpenCL.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace rsb {
+
+struct DeviceInfo {
+  std::string platform;
+  std::string name;
+  std::string vendor;
+  std::string driverVersion;
+  std::string deviceVersion;
+  std::string openclCVersion;
+  std::string type;  // "GPU", "CPU", "accelerator", ...
+  unsigned computeUnits = 0;
+  unsigned long long globalMemBytes = 0;
+  unsigned long long maxAllocBytes = 0;
+  unsigned long long localMemBytes = 0;
+  // How the driver counts a kernel's local memory (CL_KERNEL_LOCAL_MEM_SIZE, what the device's
+  // limit is held against): localMemScale x the bytes its __local arrays declare, plus
+  // localMemOverhead of its own. Measured once per device with two probe kernels
+  // (DescribeDevice): pocl 1 x + 0, NVIDIA 580 1 x + 16, Mesa rusticl 22.3 (llvmpipe) 2 x + 0.
+  unsigned localMemScale = 1;
+  unsigned long long localMemOverhead = 0;
+  unsigned long long globalMemCacheBytes = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none)
+  size_t maxWorkGroupSize = 0;
+  bool isGpu = false;
+  bool fp64 = false;
+  bool int64BaseAtomics = false;
+  bool int64ExtendedAtomics = false;
+  // Work-items per warp where the device reports it (cl_nv_device_attribute_query), else 0.
+  unsigned nvWarpSize = 0;
+  std::string extensions;
+};
+
+// probeLocalMemory: measure localMemScale and localMemOverhead (a context and a tiny program
+// build, once per device and process; on failure they stay 1 and 0).
+DeviceInfo DescribeDevice(const cl::Device& device, bool probeLocalMemory = true);
+
+// The local memory a kernel whose __local arrays declare `declared` bytes needs on the device,
+// as the driver counts it, and whether that fits CL_DEVICE_LOCAL_MEM_SIZE.
+unsigned long long LocalMemNeeded(const DeviceInfo& device, unsigned long long declared);
+bool FitsLocalMemory(const DeviceInfo& device, unsigned long long declared);
+
+// Every platform and its devices, for --list-devices.
+std::string ListDevices();
+
+// Picks a device. platformSel / deviceSel: empty, an index, or a case-insensitive substring of
+// the name. Default: the first GPU of any platform, else the first device. Throws UsageError if
+// a selector matches nothing and DeviceError if there is no OpenCL device at all.
+cl::Device SelectDevice(const std::string& platformSel, const std::string& deviceSel);
+// Several devices (--device 0,1, --device all): each selector picks one device as SelectDevice
+// does, "all" every device of the platforms platformSel matches (all platforms if empty); each
+// device once, in the order named. No selector: SelectDevice's default, one device.
+std::vector<cl::Device> SelectDevices(const std::string& platformSel,
+                                      const std::vector<std::string>& deviceSels);
+
+// Where kernels/ is: an explicit folder, else next to the executable (build tree or install
+// prefix/share), else the source tree this binary was built from.
+std::string FindKernelDir(const std::string& explicitDir, const std::string& argv0);
+
+// Whether what the compiler writes to stderr itself during a build (pocl's clang: "1 warning
+// generated.", without the warning, which is in the build log) reaches it; false under --quiet.
+// Default true. A failed build's log is in its error either way.
+void ShowCompilerStderr(bool show);
+
+// Builds programs from <kernelDir>/<file> and keeps them: a program is built once per
+// (file, options) and reused by every run and every variant that needs it.
+// The folder compilers are told to include from (-I). OpenCL build options are one string that
+// each driver splits itself, and pocl splits a quoted or escaped path at its spaces: a folder
+// whose path needs quoting is reached through a symbolic link in a fresh temporary folder whose
+// path does not, removed again when the cache goes.
+class IncludeDir {
+ public:
+  explicit IncludeDir(std::string dir);
+  ~IncludeDir();
+  IncludeDir(const IncludeDir&) = delete;
+  IncludeDir& operator=(const IncludeDir&) = delete;
+  const std::string& Real() const { return real_; }
+  const std::string& ForOptions() const { return forOptions_; }
+
+ private:
+  std::string real_, forOptions_, tempDir_;
+};
+
+// A build log with the compiler's name for the source it was given ("<kernel>" on NVIDIA, a
+// temporary file on pocl, "input.cl" on Mesa's rusticl and clover) replaced by the real path,
+// so that every error points at file:line.
+std::string WithRealFileName(const std::string& log, const std::string& path);
+
+class ProgramCache {
+ public:
+  ProgramCache(cl::Context context, cl::Device device, std::string kernelDir);
+  // Throws DeviceError with the compiler's log (file and line) when the build fails.
+  cl::Program& Get(const std::string& file, const std::string& options);
+  const cl::Context& Context() const { return context_; }
+  const cl::Device& Device() const { return device_; }
+
+ private:
+  cl::Context context_;
+  cl::Device device_;
+  std::string kernelDir_;
+  std::shared_ptr<IncludeDir> include_;
+  std::map<std::pair<std::string, std::string>, cl::Program> programs_;
+};
+
+// "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code.
+std::string ClErrorName(cl_int err);
+
+}  // namespace rsb

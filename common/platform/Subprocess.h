@@ -1,0 +1,54 @@
+// Runs another program as a child process under a wall-clock deadline that this process
+// enforces itself: the child gets a process group of its own, and at the deadline the whole group
+// (the child and anything it started, e.g. a compiler) is killed with SIGKILL. Whatever the child
+// does (crash, hang, fill stdout), the caller gets an answer. Used by the grader, which never
+// runs a hand-in's code in its own process.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+struct ProcessResult {
+  bool started = false;      // false: fork/exec failed (startError says why)
+  bool timedOut = false;     // killed at the deadline
+  bool interrupted = false;  // killed because this process got SIGINT/SIGTERM
+  int exitCode = -1;         // when it exited on its own
+  int signal = 0;            // when a signal ended it (SIGSEGV...)
+  double seconds = 0;
+  std::string out, err;  // captured (the first kMaxCapture bytes of each)
+  std::string startError;
+};
+
+constexpr size_t kMaxCapture = 256 * 1024;
+
+// argv[0] is the program's path (no PATH search unless it has no '/'). stdin is /dev/null; core
+// dumps are off; workDir (if not empty) is the child's working folder.
+ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
+                         const std::string& workDir = "");
+
+// Call first thing in main, before any OpenCL call: the environment as the program started.
+// The OpenCL ICD loader (ocl-icd) cuts OCL_ICD_FILENAMES in place when it reads it, so a child
+// started with the process's current environment may miss a platform (seen on the H100 machine:
+// a worker found no NVIDIA platform). Children get StartupEnvironment() instead.
+void SaveEnvironment();
+// The saved environment as an envp array (the current one if nothing was saved).
+char* const* StartupEnvironment();
+// Sets every saved variable again in this process (for children started with std::system).
+void RestoreStartupEnvironment();
+
+// "SIGSEGV (segmentation fault)", for reports.
+std::string SignalName(int sig);
+
+// The program's one handler of SIGINT and SIGTERM (the grader's and the benchmark run's): it
+// sets a flag that RunProcess (which then ends the current child's group and reports
+// `interrupted`), the runner and the isolated runs check; the caller decides how to stop.
+// secondEnds: a second signal of the same kind ends the process at once (SA_RESETHAND).
+void InstallInterruptHandler(bool secondEnds = false);
+// True once such a signal has arrived; InterruptFlag() is the flag itself (Runner::SetStopFlag).
+bool Interrupted();
+const std::atomic<bool>& InterruptFlag();
+
+}  // namespace rsb

@@ -1,0 +1,53 @@
+// CReductionTask: reduce n elements to one value with the operator (sum, min, max), in the
+// variants of the course material (kernels/Reduction.cl) and a single-pass variant
+// (kernels/SinglePassReduction.cl).
+#pragma once
+
+#include "engine/PlannedTask.h"
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// How the host drives a reduction kernel; several variants share one shape.
+enum class ReductionShape {
+  GlobalInterleaved,  // one launch per step, stride doubling (ReduceInterleaved)
+  GlobalSequential,   // one launch per step, halving (ReduceSequential)
+  MultiLevel,         // one launch per level of work-group partials, ping-pong buffers
+  Atomic,             // fill with the identity, then one launch combining with atomics
+  SinglePass,         // one launch: wide loads, work-group trees, last work-group combines
+};
+
+class CReductionTask : public TableTask<ReductionShape> {
+ public:
+  using Shape = ReductionShape;
+  static const std::vector<Variant>& DefaultTable();
+  // A task with another table (tests: a variant added as a kernel and one row).
+  explicit CReductionTask(std::vector<Variant> table = DefaultTable());
+
+  std::string Name() const override { return "reduction"; }
+  std::vector<TuningKnob> Tunables() const override;
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override;
+  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                    const ProblemSpec& spec) const override;
+  // Local memory: the work-group tree's L elements (decomposition, unrolled, atomic,
+  // single-pass, with its flag); none for the trees in global memory.
+  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
+
+ protected:
+  Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;
+  size_t OutputElements(const ProblemSpec&) const override { return 1; }
+
+ private:
+  // One plan function per shape.
+  LaunchPlan GlobalTreePlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan MultiLevelPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan AtomicPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan SinglePassPlan(const DeviceInfo& device, const Variant& v,
+                            const ProblemSpec& spec) const;
+};
+
+}  // namespace rsb

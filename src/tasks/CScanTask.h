@@ -1,0 +1,77 @@
+// CScanTask: prefix sum (scan) of n elements with the operator (sum, min, max), inclusive or
+// exclusive, out of place, in the variants of the course material (kernels/Scan.cl) and a
+// single-pass variant (kernels/SinglePassScan.cl).
+#pragma once
+
+#include "engine/PlannedTask.h"
+
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// How the host drives a scan kernel; several variants share one shape.
+enum class ScanShape {
+  GlobalSteps,  // one launch per Hillis-Steele step in global memory, ping-pong buffers
+  // Multi-level: tiles of 2L scanned per work-group, the tile totals (block sums) scanned level
+  // after level with the same kernel, then AddBlockOffsets per level. The two differ only in
+  // the cost model of the work-group scan.
+  KoggeStoneTiles,
+  BlellochTiles,
+  // One launch: chained scan with decoupled look-back over tiles of LocalSize * items.
+  SinglePass,
+};
+
+class CScanTask : public TableTask<ScanShape> {
+ public:
+  using Shape = ScanShape;
+  static const std::vector<Variant>& DefaultTable();
+  explicit CScanTask(std::vector<Variant> table = DefaultTable());
+
+  std::string Name() const override { return "scan"; }
+  std::vector<ScanKind> ScanKinds() const override { return AllScanKinds(); }
+  std::vector<TuningKnob> Tunables() const override;
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override;
+  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                    const ProblemSpec& spec) const override;
+  // Local memory: kogge-stone's two buffers of 2L, work-efficient's and conflict-free's tile of
+  // 2L (padded: the shape's larger), single-pass's tile of L x items (padded) on the GPU path
+  // with its work-group scan's scratch, items (scan-gpu-items, -64 for 64-bit types) shrunk
+  // from the default in steps of 4 to fit the device.
+  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override;
+
+  // The single-pass tile (local size x items per work-item) for this problem on this device.
+  size_t SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const;
+
+ protected:
+  Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;
+  size_t OutputElements(const ProblemSpec& spec) const override { return spec.n; }
+  uint64_t ReferenceBytes(const ProblemSpec& spec) const override {
+    return ScanReferenceBytes(spec.type, spec.n);
+  }
+  void Prepared(const LaunchPlan& plan, const std::string& variant) override;
+  void Enqueued(const LaunchPlan& plan, const std::string& variant) override;
+  std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan, const std::string& variant,
+                                           size_t index) const override;
+  void ReleaseResources() override;
+
+ private:
+  LaunchPlan GlobalStepsPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan TilesPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan SinglePassPlan(const DeviceInfo& device, const Variant& v,
+                            const ProblemSpec& spec) const;
+  // Single-pass elements per work-item at spec.localSize: Tile()'s on the GPU path, the CPU
+  // path's knob else.
+  size_t SinglePassItems(const DeviceInfo& device, const std::string& variant,
+                         const ProblemSpec& spec) const;
+
+  // Single-pass: one status word per tile and the ticket counter live across launches. Each
+  // launch gets a new generation and the ticket of its first tile, so nothing is reset between
+  // launches; they are zeroed only for more tiles than before or when the generation would wrap.
+  size_t statusWords_ = 0;  // status words zeroed so far (0: zero them before the next launch)
+  cl_uint generation_ = 0, ticketBase_ = 0;
+};
+
+}  // namespace rsb

@@ -1,0 +1,207 @@
+#include "tools/Plot.h"
+
+#include "cli/CliChecks.h"
+#include "platform/Errors.h"
+#include "platform/Subprocess.h"
+#include "tools/ResultFile.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <map>
+
+namespace fs = std::filesystem;
+
+namespace rsb {
+
+namespace {
+
+constexpr const char* kPackageHint =
+    "install the Debian package python3-matplotlib (`sudo apt-get install python3-matplotlib`, "
+    "or `bash scripts/install-deps.sh`)";
+
+struct PlotOptions {
+  std::vector<std::string> files;
+  std::string output, title;
+  bool quiet = false;
+};
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool PlotFileName(const std::string& v) {
+  const std::string ext = Lower(fs::path(v).extension().string());
+  return !fs::path(v).stem().empty() && (ext == ".png" || ext == ".svg");
+}
+
+PlotOptions ParsePlotOptions(int argc, char** argv, bool& help) {
+  PlotOptions o;
+  CLI::App app{
+      "reduce-scan-bench plot: result files (`--format json`) as a figure: per task,\n"
+      "throughput against n per variant (log-log) and utilisation per variant against its\n"
+      "ceiling; several files overlay as devices. Needs Python 3 with matplotlib\n"
+      "(Debian: python3-matplotlib); RSB_PYTHON names the interpreter to use.",
+      "reduce-scan-bench plot"};
+  app.set_help_flag();
+  app.add_flag("-h,--help", help, "Print this help and exit");
+  app.add_option("RESULTS", o.files, "Result files (one per device or run)")->required();
+  app.add_option("-o,--output", o.output, "The figure: FILE.png or FILE.svg")
+      ->required()
+      ->check(cli::Allowed("a file name ending in .png or .svg", PlotFileName));
+  app.add_option("--title", o.title, "A title over the figure");
+  app.add_flag("--quiet,-q", o.quiet, "Do not say where the figure went");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (!help)  // --help with the required arguments missing still helps
+      throw UsageError(e.what());
+  }
+  if (help)
+    std::cout << app.help();
+  return o;
+}
+
+// scripts/plot.py: installed beside the kernels, else in the source tree of this binary.
+std::string FindPlotScript() {
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  if (!ec)
+    candidates.push_back(exe.parent_path().parent_path() / "share" / "reduce-scan-bench" /
+                         "scripts" / "plot.py");
+  candidates.push_back(fs::path(RSB_SOURCE_DIR) / "scripts" / "plot.py");
+  for (const auto& c : candidates)
+    if (fs::is_regular_file(c, ec))
+      return c.string();
+  throw DeviceError(fmt::format("cannot find scripts/plot.py (looked in {} and {})",
+                                candidates.front().string(), candidates.back().string()));
+}
+
+// The first interpreter that imports matplotlib: $RSB_PYTHON alone where set, else python3 on
+// the PATH, then /usr/bin/python3 (Debian's, where python3-matplotlib installs, when the PATH
+// leads to another Python first).
+std::string FindPython() {
+  std::vector<std::string> candidates;
+  const char* env = std::getenv("RSB_PYTHON");
+  if (env && *env)
+    candidates.push_back(env);
+  else
+    candidates = {"python3", "/usr/bin/python3"};
+  std::vector<std::string> tried;
+  bool anyStarted = false;
+  for (const auto& py : candidates) {
+    const ProcessResult r = RunProcess({py, "-c", "import matplotlib"}, 60);
+    if (r.started && r.exitCode == 0)
+      return py;
+    const bool ran = r.started && r.exitCode != 127 && r.exitCode != 126;
+    anyStarted |= ran;
+    tried.push_back(fmt::format("{}: {}", py, ran ? "no matplotlib" : "not found"));
+  }
+  throw DeviceError(fmt::format("plot needs {} with matplotlib ({}); {}",
+                                anyStarted ? "Python 3" : "python3", cli::Join(tried, "; "),
+                                kPackageHint));
+}
+
+void CheckOutputWritable(const std::string& out) {
+  const fs::path p(out);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (fs::is_directory(p, ec))
+    throw UsageError(fmt::format(
+        "--output '{}': is a folder; allowed: a file path ending in .png or .svg", out));
+  const bool ok =
+      fs::exists(p, ec) ? access(out.c_str(), W_OK) == 0 : access(dir.c_str(), W_OK | X_OK) == 0;
+  if (!ok)
+    throw DeviceError(
+        fmt::format("--output '{}': cannot write there: {}", out, std::strerror(errno)));
+}
+
+// Why a result is not drawn: its status, or what a passed one lacks.
+std::string NotPlottedReason(const StoredResult& r) {
+  if (r.status != "passed")
+    return r.status;
+  return r.Timed() ? "passed without gelem_s" : "passed without a time";
+}
+
+// The results of the files that have a throughput; the others are named in a note per file
+// (unless quiet): "note: a.json: 2 of 12 results not plotted (no throughput): 2 skipped".
+size_t CountPlottable(const std::vector<std::string>& files, bool quiet) {
+  size_t plottable = 0;
+  for (const auto& path : files) {
+    const ResultFile f = LoadResultFile(path, "RESULTS");
+    std::map<std::string, size_t> left;
+    size_t leftOut = 0;
+    for (const auto& r : f.results) {
+      plottable += r.HasThroughput();
+      if (!r.HasThroughput()) {
+        ++left[NotPlottedReason(r)];
+        ++leftOut;
+      }
+    }
+    std::vector<std::string> reasons;
+    for (const auto& [reason, k] : left)
+      reasons.push_back(fmt::format("{} {}", k, reason));
+    if (leftOut && !quiet)
+      std::cerr << fmt::format("note: {}: {} of {} results not plotted (no throughput): {}\n", path,
+                               leftOut, f.results.size(), cli::Join(reasons));
+  }
+  return plottable;
+}
+
+// stdout, checked: a write that failed (a full disk, a closed pipe) is an error, not exit 0.
+void CheckStdout() {
+  std::cout.flush();
+  if (!std::cout)
+    throw DeviceError(fmt::format("writing to stdout failed: {}", std::strerror(errno)));
+}
+
+int RunPlot(int argc, char** argv) {
+  bool help = false;
+  const PlotOptions o = ParsePlotOptions(argc, argv, help);
+  if (help) {
+    CheckStdout();
+    return kExitOk;
+  }
+  if (!CountPlottable(o.files, o.quiet))
+    throw UsageError(fmt::format(
+        "RESULTS: no timed result (status passed, median and gelem_s above 0) in {}; allowed: "
+        "result files of timed runs (not --check)",
+        cli::Join(o.files)));
+  CheckOutputWritable(o.output);
+  const std::string script = FindPlotScript();
+  const std::string python = FindPython();
+  std::vector<std::string> args = {python, script, "--output", o.output};
+  if (!o.title.empty())
+    args.insert(args.end(), {"--title", o.title});
+  args.insert(args.end(), o.files.begin(), o.files.end());
+  const ProcessResult r = RunProcess(args, 600);
+  std::cerr << r.err;
+  if (!r.started || r.timedOut || r.exitCode != 0)
+    throw DeviceError(fmt::format("{} {} failed: {}", python, script,
+                                  !r.started   ? r.startError
+                                  : r.timedOut ? std::string("still running after 600 s")
+                                  : r.signal   ? SignalName(r.signal)
+                                               : fmt::format("exit status {}", r.exitCode)));
+  if (!o.quiet)
+    std::cerr << fmt::format("plot: wrote {}\n", o.output);
+  return kExitOk;
+}
+
+}  // namespace
+
+int Plot(int argc, char** argv) {
+  return ExitStatusOf([&] { return RunPlot(argc, argv); });
+}
+
+}  // namespace rsb

@@ -1,0 +1,243 @@
+#include "tools/grade/ChildRun.h"
+
+#include "platform/Subprocess.h"
+#include "tools/grade/Text.h"
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace rsb::grade {
+
+namespace {
+
+// Every child runs the variants' default settings (--no-profile): a tuning profile in the
+// grader's cache folder is out of a sandboxed hand-in's sight, and the suite's own runs and the
+// hand-ins' must be timed alike, on any machine.
+void AddRunArgs(const ChildSettings& s, std::vector<std::string>& a, const std::string& output) {
+  a.insert(a.end(), {"--seed", std::to_string(s.seed), "--format", "json", "--output", output, "-q",
+                     "--no-profile"});
+}
+
+void AddDeviceArgs(const ChildSettings& s, std::vector<std::string>& a) {
+  if (!s.deviceLock.empty())
+    a.insert(a.end(), {"--device-lock", s.deviceLock});
+  if (!s.platform.empty())
+    a.insert(a.end(), {"--platform", s.platform});
+  if (!s.device.empty())
+    a.insert(a.end(), {"--device", s.device});
+}
+
+std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, const Item& it,
+                                   const CaseGroup& g, const std::string& localSize, RunKind kind,
+                                   Isolation isolation, const std::string& output) {
+  std::vector<std::string> sizes;
+  for (const Extent& e : g.sizes)
+    sizes.push_back(SizeText(e));
+  std::vector<std::string> a = code.wrapper;
+  a.insert(a.end(),
+           {code.binary, "--kernels", code.kernels, "--task", it.task, "--variant", it.variant,
+            "--size", Join(sizes), "--type", JoinNames(g.types), "--op", JoinNames(g.ops)});
+  if (!g.kinds.empty())
+    a.insert(a.end(), {"--scan-kind", JoinNames(g.kinds)});
+  for (const auto& [name, values] : g.params) {
+    std::vector<std::string> v;
+    for (size_t x : values)
+      v.push_back(std::to_string(x));
+    a.insert(a.end(), {"--" + name, Join(v)});
+  }
+  a.insert(a.end(), {"--local-size", localSize});
+  AddRunArgs(s, a, output);
+  if (isolation == Isolation::Shared && kind != RunKind::Oclgrind)
+    a.push_back("--no-isolate");
+  if (kind == RunKind::Timed) {
+    // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run).
+    a.insert(a.end(),
+             {"--iterations", "30", "--time-budget", "0.3", "--warmup", "1", "--no-ceilings"});
+  } else {
+    a.push_back("--check");
+    if (kind == RunKind::Oclgrind)
+      a.push_back("--oclgrind");
+    if (g.validateRuns > 1)
+      a.insert(a.end(), {"--validate-runs", std::to_string(g.validateRuns)});
+  }
+  // Under Oclgrind the only platform is Oclgrind's: the grading run's device does not apply.
+  if (kind != RunKind::Oclgrind)
+    AddDeviceArgs(s, a);
+  return a;
+}
+
+std::optional<json> ReadResults(const std::string& output) {
+  std::ifstream in(output);
+  if (!in)
+    return std::nullopt;
+  try {
+    json j = json::parse(in);
+    if (j.is_object() && j["results"].is_array())
+      return j;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+// What happened to the whole run: "" as status when it ended with usable results.
+std::pair<std::string, std::string> RunVerdict(const ProcessResult& p, bool haveResults,
+                                               double timeoutS) {
+  if (!p.started)
+    return {"error", "could not start the child run: " + p.startError};
+  if (p.interrupted)
+    return {"error", "interrupted"};
+  if (p.timedOut)
+    return {"timeout", fmt::format("no answer within {:.3g} s (killed)", timeoutS)};
+  if (p.signal) {
+    const std::string err = Excerpt(p.err);
+    return {"error",
+            "crashed: killed by " + SignalName(p.signal) + (err.empty() ? "" : "\n" + err)};
+  }
+  if (!haveResults || p.exitCode == 2) {
+    const std::string err = Excerpt(p.err);
+    return {"error",
+            fmt::format("exit status {} without a result: {}\n{}", p.exitCode, Headline(err), err)};
+  }
+  return {"", ""};
+}
+
+// A result of the child is this spec's (its type, operator, scan kind, size and parameters).
+bool Matches(const json& res, const CaseSpec& c) {
+  if (res.value("type", "") != ToString(c.type) || res.value("op", "") != ToString(c.op) ||
+      res.value("n", size_t(0)) != c.size.n ||
+      res.value("scan_kind", "") != (c.kind ? ToString(*c.kind) : ""))
+    return false;
+  if (c.size.height && res.value("height", size_t(0)) != c.size.height)
+    return false;
+  for (const auto& [name, value] : c.params)
+    if (!res.contains("params") || !res["params"].is_object() ||
+        res["params"].value(name, size_t(0)) != value)
+      return false;
+  return true;
+}
+
+// ... and this listed case's: its item's task and variant, at its local size ("auto": any).
+bool Matches(const json& res, const ListedCase& c) {
+  if (res.value("variant", "") != c.item->variant || res.value("task", "") != c.item->task ||
+      (c.localSize != "auto" && std::to_string(res.value("local_size", size_t(0))) != c.localSize))
+    return false;
+  return Matches(res, c.spec);
+}
+
+// Runs the child and gives every expected case an outcome: its result (each result matched to
+// one case, the first in order it fits), or what ended the run.
+GroupRun Collect(const Code& code, std::vector<std::string> args, const std::string& dir,
+                 const std::string& output, const std::vector<ListedCase>& expected,
+                 double timeoutS) {
+  std::error_code ec;
+  fs::remove(output, ec);
+  ProcessResult p = RunProcess(args, timeoutS, dir);
+  // A sandbox (bwrap) ends with 128 + the signal that ended the child.
+  if (!code.wrapper.empty() && code.wrapper.front().find("bwrap") != std::string::npos &&
+      !p.signal && p.exitCode > 128 && p.exitCode < 128 + 65) {
+    p.signal = p.exitCode - 128;
+    p.exitCode = -1;
+  }
+  std::optional<json> j = ReadResults(output);
+  fs::remove(output, ec);
+  auto [runStatus, runMessage] = RunVerdict(p, j.has_value(), timeoutS);
+  if (runStatus == "error")
+    j.reset();  // the results of a run that crashed or refused its input are not trusted
+  const std::string root = fs::path(code.kernels).parent_path().string();
+  runMessage = ShortenPaths(runMessage, root);
+  GroupRun run;
+  run.results = j;
+  run.seconds = p.seconds;
+  run.timedOut = p.timedOut;
+  const json none = json::array();
+  const json& results = j ? (*j)["results"] : none;
+  std::vector<bool> used(results.size());
+  for (const ListedCase& e : expected) {
+    CaseOutcome c;
+    c.label = e.spec.Label() + (e.localSize == "auto" ? "" : " L=" + e.localSize);
+    c.status = runStatus.empty() ? "error" : runStatus;
+    c.message = runStatus.empty() ? "no result for this case" : runMessage;
+    c.wholeRun = !runStatus.empty();
+    for (size_t r = 0; r < results.size(); ++r) {
+      const json& res = results[r];
+      if (used[r] || !Matches(res, e))
+        continue;
+      used[r] = true;
+      c.wholeRun = false;
+      c.status = res.value("status", "error");
+      c.message = ShortenPaths(res.value("message", ""), root);
+      if (c.status == "skipped") {
+        c.status = "error";  // the rubric asks for a case this device cannot run
+        c.message = "skipped on this device: " + c.message;
+      }
+      if (res.contains("time_ms") && res["time_ms"].is_object() &&
+          res["time_ms"]["median"].is_number())
+        c.medianMs = res["time_ms"]["median"].get<double>();
+      if (res.contains("oclgrind") && res["oclgrind"].is_object())
+        c.oclgrind = res["oclgrind"];
+      break;
+    }
+    run.cases.push_back(std::move(c));
+  }
+  return run;
+}
+
+std::string OutputFile(const std::string& dir, const char* stem) {
+  static std::atomic<int> counter{0};
+  return (fs::path(dir) / fmt::format("{}-{}.json", stem, counter++)).string();
+}
+
+}  // namespace
+
+GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
+                  const std::string& localSize, RunKind kind, double timeoutS,
+                  Isolation isolation) {
+  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const std::string output = OutputFile(dir, "run");
+  std::vector<ListedCase> expected;
+  for (const CaseSpec& spec : Expand(g))
+    expected.push_back({&it, spec, localSize});
+  return Collect(code, ChildArgs(s, code, it, g, localSize, kind, isolation, output), dir, output,
+                 expected, timeoutS);
+}
+
+GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector<ListedCase>& cases,
+                     size_t validateRuns, double timeoutS) {
+  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const std::string output = OutputFile(dir, "cases");
+  json list = json::array();
+  for (const ListedCase& c : cases) {
+    json e = {{"task", c.item->task},
+              {"variant", c.item->variant},
+              {"type", ToString(c.spec.type)},
+              {"op", ToString(c.spec.op)},
+              {"n", c.spec.size.n}};
+    e["local_size"] = c.localSize == "auto" ? size_t(0) : std::stoul(c.localSize);
+    if (c.spec.kind)
+      e["scan_kind"] = ToString(*c.spec.kind);
+    if (c.spec.size.height)
+      e["height"] = c.spec.size.height;
+    if (!c.spec.params.empty())
+      e["params"] = c.spec.params;
+    list.push_back(e);
+  }
+  const std::string file = OutputFile(dir, "case-list");
+  std::ofstream(file) << json{{"cases", list}}.dump(1) << "\n";
+  std::vector<std::string> a = code.wrapper;
+  a.insert(a.end(), {code.binary, "--kernels", code.kernels, "--cases", file, "--check",
+                     "--no-isolate", "--validate-runs", std::to_string(validateRuns)});
+  AddRunArgs(s, a, output);
+  AddDeviceArgs(s, a);
+  GroupRun run = Collect(code, a, dir, output, cases, timeoutS);
+  std::error_code ec;
+  fs::remove(file, ec);
+  return run;
+}
+
+}  // namespace rsb::grade

@@ -1,0 +1,80 @@
+// Child runs: every case group of a rubric item runs in a child process of the suite's binary
+// (or of one built with a hand-in's task sources), `reduce-scan-bench --check --kernels K ...`,
+// under a deadline; whatever the child does (a wrong result, a crash, a hang, a kernel that does
+// not compile), every case of the group gets an outcome.
+#pragma once
+
+#include "tools/grade/Rubric.h"
+
+#include <nlohmann/json.hpp>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb::grade {
+
+// What every child run of a grading run shares.
+struct ChildSettings {
+  std::string platform, device;  // --platform, --device as given to grade ("" when not)
+  uint64_t seed = kDefaultSeed;
+  std::string workDir;  // where the children's result files go
+  // --device-lock for every child that uses the device (a GPU's: only timed loops have it alone,
+  // DeviceLock.h); empty: the grader's own turns decide (a CPU device, where builds compete).
+  std::string deviceLock;
+};
+
+// The code a child run runs: a binary and a kernels folder, started through `wrapper` (a
+// sandbox's command line, Sandbox.h; empty: directly), writing its results into workDir (""
+// the grading run's).
+struct Code {
+  std::string binary, kernels;
+  std::vector<std::string> wrapper;
+  std::string workDir;
+};
+
+// What a child run does with its cases: validate them, time them, or validate them under
+// Oclgrind (races, out-of-bounds accesses, instruction counts).
+enum class RunKind { Check, Timed, Oclgrind };
+
+struct CaseOutcome {
+  std::string label, status, message;
+  bool wholeRun = false;  // the child run ended before any result: the message is the run's
+  std::optional<double> medianMs;          // a timed run's median
+  std::optional<nlohmann::json> oclgrind;  // an Oclgrind run's diagnostics and counts
+};
+
+struct GroupRun {
+  std::vector<CaseOutcome> cases;
+  std::optional<nlohmann::json> results;  // the child's JSON, when usable
+  double seconds = 0;                     // the child's wall time
+  bool timedOut = false;
+};
+
+// How a child runs its cases: all in the child's own process (fast: one OpenCL start-up and
+// one build of each program for the whole group), or each in a worker process of its own
+// (`--isolate`, Worker.h: a crash, an OpenCL error or memory a kernel corrupted stays that case's).
+// Oclgrind runs are always isolated.
+enum class Isolation { Shared, PerCase };
+
+// Runs one case group at one local size in a child killed after timeoutS seconds, and gives
+// every case of it an outcome (a case the child did not reach in time: `timeout`).
+GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
+                  const std::string& localSize, RunKind kind, double timeoutS,
+                  Isolation isolation = Isolation::PerCase);
+
+// One case of a case list: an item's case at one local size ("auto" or a number).
+struct ListedCase {
+  const Item* item = nullptr;
+  CaseSpec spec;
+  std::string localSize;
+};
+
+// Runs a list of cases of one task (of several items, case groups and local sizes) in one
+// child, all in its own process (`--cases FILE --no-isolate`): the fast path of a hand-in's
+// correctness runs (Grade.cpp). Every case is validated validateRuns times; an outcome per case,
+// in the list's order, as RunGroup gives them.
+GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector<ListedCase>& cases,
+                     size_t validateRuns, double timeoutS);
+
+}  // namespace rsb::grade

@@ -1,0 +1,15 @@
+// `reduce-scan-bench grade [--rubric FILE] [--timeout S] [--output-dir DIR] HANDIN...`: scores
+// hand-ins (folders with kernels/ and optionally src/tasks/CReductionTask.*, src/tasks/CScanTask.*)
+// against a rubric. A hand-in's code never runs in this process: every rubric item is a child run
+// of the suite's own binary (or of one built from the hand-in's task sources against the suite's
+// runner, validation and reference) under a deadline enforced here. Writes DIR/<name>.md,
+// DIR/<name>.json and DIR/summary.csv.
+#pragma once
+
+namespace rsb {
+
+// argv[0] is "grade". Returns the exit status: 0 reports written, 2 bad input, 3 system error
+// (output folder not writable), 130 interrupted.
+int Grade(int argc, char** argv);
+
+}  // namespace rsb

@@ -1,0 +1,414 @@
+#include "tools/grade/HostBuild.h"
+
+#include "platform/Errors.h"
+#include "platform/Subprocess.h"
+#include "tools/grade/Text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace fs = std::filesystem;
+
+namespace rsb::grade {
+
+const std::map<std::string, std::vector<std::string>> kTaskSources = {
+    {"reduction", {"CReductionTask.h", "CReductionTask.cpp"}},
+    {"scan", {"CScanTask.h", "CScanTask.cpp"}},
+    {"convolution", {"CConvolutionTask.h", "CConvolutionTask.cpp"}},
+};
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+const char* const kFixKit =
+    "the build writes the kit next to the binary (`cmake --build build`; an installed tree: "
+    "`cmake --install build`), or pass --handin-kit DIR";
+
+std::string ReadText(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Compiler output worth reading: the lines from the first error on, temp paths shortened.
+std::string BuildErrors(const std::string& output, const std::string& tree) {
+  const std::string text = ShortenPaths(output, tree);
+  std::istringstream in(text);
+  std::string line, out;
+  size_t lines = 0;
+  bool seen = false;
+  while (std::getline(in, line) && lines < 25) {
+    if (!seen && line.find("error") == std::string::npos)
+      continue;
+    seen = true;
+    out += line + "\n";
+    ++lines;
+  }
+  return out.empty() ? Excerpt(text) : out;
+}
+
+// One compiler run.
+struct Job {
+  std::string task, what;  // what: "compiling src/tasks/CScanTask.cpp", "linking"
+  std::vector<std::string> argv;
+  std::string cwd;
+  ProcessResult result;
+};
+
+// Runs the jobs on up to as many threads as there are cores, each under what is left of the
+// deadline.
+void RunJobs(std::vector<Job*>& jobs, Clock::time_point deadline) {
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < jobs.size();) {
+      const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+      jobs[i]->result = RunProcess(jobs[i]->argv, std::max(1.0, left), jobs[i]->cwd);
+    }
+  };
+  const size_t n = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < n; ++t)
+    threads.emplace_back(worker);
+  worker();
+  for (auto& t : threads)
+    t.join();
+}
+
+// "" when the job succeeded, else what went wrong (the compiler's first errors).
+std::string JobError(const Job& j, double timeoutS) {
+  const ProcessResult& p = j.result;
+  if (p.exitCode == 0)
+    return "";
+  if (p.timedOut)
+    return fmt::format("{} did not finish within --build-timeout {:g} s", j.what, timeoutS);
+  if (p.interrupted)
+    return j.what + " was interrupted";
+  if (!p.started)
+    return fmt::format("{}: cannot run {}: {}", j.what, j.argv[0], p.startError);
+  // A compiler's errors from the first on; a linker's (short, its first line says most) whole.
+  const std::string output = p.out + "\n" + p.err;
+  return fmt::format("{} failed:\n{}", j.what,
+                     j.what.rfind("compiling", 0) == 0 ? BuildErrors(output, j.cwd)
+                                                       : Excerpt(ShortenPaths(output, j.cwd)));
+}
+
+std::string KitPath(const fs::path& kit, const std::string& p) {
+  return p.empty() || p[0] == '/' || p[0] == '-' ? p : (kit / p).string();
+}
+
+// kit.txt: "key value" lines; paths relative to the kit made absolute.
+Kit ParseKitFile(const fs::path& dir) {
+  Kit kit;
+  kit.dir = dir.string();
+  std::ifstream in(dir / "kit.txt");
+  if (!in)
+    throw DeviceError(
+        fmt::format("the hand-in kit '{}' has no kit.txt; {}", dir.string(), kFixKit));
+  for (std::string line; std::getline(in, line);) {
+    const size_t sp = line.find(' ');
+    if (line.empty() || line[0] == '#' || sp == std::string::npos || sp + 1 == line.size())
+      continue;
+    const std::string key = line.substr(0, sp), value = line.substr(sp + 1);
+    if (key == "compiler")
+      kit.compiler = value;
+    else if (key == "compile-flag")
+      kit.flags.push_back(value);
+    else if (key == "define")
+      kit.defines.push_back("-D" + value);
+    else if (key == "include")
+      kit.includes.push_back("-I" + KitPath(dir, value));
+    else if (key == "link-flag")
+      kit.linkFlags.push_back(value);
+    else if (key == "library")
+      kit.libraries.push_back(KitPath(dir, value));
+  }
+  if (kit.compiler.empty())
+    throw DeviceError(fmt::format("the hand-in kit's {} names no compiler; {}",
+                                  (dir / "kit.txt").string(), kFixKit));
+  return kit;
+}
+
+// Every file of the MANIFEST there, and the files the grader uses among them.
+void CheckKitFiles(Kit& kit) {
+  const fs::path dir(kit.dir);
+  std::ifstream in(dir / "MANIFEST");
+  if (!in)
+    throw DeviceError(fmt::format("the hand-in kit '{}' has no MANIFEST; {}", kit.dir, kFixKit));
+  std::vector<std::string> listed, missing;
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty())
+      listed.push_back(line);
+  std::vector<std::string> needed = {"lib/librsb-kit.a", "src/tasks/Tasks.cpp"};
+  for (const char* o : {"CReductionTask", "CScanTask", "CConvolutionTask", "Tasks", "main"}) {
+    needed.push_back(fmt::format("obj/{}.o", o));
+    kit.objects[o] = (dir / "obj" / (std::string(o) + ".o")).string();
+  }
+  for (const auto& [task, files] : kTaskSources)
+    for (const auto& f : files) {
+      needed.push_back("src/tasks/" + f);
+      kit.suite[f] = (dir / "src" / "tasks" / f).string();
+    }
+  kit.suite["Tasks.cpp"] = (dir / "src" / "tasks" / "Tasks.cpp").string();
+  for (const auto& f : needed)
+    if (std::find(listed.begin(), listed.end(), f) == listed.end())
+      listed.push_back(f);
+  for (const auto& f : listed)
+    if (!fs::is_regular_file(dir / f))
+      missing.push_back(f);
+  if (!missing.empty())
+    throw DeviceError(fmt::format("the hand-in kit '{}' lacks {} of its files ({}); {}", kit.dir,
+                                  missing.size(), Join(missing, ", "), kFixKit));
+}
+
+std::vector<std::string> LinkArgs(const Kit& kit, const std::vector<std::string>& objects,
+                                  const std::string& out) {
+  std::vector<std::string> argv = {kit.compiler};
+  argv.insert(argv.end(), kit.flags.begin(), kit.flags.end());
+  argv.insert(argv.end(), kit.linkFlags.begin(), kit.linkFlags.end());
+  argv.insert(argv.end(), objects.begin(), objects.end());
+  argv.insert(argv.end(), {"-o", out});
+  argv.insert(argv.end(), kit.libraries.begin(), kit.libraries.end());
+  return argv;
+}
+
+// Compiles `source` (relative to the stage, e.g. src/tasks/CScanTask.cpp, so that the compiler's
+// messages name it as the student does) with the stage's src/ first on the include path: the
+// hand-in's headers win over the suite's.
+std::vector<std::string> CompileArgs(const Kit& kit, const std::string& source,
+                                     const std::string& object) {
+  std::vector<std::string> argv = {kit.compiler};
+  argv.insert(argv.end(), kit.flags.begin(), kit.flags.end());
+  argv.insert(argv.end(), kit.defines.begin(), kit.defines.end());
+  argv.push_back("-Isrc");
+  argv.insert(argv.end(), kit.includes.begin(), kit.includes.end());
+  if (!kit.pch.empty())
+    argv.insert(argv.end(), {"-include", kit.pch});
+  argv.insert(argv.end(), {"-c", source, "-o", object});
+  return argv;
+}
+
+// What the task sources include, precompiled: it saves each compile its parse of fmt, OpenCL
+// and the suite's headers (about 5 s of 15 s on 2 cores). Made with the very arguments of the
+// compiles that use it; kept only where a compile of the suite's Tasks.cpp with it succeeds, so
+// that a compiler that rejects it costs time, never a student's points.
+std::string PrecompiledHeader(Kit& kit, const fs::path& dir, Clock::time_point deadline) {
+  fs::create_directories(dir);
+  const fs::path header = dir / "HandinKit.h";
+  std::ofstream(header) << "// The hand-in kit's precompiled header: what the task sources "
+                           "include, but the task headers.\n"
+                           "#include \"Errors.h\"\n#include \"IComputeTask.h\"\n"
+                           "#include \"PlannedTask.h\"\n#include <fmt/format.h>\n"
+                           "#include <algorithm>\n#include <cmath>\n#include <limits>\n"
+                           "#include <memory>\n#include <string>\n#include <vector>\n";
+  std::vector<std::string> argv = CompileArgs(kit, header.string(), header.string() + ".gch");
+  argv.insert(argv.end() - 4, {"-x", "c++-header"});
+  Job pch{"", "precompiling the kit's headers", argv, dir.string(), {}};
+  kit.pch = header.string();
+  Job check{"",
+            "compiling the suite's Tasks.cpp",
+            CompileArgs(kit, kit.suite.at("Tasks.cpp"), "Tasks.o"),
+            dir.string(),
+            {}};
+  std::vector<Job*> first = {&pch}, then = {&check};
+  RunJobs(first, deadline);
+  if (pch.result.exitCode == 0)
+    RunJobs(then, deadline);
+  kit.pch.clear();
+  return pch.result.exitCode == 0 && check.result.exitCode == 0 ? header.string() : "";
+}
+
+// The objects of the binary of `task`: the suite's, except those compiled for it.
+std::vector<std::string> TaskObjects(const Kit& kit,
+                                     const std::map<std::string, std::string>& own) {
+  std::vector<std::string> objects;
+  for (const char* o : {"main", "Tasks", "CReductionTask", "CScanTask", "CConvolutionTask"})
+    objects.push_back(own.count(o) ? own.at(o) : kit.objects.at(o));
+  return objects;
+}
+
+// One task's build: its files staged, its compiles, its link.
+struct TaskPlan {
+  std::string task;
+  fs::path stage;
+  std::vector<Job> compiles;
+  std::map<std::string, std::string> own;  // "CScanTask" -> the object compiled for it
+  std::string binary;
+  Job link;
+};
+
+// Stages the hand-in's files of the task into stage/src and plans their compiles: its .cpp
+// where its .cpp or .h differs from the suite's, Tasks.cpp too where its .h differs; nothing
+// where both are the suite's.
+void PlanTask(const Kit& kit, const fs::path& handinSrc, TaskPlan& p) {
+  const std::string header = kTaskSources.at(p.task)[0], source = kTaskSources.at(p.task)[1];
+  const auto mine = [&](const std::string& f) { return fs::is_regular_file(handinSrc / f); };
+  const auto differs = [&](const std::string& f) {
+    return mine(f) && ReadText(handinSrc / f) != ReadText(kit.suite.at(f));
+  };
+  const bool headerDiffers = differs(header);
+  if (!headerDiffers && !differs(source))
+    return;
+  fs::create_directories(p.stage / "src" / "tasks");
+  const auto stage = [&](const fs::path& from, const std::string& name) {
+    fs::copy_file(from, p.stage / "src" / "tasks" / name, fs::copy_options::overwrite_existing);
+  };
+  if (mine(header))
+    stage(handinSrc / header, header);
+  stage(mine(source) ? handinSrc / source : fs::path(kit.suite.at(source)), source);
+  std::vector<std::string> sources = {source};
+  if (headerDiffers) {
+    stage(kit.suite.at("Tasks.cpp"), "Tasks.cpp");
+    sources.push_back("Tasks.cpp");
+  }
+  for (const auto& f : sources) {
+    const std::string stem = f.substr(0, f.size() - 4), object = stem + ".o";
+    p.compiles.push_back(Job{p.task,
+                             "compiling src/tasks/" + f,
+                             CompileArgs(kit, "src/tasks/" + f, object),
+                             p.stage.string(),
+                             {}});
+    p.own[stem] = (p.stage / object).string();
+  }
+}
+
+// The task's compiles, as its build's record; true where all succeeded.
+bool CollectCompiles(const TaskPlan& p, double timeoutS, TaskBuild& t) {
+  for (const auto& j : p.compiles) {
+    t.compiled.push_back(j.what.substr(j.what.find("src/tasks/")));
+    t.seconds += j.result.seconds;
+    const std::string e = JobError(j, timeoutS);
+    if (!e.empty() && t.ok) {
+      t.ok = false;
+      t.log = e;
+    } else if (e.empty() && t.ok && !j.result.err.empty()) {
+      t.log += fmt::format("{}: warnings:\n{}", j.what, Excerpt(ShortenPaths(j.result.err, j.cwd)));
+    }
+  }
+  return t.ok;
+}
+
+}  // namespace
+
+std::string DefaultKitDir() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  const fs::path built = exe.parent_path() / "handin-kit";
+  const fs::path installed = exe.parent_path().parent_path() / RSB_KIT_INSTALL_DIR;
+  if (!ec && !fs::is_directory(built, ec) && fs::is_directory(installed, ec))
+    return installed.string();
+  return built.string();
+}
+
+Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS) {
+  if (!fs::is_directory(dir))
+    throw DeviceError(fmt::format("the hand-in kit '{}' is not there; {}", dir, kFixKit));
+  Kit kit = ParseKitFile(fs::absolute(dir).lexically_normal());
+  CheckKitFiles(kit);
+  // The suite's own objects, linked and run: a kit that does not link is the grader's problem.
+  const fs::path check = fs::path(workDir) / "kit-check";
+  fs::create_directories(check);
+  const std::string binary = (check / "reduce-scan-bench").string();
+  Job link{"",
+           "linking the suite's own objects",
+           LinkArgs(kit, TaskObjects(kit, {}), binary),
+           check.string(),
+           {}};
+  std::vector<Job*> jobs = {&link};
+  RunJobs(jobs, Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(timeoutS)));
+  if (const std::string e = JobError(link, timeoutS); !e.empty())
+    throw DeviceError(fmt::format("the hand-in kit '{}' is broken: {}\n{}", kit.dir, e, kFixKit));
+  const ProcessResult run = RunProcess({binary, "--version"}, timeoutS);
+  if (run.exitCode != 0)
+    throw DeviceError(
+        fmt::format("the hand-in kit '{}' is broken: the suite's own objects, "
+                    "linked, do not run (exit {}, signal {}): {}\n{}",
+                    kit.dir, run.exitCode, run.signal, Excerpt(run.err), kFixKit));
+  kit.pch = PrecompiledHeader(kit, fs::path(workDir) / "pch",
+                              Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(timeoutS)));
+  return kit;
+}
+
+std::vector<std::string> HandinTasks(const std::string& handin,
+                                     const std::set<std::string>& graded) {
+  std::vector<std::string> tasks;
+  for (const auto& [task, files] : kTaskSources)
+    for (const auto& f : files)
+      if (graded.count(task) && fs::is_regular_file(fs::path(handin) / "src" / "tasks" / f)) {
+        tasks.push_back(task);
+        break;
+      }
+  return tasks;
+}
+
+HostBuild BuildHostCode(const HostBuildSettings& s, const std::string& handin) {
+  HostBuild b;
+  const std::vector<std::string> tasks = HandinTasks(handin, s.graded);
+  if (tasks.empty())
+    return b;
+  const auto start = Clock::now();
+  const auto deadline = start + std::chrono::duration_cast<Clock::duration>(
+                                    std::chrono::duration<double>(s.timeoutS));
+  const fs::path root = fs::path(s.workDir) / "host";
+  std::error_code ec;
+  fs::remove_all(root, ec);
+  std::vector<TaskPlan> plans(tasks.size());
+  std::vector<Job*> compiles, links;
+  for (size_t i = 0; i < tasks.size(); ++i) {
+    TaskPlan& p = plans[i];
+    p.task = tasks[i];
+    p.stage = root / p.task;
+    b.tasks[p.task].ok = true;
+    try {
+      PlanTask(*s.kit, fs::path(handin) / "src" / "tasks", p);
+    } catch (const fs::filesystem_error& e) {
+      b.tasks[p.task] = {false, "", {}, std::string("cannot read the task sources: ") + e.what()};
+      p.compiles.clear();
+    }
+    for (auto& j : p.compiles) {
+      j.argv.insert(j.argv.begin(), s.wrapper.begin(), s.wrapper.end());
+      compiles.push_back(&j);
+    }
+  }
+  RunJobs(compiles, deadline);
+  for (auto& p : plans) {
+    TaskBuild& t = b.tasks[p.task];
+    if (p.compiles.empty() || !CollectCompiles(p, s.timeoutS, t))
+      continue;  // the suite's own sources (its binary runs), or a compile error
+    p.binary = (p.stage / "reduce-scan-bench").string();
+    p.link = Job{p.task,
+                 "linking",
+                 LinkArgs(*s.kit, TaskObjects(*s.kit, p.own), p.binary),
+                 p.stage.string(),
+                 {}};
+    p.link.argv.insert(p.link.argv.begin(), s.wrapper.begin(), s.wrapper.end());
+    links.push_back(&p.link);
+  }
+  RunJobs(links, deadline);
+  for (const auto& p : plans) {
+    TaskBuild& t = b.tasks[p.task];
+    if (p.binary.empty())
+      continue;
+    t.seconds += p.link.result.seconds;
+    const std::string e = JobError(p.link, s.timeoutS);
+    t.ok = e.empty();
+    if (t.ok)
+      t.binary = p.binary;
+    else
+      t.log = e;
+  }
+  b.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+  return b;
+}
+
+}  // namespace rsb::grade

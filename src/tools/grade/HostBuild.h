@@ -1,0 +1,71 @@
+// A hand-in's host code: where a hand-in brings task sources (src/tasks/C*Task.{h,cpp}), one binary
+// per task, with that task's files from the hand-in and everything else the suite's own, compiled
+// and linked against the hand-in kit (cmake/HandinKit.cmake: the suite's prebuilt library and
+// objects, its headers and how it compiles) with the compiler alone, in seconds. A hand-in never
+// rebuilds the suite.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace rsb::grade {
+
+// The task sources a hand-in may bring, per task.
+extern const std::map<std::string, std::vector<std::string>> kTaskSources;
+
+// The hand-in kit, read from its kit.txt: every path absolute.
+struct Kit {
+  std::string dir;
+  std::string compiler;
+  std::vector<std::string> flags;              // compile and link: "-O3", "-std=c++17"...
+  std::vector<std::string> defines;            // "-DFMT_HEADER_ONLY=1"...
+  std::vector<std::string> includes;           // "-I<kit>/common"...
+  std::vector<std::string> linkFlags;          // before the objects
+  std::vector<std::string> libraries;          // after the objects
+  std::map<std::string, std::string> suite;    // "CScanTask.cpp" -> the suite's own source file
+  std::map<std::string, std::string> objects;  // "CScanTask", "Tasks", "main" -> its object
+  std::string pch;  // a header whose precompiled form every compile includes ("": none)
+};
+
+// The kit of this binary: <binary's folder>/handin-kit in a build tree, else
+// <prefix>/<libdir>/reduce-scan-bench/handin-kit of an installed tree.
+std::string DefaultKitDir();
+
+// Reads the kit and checks it once, before any hand-in is graded: every file of its MANIFEST
+// is there, and the suite's own objects link into a binary that runs. Throws DeviceError naming
+// what is missing or broken and how to fix it (the grader's problem, never a student's). Also
+// precompiles the headers the task sources include, into workDir, for every hand-in's compiles.
+Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS);
+
+// The tasks (of `graded`) whose sources the hand-in brings.
+std::vector<std::string> HandinTasks(const std::string& handin,
+                                     const std::set<std::string>& graded);
+
+struct HostBuildSettings {
+  const Kit* kit = nullptr;
+  std::string workDir;               // the grader's temporary folder
+  double timeoutS = 120;             // for the whole host build of one hand-in
+  std::set<std::string> graded;      // the tasks the rubric grades (others are not built)
+  std::vector<std::string> wrapper;  // how the compiles and links start (a sandbox; Sandbox.h)
+};
+
+struct TaskBuild {
+  bool ok = false;
+  std::string binary;  // "" when ok and the hand-in's files are the suite's: its binary runs
+  std::vector<std::string>
+      compiled;        // what was compiled ("src/tasks/CScanTask.cpp", "src/tasks/Tasks.cpp")
+  std::string log;     // the compiler's first errors (or warnings)
+  double seconds = 0;  // its compiles and link, one after the other
+};
+
+struct HostBuild {
+  std::map<std::string, TaskBuild> tasks;  // per task whose sources the hand-in brings
+  double seconds = 0;                      // wall time of the whole build (tasks in parallel)
+};
+
+// Builds the hand-in's host code (nothing when it brings no task sources).
+HostBuild BuildHostCode(const HostBuildSettings& s, const std::string& handin);
+
+}  // namespace rsb::grade

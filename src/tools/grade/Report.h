@@ -1,0 +1,64 @@
+// The grader's reports: per hand-in a Markdown page and a JSON file (the same, per item and per
+// case); the class's files are Class.h's; with --format gradescope also Gradescope's
+// results.json.
+#pragma once
+
+#include "tools/grade/ChildRun.h"
+#include "tools/grade/HostBuild.h"
+#include "tools/grade/Rubric.h"
+
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace rsb::grade {
+
+struct ItemGrade {
+  const Item* item = nullptr;
+  std::string status, detail;
+  std::optional<nlohmann::json> firstWrong;
+  std::vector<CaseOutcome> cases;
+  std::optional<nlohmann::json> speed;
+  std::optional<nlohmann::json> oclgrind;  // the Oclgrind gate's verdict, where the item has one
+  double timeLimitS = 0;                   // the longest limit a child run of the item had
+  double points = 0;
+};
+
+struct HandinGrade {
+  std::string name, path;
+  HostBuild host;
+  std::vector<ItemGrade> items;
+  double total = 0, max = 0;
+};
+
+// What every report of a grading run says about the run.
+struct RunInfo {
+  const Rubric* rubric = nullptr;
+  std::string device;  // "" until a child run named it
+  double timeoutS = 0;
+};
+
+nlohmann::json ToJson(const RunInfo& run, const HandinGrade& h);
+std::string ToMarkdown(const RunInfo& run, const HandinGrade& h);
+
+// Gradescope's results.json (https://gradescope-autograders.readthedocs.io/en/latest/specs/) of
+// the one hand-in: the total `score`, one test per item (its `output` the item's section of the
+// .md report's details, Markdown) and a summary `output`; all `visible`.
+nlohmann::json ToGradescope(const RunInfo& run, const HandinGrade& h);
+
+// --format: "" (the usual reports) or "gradescope" (also DIR/results.json), which grades exactly
+// one hand-in (not named `results`), as Gradescope runs one submission per container; else a
+// UsageError naming it.
+void CheckFormat(const std::string& format, const std::vector<std::string>& handins);
+
+// "2", "0.5": points as the reports print them.
+std::string Points(double p);
+
+// Writes through a temporary file and a rename, so that a reader never sees half a report;
+// throws DeviceError when it cannot.
+void WriteFile(const std::filesystem::path& path, const std::string& text);
+
+}  // namespace rsb::grade

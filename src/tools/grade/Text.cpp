@@ -1,0 +1,54 @@
+#include "tools/grade/Text.h"
+
+#include "cli/CliChecks.h"
+
+#include <regex>
+#include <sstream>
+
+namespace rsb::grade {
+
+std::string Join(const std::vector<std::string>& v, const char* sep) {
+  return cli::Join(v, sep);
+}
+
+std::string Excerpt(const std::string& text, size_t maxLines) {
+  std::istringstream in(text);
+  std::string line, out;
+  size_t lines = 0;
+  while (std::getline(in, line) && lines < maxLines) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    out += line + "\n";
+    ++lines;
+  }
+  if (out.size() > 4000)
+    out = out.substr(0, 4000) + "...\n";
+  return out;
+}
+
+std::string Headline(const std::string& text) {
+  static const std::regex fileLine(R"([^\s:]+:\d+:(\d+:)? )");
+  std::istringstream in(text);
+  std::string line, withError, first;
+  while (std::getline(in, line)) {
+    if (line.find_first_not_of(" \t\r") == std::string::npos)
+      continue;
+    if (std::regex_search(line, fileLine) && line.find("rror") != std::string::npos)
+      return line;
+    if (withError.empty() && line.find("error") != std::string::npos)
+      withError = line;
+    if (first.empty())
+      first = line;
+  }
+  return withError.empty() ? first : withError;
+}
+
+std::string ShortenPaths(std::string text, const std::string& root) {
+  const std::string prefix = root + "/";
+  size_t at;
+  while ((at = text.find(prefix)) != std::string::npos)
+    text.replace(at, prefix.size(), "");
+  return text;
+}
+
+}  // namespace rsb::grade

@@ -1,0 +1,32 @@
+// Text helpers of the grader: the lines of a child's or a compiler's output worth putting in a
+// report, with the grader's temporary paths cut so that they read as the student wrote them.
+#pragma once
+
+#include "platform/Types.h"
+
+#include <string>
+#include <vector>
+
+namespace rsb::grade {
+
+// "a,b,c".
+std::string Join(const std::vector<std::string>& v, const char* sep = ",");
+template <class E>
+std::string JoinNames(const std::vector<E>& v) {
+  std::vector<std::string> s;
+  for (const auto& e : v)
+    s.push_back(ToString(e));
+  return Join(s);
+}
+
+// The first lines worth reading of a child's output: no blank lines, at most maxLines.
+std::string Excerpt(const std::string& text, size_t maxLines = 20);
+
+// The line of a child's output that says most: the first with a file:line (a compiler's
+// error), else the first with "error", else the first.
+std::string Headline(const std::string& text);
+
+// Paths inside the hand-in read as the student wrote them: kernels/Scan.cl:12:3.
+std::string ShortenPaths(std::string text, const std::string& root);
+
+}  // namespace rsb::grade

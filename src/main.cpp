@@ -515,7 +515,7 @@ void SayNoCeilings(const std::string& why) {
   std::cerr << "ceilings: not measured: " << why << "; the cases run without utilisation\n";
 }
 
-// Exit status from all cases (DESIGN.md): 3 if any errored or timed out, else 1 if any failed.
+// Exit status from all cases (docs/OUTPUT.md, "Exit status"): 3 if any errored or timed out, else 1 if any failed.
 // Where the run has several devices, each failure names its device.
 int ExitStatus(const std::vector<Result>& results, const RunInfo& info) {
   int status = kExitOk;

@@ -26,10 +26,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-# Variants in teaching order: the colours follow it, so a variant keeps its colour across
-# panels and figures.
-VARIANT_ORDER = ["interleaved", "sequential", "decomposition", "unrolled", "atomic", "naive",
-                 "kogge-stone", "work-efficient", "conflict-free", "single-pass"]
+# Variants in teaching order: the task tables' order, which `reduce-scan-bench plot` passes as
+# --variant-order (run alone, the order the results first name them in). The colours follow it,
+# so a variant keeps its colour across panels and figures.
+VARIANT_ORDER = []
 STYLES = [("-", "o"), ("--", "s"), (":", "^"), ("-.", "D"), ((0, (5, 1)), "v"), ((0, (1, 1)), "x")]
 
 
@@ -105,7 +105,10 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--title", default="")
+    ap.add_argument("--variant-order", default="",
+                    help="the variants' order, comma-separated (default: as the results name them)")
     args = ap.parse_args()
+    VARIANT_ORDER.extend(v for v in args.variant_order.split(",") if v)
 
     files = []
     for path in args.files:
@@ -115,6 +118,10 @@ def main():
             sys.exit(f"plot.py: {path}: {e}")
         files.append((path, device, results))
     labels = device_labels(files)
+    for _, _, results in files:  # variants the order does not name: as the results name them
+        for r in results:
+            if r["variant"] not in VARIANT_ORDER:
+                VARIANT_ORDER.append(r["variant"])
     tasks = []
     for _, _, results in files:
         for r in results:

@@ -340,7 +340,8 @@ void ResolveSelection(const Raw& raw, const TaskCatalog& catalog, Options& o) {
   }
 }
 
-void ResolveValues(const Raw& raw, Options& o) {
+// The values of the options, from their checked text.
+void ResolveLists(const Raw& raw, Options& o) {
   if (!raw.types.empty())
     o.types = ToList(raw.types, AllElementTypes(), ParseElementType);
   if (!raw.ops.empty())
@@ -380,6 +381,10 @@ void ResolveValues(const Raw& raw, Options& o) {
       if (std::find(list.begin(), list.end(), x) == list.end())
         list.push_back(x);
     }
+}
+
+// Which selections the command line gave (rather than their defaults).
+void ResolveGiven(const Raw& raw, Options& o) {
   o.tasksGiven =
       !raw.tasks.empty() && std::none_of(raw.tasks.begin(), raw.tasks.end(),
                                          [](const std::string& t) { return Lower(t) == "all"; });
@@ -394,6 +399,11 @@ void ResolveValues(const Raw& raw, Options& o) {
   if (const char* none = std::getenv("RSB_NO_PROFILE"); none && *none && o.profile.empty())
     o.noProfile = true;
   o.run.minIterations = std::min(o.run.minIterations, o.run.maxIterations);
+}
+
+// --cases names every case's selection itself: the options that select cases are refused beside
+// it.
+void CheckCasesFileAlone(const Raw& raw, const Options& o) {
   if (!o.casesFile.empty()) {
     const std::pair<const char*, bool> selections[] = {{"task", !raw.tasks.empty()},
                                                        {"variant", !raw.variants.empty()},
@@ -415,6 +425,10 @@ void ResolveValues(const Raw& raw, Options& o) {
         fmt::format("--cases: --{} selects cases too; allowed: one of the two (the "
                     "file names each case's params)",
                     o.params.begin()->first));
+}
+
+// Options that exclude each other, and whether cases run in worker processes.
+void ResolveIsolation(const Raw& raw, Options& o) {
   if (o.noIsolate && o.timeoutS > 0)
     throw UsageError("--no-isolate: --timeout needs worker processes; allowed: one of the two");
   if (o.oclgrind && !raw.check)
@@ -427,6 +441,13 @@ void ResolveValues(const Raw& raw, Options& o) {
   // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
   // are trusted, and in-process runs save a worker start per problem (README).
   o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty() || o.oclgrind);
+}
+
+void ResolveValues(const Raw& raw, Options& o) {
+  ResolveLists(raw, o);
+  ResolveGiven(raw, o);
+  CheckCasesFileAlone(raw, o);
+  ResolveIsolation(raw, o);
 }
 
 }  // namespace

@@ -91,6 +91,114 @@ double StreamGBs(const std::vector<double>& samplesMs, double bytesMoved) {
   return ms > 0 ? bytesMoved / (ms * 1e6) : 0.0;
 }
 
+namespace {
+
+// The two stream sizes: a GPU streams 1 GiB (a 256 MiB read takes ~90 us on an H100, where a
+// launch and the grid's tail are a few percent); a CPU 256 MiB (its host copy of the input is
+// made per run). The streams run again over just past twice the last-level cache: the smallest
+// input the `c` mark (SetUtilisation) leaves unmarked. A cache that keeps part of what it
+// streamed from one run to the next (pocl's 32 MiB L3 on 64 MiB inputs: up to 135% of the 256
+// MiB read stream, 2026-11-23) makes such an input faster than a stream far past the cache; a
+// case smaller than the large streams is held against the faster of the two sizes (CeilingFor).
+void SizeStreams(const DeviceInfo& info, Ceilings& c) {
+  size_t bytes = std::max<size_t>(4 * info.globalMemCacheBytes,
+                                  info.isGpu ? size_t(1) << 30 : size_t(256) << 20);
+  bytes = std::min<size_t>(bytes, info.globalMemBytes / 4);
+  bytes = std::min<size_t>(bytes, info.maxAllocBytes / 2);
+  bytes -= bytes % 16;
+  c.bufferBytes = bytes;
+  const size_t near = (2 * info.globalMemCacheBytes + 4096 + 15) / 16 * 16;
+  if (info.globalMemCacheBytes > 0 && near < bytes)
+    c.nearBufferBytes = near;
+}
+
+// Random input (compressible data would flatter some GPUs) of `bytes` on the device.
+cl::Buffer RandomInput(TaskContext& ctx, size_t bytes, const std::atomic<bool>* stop) {
+  std::vector<uint32_t> host(bytes / 4);
+  uint64_t x = 0x9E3779B97F4A7C15ull;
+  for (size_t i = 0; i < host.size(); ++i) {  // xorshift64*
+    if (i % (size_t(1) << 20) == 0 && stop && *stop)
+      throw CeilingsStopped();
+    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
+    host[i] = static_cast<uint32_t>((x * 2685821657736338717ull) >> 32);
+  }
+  cl::Buffer in(ctx.context, CL_MEM_READ_WRITE, bytes);
+  ctx.queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
+  return in;
+}
+
+// Bandwidth.cl's streams (read, write, copy) in two shapes each, timed on buffers of up to
+// `bytes`; a ceiling is the fastest shape's.
+class Streams {
+ public:
+  Streams(TaskContext& ctx, const RunSettings& settings, const std::atomic<bool>* stop,
+          size_t bytes)
+      : ctx_(ctx),
+        settings_(settings),
+        stop_(stop),
+        cpu_(!ctx.info.isGpu),
+        // Tiled shape: TILE_ITEMS 16-byte elements per work-item, a work-group per tile; on a
+        // CPU a tile of 256 KiB, the single-pass scan's default CPU tile (65,536 4-byte
+        // elements), which it reads and writes a tile at a time and which moved more than the
+        // contiguous runs' copy did (pocl, 2026-11-23: up to 110% of it, docs/BENCHMARKS.md).
+        tileItems_(cpu_ ? size_t(16384) : size_t(8)),
+        program_(ctx.programs.Get(
+            "Bandwidth.cl",
+            fmt::format("{}-DTILE_ITEMS={}", cpu_ ? "-DCPU_SHAPE=1 " : "", tileItems_))),
+        // GPU: 8 work-groups of 256 per compute unit (grid-stride), or a work-group per tile;
+        // CPU: 4 work-items (each a run) per core, or a work-group of one per tile.
+        local_(cpu_ ? 1 : std::min<size_t>(256, ctx.info.maxWorkGroupSize)),
+        strided_((cpu_ ? 4 : 8 * local_) * std::max<size_t>(1, ctx.info.computeUnits)),
+        out_(ctx.context, CL_MEM_READ_WRITE, bytes),
+        // The sink has a word per work-item of the larger grid.
+        sink_(ctx.context, CL_MEM_WRITE_ONLY, std::max(strided_, Tiled(bytes)) * sizeof(cl_uint)) {}
+
+  // The three streams over `size` bytes of `in`, in both shapes, into `rates` (each the best).
+  void Time(const cl::Buffer& in, size_t size, StreamRates& rates) {
+    const cl_uint n4 = static_cast<cl_uint>(size / 16);
+    const std::vector<std::pair<std::string, size_t>> shapes = {{"", strided_},
+                                                                {"Tiled", Tiled(size)}};
+    for (const auto& [suffix, global] : shapes) {
+      cl::Kernel read(program_, ("Read4" + suffix).c_str()),
+          write(program_, ("Write4" + suffix).c_str()), copy(program_, ("Copy4" + suffix).c_str());
+      read.setArg(0, in), read.setArg(1, sink_), read.setArg(2, n4);
+      write.setArg(0, out_), write.setArg(1, n4);
+      copy.setArg(0, in), copy.setArg(1, out_), copy.setArg(2, n4);
+      rates.readGBs = std::max(rates.readGBs, TimeKernel(read, global, double(size)));
+      rates.writeGBs = std::max(rates.writeGBs, TimeKernel(write, global, double(size)));
+      rates.copyGBs = std::max(rates.copyGBs, TimeKernel(copy, global, 2.0 * double(size)));
+    }
+  }
+
+ private:
+  // The tiled grid for a stream of `size` bytes: a work-group per tile.
+  size_t Tiled(size_t size) const { return CeilDiv(size / 16, tileItems_ * local_) * local_; }
+
+  double TimeKernel(cl::Kernel& k, size_t global, double bytesMoved) {
+    const auto samples = TimeRepeatedly(settings_, [&] {
+      if (stop_ && *stop_)
+        throw CeilingsStopped();
+      cl::Event e;
+      ctx_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local_),
+                                      nullptr, &e);
+      e.wait();
+      return SpanMs(e, e);
+    });
+    return StreamGBs(samples, bytesMoved);
+  }
+
+  TaskContext& ctx_;
+  const RunSettings& settings_;
+  const std::atomic<bool>* stop_;
+  bool cpu_;
+  size_t tileItems_;
+  cl::Program& program_;
+  size_t local_, strided_;
+  cl::Buffer out_, sink_;
+};
+
+}  // namespace
+
 Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& runSettings,
                          const std::atomic<bool>* stop) {
   RunSettings settings = runSettings;
@@ -100,85 +208,14 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& runSettings,
   c.timer = CheckTimer(ctx);
   if (c.timer.Unusable())
     return c;
-  // A GPU streams 1 GiB (a 256 MiB read takes ~90 us on an H100, where a launch and the grid's
-  // tail are a few percent); a CPU 256 MiB (its host copy of the input is made per run).
-  size_t bytes = std::max<size_t>(4 * ctx.info.globalMemCacheBytes,
-                                  ctx.info.isGpu ? size_t(1) << 30 : size_t(256) << 20);
-  bytes = std::min<size_t>(bytes, ctx.info.globalMemBytes / 4);
-  bytes = std::min<size_t>(bytes, ctx.info.maxAllocBytes / 2);
-  bytes -= bytes % 16;
-  c.bufferBytes = bytes;
-  // The streams run again over just past twice the last-level cache: the smallest input the `c`
-  // mark (SetUtilisation) leaves unmarked. A cache that keeps part of what it streamed from one
-  // run to the next (pocl's 32 MiB L3 on 64 MiB inputs: up to 135% of the 256 MiB read stream,
-  // 2026-11-23) makes such an input faster than a stream far past the cache; a case smaller
-  // than the large streams is held against the faster of the two sizes (CeilingFor).
-  const size_t near = (2 * ctx.info.globalMemCacheBytes + 4096 + 15) / 16 * 16;
-  if (ctx.info.globalMemCacheBytes > 0 && near < bytes)
-    c.nearBufferBytes = near;
-  // Random input (compressible data would flatter some GPUs), made once per run.
-  std::vector<uint32_t> host(bytes / 4);
-  uint64_t x = 0x9E3779B97F4A7C15ull;
-  for (size_t i = 0; i < host.size(); ++i) {  // xorshift64*
-    if (i % (size_t(1) << 20) == 0 && stop && *stop)
-      throw CeilingsStopped();
-    x ^= x >> 12, x ^= x << 25, x ^= x >> 27;
-    host[i] = static_cast<uint32_t>((x * 2685821657736338717ull) >> 32);
-  }
-  cl::Buffer in(ctx.context, CL_MEM_READ_WRITE, bytes), out(ctx.context, CL_MEM_READ_WRITE, bytes);
-  ctx.queue.enqueueWriteBuffer(in, CL_TRUE, 0, bytes, host.data());
-  host = {};
+  SizeStreams(ctx.info, c);
+  const cl::Buffer in = RandomInput(ctx, c.bufferBytes, stop);
   if (stop && *stop)
     throw CeilingsStopped();
-  const bool cpu = !ctx.info.isGpu;
-  // Tiled shape: TILE_ITEMS 16-byte elements per work-item, a work-group per tile; on a CPU a
-  // tile of 256 KiB, the single-pass scan's default CPU tile (65,536 4-byte elements), which it
-  // reads and writes a tile at a time and which moved more than the contiguous runs' copy did
-  // (pocl, 2026-11-23: up to 110% of it, docs/BENCHMARKS.md).
-  const size_t tileItems = cpu ? size_t(16384) : size_t(8);
-  cl::Program& program = ctx.programs.Get(
-      "Bandwidth.cl", fmt::format("{}-DTILE_ITEMS={}", cpu ? "-DCPU_SHAPE=1 " : "", tileItems));
-  // GPU: 8 work-groups of 256 per compute unit (grid-stride), or a work-group per tile;
-  // CPU: 4 work-items (each a run) per core, or a work-group of one per tile.
-  const size_t local = cpu ? 1 : std::min<size_t>(256, ctx.info.maxWorkGroupSize);
-  const size_t strided = (cpu ? 4 : 8 * local) * std::max<size_t>(1, ctx.info.computeUnits);
-  // The tiled grid for a stream of `size` bytes: a work-group per tile.
-  const auto tiled = [&](size_t size) { return CeilDiv(size / 16, tileItems * local) * local; };
-  // The sink has a word per work-item of the larger grid.
-  cl::Buffer sink(ctx.context, CL_MEM_WRITE_ONLY,
-                  std::max(strided, tiled(bytes)) * sizeof(cl_uint));
-  auto time = [&](cl::Kernel k, size_t global, double bytesMoved) {
-    const auto samples = TimeRepeatedly(settings, [&] {
-      if (stop && *stop)
-        throw CeilingsStopped();
-      cl::Event e;
-      ctx.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local),
-                                     nullptr, &e);
-      e.wait();
-      return SpanMs(e, e);
-    });
-    return StreamGBs(samples, bytesMoved);
-  };
-  for (const size_t size : {bytes, c.nearBufferBytes}) {
-    if (size == 0)
-      continue;
-    const cl_uint n4 = static_cast<cl_uint>(size / 16);
-    // Each stream in each shape (Bandwidth.cl), as kernel-name suffix and grid; a ceiling is
-    // the fastest shape's.
-    const std::vector<std::pair<std::string, size_t>> shapes = {{"", strided},
-                                                                {"Tiled", tiled(size)}};
-    for (const auto& [suffix, global] : shapes) {
-      cl::Kernel read(program, ("Read4" + suffix).c_str()),
-          write(program, ("Write4" + suffix).c_str()), copy(program, ("Copy4" + suffix).c_str());
-      read.setArg(0, in), read.setArg(1, sink), read.setArg(2, n4);
-      write.setArg(0, out), write.setArg(1, n4);
-      copy.setArg(0, in), copy.setArg(1, out), copy.setArg(2, n4);
-      StreamRates& rates = size == bytes ? static_cast<StreamRates&>(c) : c.near;
-      rates.readGBs = std::max(rates.readGBs, time(read, global, double(size)));
-      rates.writeGBs = std::max(rates.writeGBs, time(write, global, double(size)));
-      rates.copyGBs = std::max(rates.copyGBs, time(copy, global, 2.0 * double(size)));
-    }
-  }
+  Streams streams(ctx, settings, stop, c.bufferBytes);
+  streams.Time(in, c.bufferBytes, c);
+  if (c.nearBufferBytes)
+    streams.Time(in, c.nearBufferBytes, c.near);
   return c;
 }
 

@@ -1,5 +1,7 @@
 #include "run/CheckMatrix.h"
 
+#include "run/Jobs.h"
+
 #include "platform/Errors.h"
 
 #include <algorithm>
@@ -52,27 +54,6 @@ bool Runs(const IComputeTask& task, const std::string& variant, const ProblemSpe
   }
 }
 
-// The task's parameters the matrix runs: --NAME's values where given, else each parameter's
-// check values (or its default); one map per combination.
-std::vector<std::map<std::string, size_t>> ParamCombinations(const Options& o,
-                                                             const IComputeTask& task) {
-  std::vector<std::map<std::string, size_t>> combos = {{}};
-  for (const auto& p : task.Parameters()) {
-    const auto given = o.params.find(p.name);
-    const std::vector<size_t> values = given != o.params.end() ? given->second
-                                       : p.checkValues.empty() ? std::vector<size_t>{p.value}
-                                                               : p.checkValues;
-    std::vector<std::map<std::string, size_t>> next;
-    for (const auto& c : combos)
-      for (size_t v : values) {
-        next.push_back(c);
-        next.back()[p.name] = v;
-      }
-    combos = next;
-  }
-  return combos;
-}
-
 // True when CheckProblem takes the problem for the variant.
 bool Valid(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
   try {
@@ -120,6 +101,70 @@ std::vector<std::string> SelectedVariants(const Options& o, const IComputeTask& 
 
 }  // namespace
 
+namespace {
+
+// (n, height, local size) -> the variants that run it, in table order.
+using MatrixCases = std::map<std::tuple<size_t, size_t, size_t>, std::vector<std::string>>;
+
+// The sizes (or shapes) of a variant's matrix at spec's local size: its boundary sizes that the
+// problem allows; only the first where the variant cannot run here (one case reports the skip).
+std::vector<Extent> MatrixExtents(const IComputeTask& task, const std::string& variant,
+                                  const ProblemSpec& spec, const DeviceInfo& device) {
+  std::vector<Extent> extents;
+  if (task.TakesShape(variant)) {
+    for (const Extent& e : task.BoundaryShapes(device, variant, spec)) {
+      ProblemSpec s = spec;
+      s.n = e.n, s.height = e.height;
+      if (Valid(task, variant, s))
+        extents.push_back(e);
+    }
+  } else {
+    for (size_t n : CheckMatrixSizes(task, variant, spec, device)) {
+      ProblemSpec s = spec;
+      s.n = n;
+      if (Valid(task, variant, s))
+        extents.push_back({n, 0});
+    }
+  }
+  if (!extents.empty() && !Runs(task, variant, spec, device))
+    extents.resize(1);
+  return extents;
+}
+
+// One job per case of `cases`, each from `base` (its type, operator, kind and parameters).
+void AddMatrixJobs(IComputeTask& task, const ProblemSpec& base, const MatrixCases& cases,
+                   std::vector<Job>& jobs) {
+  for (const auto& [key, names] : cases) {
+    Job job{&task, base, names};
+    job.spec.n = std::get<0>(key);
+    job.spec.height = std::get<1>(key);
+    job.spec.localSize = std::get<2>(key);
+    jobs.push_back(job);
+  }
+}
+
+// The matrix of one (type, operator, kind, parameters): every selected variant at each of its
+// local sizes over its boundary sizes.
+void AddProblemMatrix(const Options& o, IComputeTask& task,
+                      const std::vector<std::string>& variants, const ProblemSpec& base,
+                      const DeviceInfo& device, std::vector<Job>& jobs) {
+  MatrixCases cases;
+  for (const auto& variant : variants)
+    for (size_t local : LocalSizes(o, task, variant, device)) {
+      ProblemSpec spec = base;
+      spec.localSize = local;
+      spec.n = kCheckMatrixLargeSize;
+      for (const Extent& e : MatrixExtents(task, variant, spec, device)) {
+        auto& names = cases[{e.n, e.height, local}];
+        if (std::find(names.begin(), names.end(), variant) == names.end())
+          names.push_back(variant);
+      }
+    }
+  AddMatrixJobs(task, base, cases, jobs);
+}
+
+}  // namespace
+
 std::vector<Job> CheckMatrixJobs(const Options& o,
                                  const std::vector<std::unique_ptr<IComputeTask>>& tasks,
                                  const DeviceInfo& device) {
@@ -135,56 +180,13 @@ std::vector<Job> CheckMatrixJobs(const Options& o,
     for (ElementType type : Both(AllElementTypes(), task->Types()))
       for (Op op : Both(AllOps(), task->Ops()))
         for (const auto& kind : kinds)
-          for (const auto& params : ParamCombinations(o, *task)) {
-            // (n, height, local size) -> the variants that run it, in table order.
-            std::map<std::tuple<size_t, size_t, size_t>, std::vector<std::string>> cases;
-            for (const auto& variant : variants)
-              for (size_t local : LocalSizes(o, *task, variant, device)) {
-                ProblemSpec spec = o.problem;
-                spec.type = type;
-                spec.op = op;
-                spec.scanKind = kind;
-                spec.localSize = local;
-                spec.params = params;
-                spec.n = kCheckMatrixLargeSize;
-                std::vector<Extent> extents;
-                const bool runs = Runs(*task, variant, spec, device);
-                if (task->TakesShape(variant)) {
-                  for (const Extent& e : task->BoundaryShapes(device, variant, spec)) {
-                    ProblemSpec s = spec;
-                    s.n = e.n, s.height = e.height;
-                    if (Valid(*task, variant, s))
-                      extents.push_back(e);
-                  }
-                } else {
-                  for (size_t n : CheckMatrixSizes(*task, variant, spec, device)) {
-                    ProblemSpec s = spec;
-                    s.n = n;
-                    if (Valid(*task, variant, s))
-                      extents.push_back({n, 0});
-                  }
-                }
-                if (extents.empty())
-                  continue;
-                if (!runs)  // one case reports the skip
-                  extents.resize(1);
-                for (const Extent& e : extents) {
-                  auto& names = cases[{e.n, e.height, local}];
-                  if (std::find(names.begin(), names.end(), variant) == names.end())
-                    names.push_back(variant);
-                }
-              }
-            for (const auto& [key, names] : cases) {
-              Job job{task.get(), o.problem, names};
-              job.spec.type = type;
-              job.spec.op = op;
-              job.spec.scanKind = kind;
-              job.spec.n = std::get<0>(key);
-              job.spec.height = std::get<1>(key);
-              job.spec.localSize = std::get<2>(key);
-              job.spec.params = params;
-              jobs.push_back(job);
-            }
+          for (const auto& params : ParamCombinations(o, *task, ParamValues::Check)) {
+            ProblemSpec base = o.problem;
+            base.type = type;
+            base.op = op;
+            base.scanKind = kind;
+            base.params = params;
+            AddProblemMatrix(o, *task, variants, base, device, jobs);
           }
   }
   return jobs;
@@ -205,17 +207,69 @@ std::string OptionsOn(const IComputeTask& task, const std::string& variant, Prob
 
 }  // namespace
 
+namespace {
+
+// The code paths an Oclgrind case runs: the one asked for, and under auto the other too where
+// its kernels differ (a CPU shape on a GPU, a GPU shape on a CPU).
+std::vector<CodePath> OclgrindPaths(const Options& o, const IComputeTask& task,
+                                    const std::string& variant, ProblemSpec spec,
+                                    const DeviceInfo& device) {
+  std::vector<CodePath> paths = {o.problem.codePath};
+  if (o.problem.codePath != CodePath::Auto)
+    return paths;
+  spec.n = kOclgrindSizes[std::size(kOclgrindSizes) - 1];
+  const CodePath other = device.isGpu ? CodePath::Cpu : CodePath::Gpu;
+  const std::string mine = OptionsOn(task, variant, spec, CodePath::Auto, device);
+  const std::string theirs = OptionsOn(task, variant, spec, other, device);
+  if (!theirs.empty() && theirs != mine)
+    paths.push_back(other);
+  return paths;
+}
+
+// The Oclgrind matrix of one (kind, parameters, local size) in `base`: every selected variant
+// over kOclgrindSizes or kOclgrindShapes on each of its code paths.
+void AddOclgrindCases(const Options& o, IComputeTask& task,
+                      const std::vector<std::string>& variants, const ProblemSpec& base,
+                      const DeviceInfo& device, std::vector<Job>& jobs) {
+  // (n, height, code path) -> the variants that run it, in table order.
+  std::map<std::tuple<size_t, size_t, int>, std::vector<std::string>> cases;
+  for (const auto& variant : variants) {
+    std::vector<Extent> extents;
+    if (task.TakesShape(variant))
+      extents.assign(std::begin(kOclgrindShapes), std::end(kOclgrindShapes));
+    else
+      for (size_t n : kOclgrindSizes)
+        extents.push_back({n, 0});
+    const std::vector<CodePath> paths = OclgrindPaths(o, task, variant, base, device);
+    for (const Extent& e : extents) {
+      ProblemSpec s = base;
+      s.n = e.n, s.height = e.height;
+      if (!Valid(task, variant, s))
+        continue;
+      for (CodePath path : paths)
+        cases[{e.n, e.height, int(path)}].push_back(variant);
+    }
+  }
+  for (const auto& [key, names] : cases) {
+    Job job{&task, base, names};
+    job.spec.n = std::get<0>(key);
+    job.spec.height = std::get<1>(key);
+    job.spec.codePath = CodePath(std::get<2>(key));
+    jobs.push_back(job);
+  }
+}
+
+}  // namespace
+
 std::vector<Job> OclgrindMatrixJobs(const Options& o,
                                     const std::vector<std::unique_ptr<IComputeTask>>& tasks,
                                     const DeviceInfo& device) {
   std::vector<Job> jobs;
   for (const auto& task : tasks) {
     const std::vector<std::string> variants = SelectedVariants(o, *task);
-    if (variants.empty())
-      continue;
     const std::vector<ElementType> types = task->Types();
     const std::vector<Op> ops = task->Ops();
-    if (types.empty() || ops.empty())
+    if (variants.empty() || types.empty() || ops.empty())
       continue;
     const bool hasUint = std::find(types.begin(), types.end(), ElementType::Uint) != types.end();
     const bool hasSum = std::find(ops.begin(), ops.end(), Op::Sum) != ops.end();
@@ -227,53 +281,15 @@ std::vector<Job> OclgrindMatrixJobs(const Options& o,
     if (o.localSizeGiven)
       locals = o.localSizes;
     for (const auto& kind : kinds)
-      for (const auto& params : ParamCombinations(o, *task))
+      for (const auto& params : ParamCombinations(o, *task, ParamValues::Check))
         for (size_t local : locals) {
-          // (n, height, code path) -> the variants that run it, in table order.
-          std::map<std::tuple<size_t, size_t, int>, std::vector<std::string>> cases;
-          for (const auto& variant : variants) {
-            ProblemSpec spec = o.problem;
-            spec.type = hasUint ? ElementType::Uint : types.front();
-            spec.op = hasSum ? Op::Sum : ops.front();
-            spec.scanKind = kind;
-            spec.params = params;
-            spec.localSize = local;
-            std::vector<Extent> extents;
-            if (task->TakesShape(variant))
-              extents.assign(std::begin(kOclgrindShapes), std::end(kOclgrindShapes));
-            else
-              for (size_t n : kOclgrindSizes)
-                extents.push_back({n, 0});
-            std::vector<CodePath> paths = {o.problem.codePath};
-            if (o.problem.codePath == CodePath::Auto) {
-              spec.n = kOclgrindSizes[std::size(kOclgrindSizes) - 1];
-              const CodePath other = device.isGpu ? CodePath::Cpu : CodePath::Gpu;
-              const std::string mine = OptionsOn(*task, variant, spec, CodePath::Auto, device);
-              const std::string theirs = OptionsOn(*task, variant, spec, other, device);
-              if (!theirs.empty() && theirs != mine)
-                paths.push_back(other);
-            }
-            for (const Extent& e : extents) {
-              ProblemSpec s = spec;
-              s.n = e.n, s.height = e.height;
-              if (!Valid(*task, variant, s))
-                continue;
-              for (CodePath path : paths)
-                cases[{e.n, e.height, int(path)}].push_back(variant);
-            }
-          }
-          for (const auto& [key, names] : cases) {
-            Job job{task.get(), o.problem, names};
-            job.spec.type = hasUint ? ElementType::Uint : types.front();
-            job.spec.op = hasSum ? Op::Sum : ops.front();
-            job.spec.scanKind = kind;
-            job.spec.n = std::get<0>(key);
-            job.spec.height = std::get<1>(key);
-            job.spec.codePath = CodePath(std::get<2>(key));
-            job.spec.localSize = local;
-            job.spec.params = params;
-            jobs.push_back(job);
-          }
+          ProblemSpec base = o.problem;
+          base.type = hasUint ? ElementType::Uint : types.front();
+          base.op = hasSum ? Op::Sum : ops.front();
+          base.scanKind = kind;
+          base.params = params;
+          base.localSize = local;
+          AddOclgrindCases(o, *task, variants, base, device, jobs);
         }
   }
   return jobs;

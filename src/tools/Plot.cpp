@@ -3,6 +3,7 @@
 #include "cli/CliChecks.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
+#include "tasks/Tasks.h"
 #include "tools/ResultFile.h"
 
 #include <fmt/format.h>
@@ -70,6 +71,17 @@ PlotOptions ParsePlotOptions(int argc, char** argv, bool& help) {
   if (help)
     std::cout << app.help();
   return o;
+}
+
+// The variants in the task tables' order, each once, comma-separated: the plot's colours and
+// legend follow it.
+std::string VariantOrder() {
+  std::vector<std::string> names;
+  for (const auto& task : MakeTasks())
+    for (const auto& v : task->Variants())
+      if (std::find(names.begin(), names.end(), v) == names.end())
+        names.push_back(v);
+  return cli::Join(names, ",");
 }
 
 // scripts/plot.py: installed beside the kernels, else in the source tree of this binary.
@@ -181,7 +193,8 @@ int RunPlot(int argc, char** argv) {
   CheckOutputWritable(o.output);
   const std::string script = FindPlotScript();
   const std::string python = FindPython();
-  std::vector<std::string> args = {python, script, "--output", o.output};
+  std::vector<std::string> args = {python,        script, "--output", o.output, "--variant-order",
+                                   VariantOrder()};
   if (!o.title.empty())
     args.insert(args.end(), {"--title", o.title});
   args.insert(args.end(), o.files.begin(), o.files.end());

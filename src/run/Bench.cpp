@@ -1,0 +1,401 @@
+#include "run/Bench.h"
+
+#include "cli/Cli.h"
+#include "engine/Explain.h"
+#include "engine/Oclgrind.h"
+#include "engine/Runner.h"
+#include "engine/Worker.h"
+#include "platform/BuildInfo.h"
+#include "platform/CLUtil.h"
+#include "platform/DeviceLock.h"
+#include "platform/Errors.h"
+#include "platform/Subprocess.h"
+#include "report/Report.h"
+#include "run/CaseFile.h"
+#include "run/Jobs.h"
+#include "run/Output.h"
+#include "run/Profile.h"
+#include "tasks/Tasks.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+#include <iostream>
+#include <optional>
+
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace rsb {
+
+namespace {
+
+std::string UtcNow() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+// --explain: every selected case on every device, from its launch plan; nothing is run.
+int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
+                 const std::vector<cl::Device>& devices,
+                 const std::vector<std::optional<Profile>>& profiles, RunInfo& info,
+                 ReportOutput& output) {
+  std::vector<Explanation> cases;
+  for (size_t d = 0; d < devices.size(); ++d) {
+    info.devices.push_back({DescribeDevice(devices[d]), Ceilings()});
+    for (const Job& job : DeviceJobs(o, tasks, problems, info.devices.back().info, profiles[d]))
+      for (const auto& variant : job.variants) {
+        cases.push_back(
+            Explain(*job.task, variant, job.SpecFor(variant), info.devices.back().info));
+        cases.back().c.device = d;
+      }
+  }
+  output.Write(
+      [&](std::ostream& out) {
+        switch (o.format) {
+          case OutputFormat::Table:
+            WriteExplainTable(out, info, cases);
+            break;
+          case OutputFormat::Csv:
+            WriteExplainCsv(out, info, cases);
+            break;
+          case OutputFormat::Json:
+            WriteExplainJson(out, info, cases);
+            break;
+          case OutputFormat::Markdown:
+            WriteExplainMarkdown(out, info, cases);
+            break;
+        }
+      },
+      /*final=*/true);
+  return kExitOk;
+}
+
+// A temporary folder, removed with what is in it when this goes (when asked for).
+class TempFolder {
+ public:
+  explicit TempFolder(bool make) {
+    if (!make)
+      return;
+    char tmpl[] = "/tmp/rsb-oclgrind-XXXXXX";
+    if (!mkdtemp(tmpl))
+      throw DeviceError(
+          fmt::format("cannot make a temporary folder in /tmp: {}", std::strerror(errno)));
+    path_ = tmpl;
+  }
+  ~TempFolder() {
+    std::error_code ec;
+    if (!path_.empty())
+      std::filesystem::remove_all(path_, ec);
+  }
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::string& Path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// Lists and help: true when one was asked for (and printed).
+bool PrintListings(const Options& o, const Tasks& tasks) {
+  if (o.help)
+    std::cout << o.helpText;
+  else if (o.listDevices)
+    std::cout << ListDevices();
+  else if (o.listVariants)
+    for (const auto& t : tasks)
+      for (const auto& v : t->Variants())
+        std::cout << fmt::format("{:<11} {:<14} {}\n", t->Name(), v, t->Describe(v));
+  return o.help || o.listDevices || o.listVariants;
+}
+
+// A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on, on the
+// run's device number --worker-device, and reports each case on its pipe.
+// The run's devices: --platform and --device's; under --oclgrind Oclgrind's only device (the
+// only platform a process started under oclgrind sees).
+std::vector<cl::Device> RunDevices(const Options& o) {
+  if (o.oclgrind)
+    return SelectDevices("Oclgrind", {});
+  return SelectDevices(o.platform, o.devices);
+}
+
+// A message on one protocol line: newlines (a build log's) as "; ", at most 2000 characters.
+std::string OneLine(const std::string& text) {
+  std::string line;
+  for (char c : text.substr(0, 2000))
+    line += c == '\n' ? std::string("; ") : std::string(1, c);
+  return line;
+}
+
+// A worker's ceilings and timer verdict: measured (and sent) by the worker asked to; else the
+// verdict an earlier worker found (--worker-timer), or, in a timed run where none was told (the
+// worker that measured died first, or its measurement failed), checked here and sent. nullopt:
+// the ceilings could not be measured (sent as ceilings-failed; the run starts a fresh worker).
+std::optional<Ceilings> WorkerCeilings(const Options& o, TaskContext& ctx) {
+  Ceilings c;
+  if (o.worker.bandwidth) {
+    std::string why;
+    c = TryMeasureCeilings(ctx, o.run, nullptr, why);
+    if (!why.empty()) {
+      WorkerSend(o.worker.fd, "ceilings-failed " + OneLine(why));
+      return std::nullopt;
+    }
+    WorkerSend(o.worker.fd, "timer " + TimerText(c.timer));
+    WorkerSend(o.worker.fd, fmt::format("ceilings {} {} {} {} {} {} {} {}", c.readGBs, c.writeGBs,
+                                        c.copyGBs, c.bufferBytes, c.near.readGBs, c.near.writeGBs,
+                                        c.near.copyGBs, c.nearBufferBytes));
+  } else if (o.run.timed && !o.worker.timer.empty()) {
+    c.timer = TimerFromText(o.worker.timer);
+  } else if (o.run.timed) {
+    c.timer = CheckTimer(ctx);
+    WorkerSend(o.worker.fd, "timer " + TimerText(c.timer));
+  }
+  return c;
+}
+
+int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
+              const std::vector<Job>& problems, const std::string& kernelDir) {
+  // A worker never outlives its run: killed with it, whatever ends the run (even SIGKILL).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  const std::vector<cl::Device> devices = RunDevices(o);
+  if (o.worker.device >= devices.size())
+    throw UsageError(
+        fmt::format("--worker-device {}: there are {} devices", o.worker.device, devices.size()));
+  TaskContext ctx(devices[o.worker.device], kernelDir);
+  const std::vector<Job> jobs =
+      DeviceJobs(o, tasks, problems, ctx.info, RunProfile(o, catalog, ctx.info));
+  if (o.worker.job >= jobs.size())
+    throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
+  Runner runner(ctx, o.run);
+  runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
+  const std::optional<Ceilings> ceilings = WorkerCeilings(o, ctx);
+  if (!ceilings)
+    return kExitOk;
+  runner.SetCeilings(*ceilings);
+  size_t index = 0;
+  runner.RunJob(
+      jobs[o.worker.job], o.worker.skip,
+      [&](const Progress& p) {
+        if (p.result) {  // what the case printed (under --oclgrind its instruction counts)
+          std::cout.flush();
+          std::fflush(stdout);
+        }
+        if (p.result && o.oclgrind) {  // where the case's part of the two files ends
+          struct stat log {};
+          const char* logPath = std::getenv("OCLGRIND_LOG");
+          const off_t out = lseek(1, 0, SEEK_CUR);
+          WorkerSend(o.worker.fd,
+                     fmt::format("oclgrind {} {}", out < 0 ? 0 : out,
+                                 logPath && stat(logPath, &log) == 0 ? log.st_size : 0));
+        }
+        WorkerSend(o.worker.fd, p.result ? "result " + ResultToJson(*p.result).dump(
+                                                           -1, ' ', false,
+                                                           nlohmann::json::error_handler_t::replace)
+                                         : std::string("begin"));
+      },
+      index, 0);
+  if (runner.EndedEarly())
+    WorkerSend(o.worker.fd, "restart");
+  return kExitOk;
+}
+
+// The one line that says a device's ceilings are unknown (its cases get no utilisation).
+void SayNoCeilings(const std::string& why) {
+  std::cerr << "ceilings: not measured: " << why << "; the cases run without utilisation\n";
+}
+
+// Exit status from all cases (docs/OUTPUT.md, "Exit status"): 3 if any errored or timed out, else 1
+// if any failed. Where the run has several devices, each failure names its device.
+int ExitStatus(const std::vector<Result>& results, const RunInfo& info) {
+  int status = kExitOk;
+  for (const auto& r : results) {
+    if (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout) {
+      std::string word = ToString(r.status);
+      std::transform(word.begin(), word.end(), word.begin(), ::toupper);
+      const std::string on =
+          info.devices.size() > 1 && r.device < info.devices.size()
+              ? fmt::format(" on device {} ({})", r.device, info.devices[r.device].info.name)
+              : "";
+      std::cerr << fmt::format("{} {}{}: {}\n", word, CaseLabel(r), on, r.message);
+    }
+    if (r.status == Status::Error || r.status == Status::Timeout)
+      status = kExitDevice;
+    else if (r.status == Status::Failed && status == kExitOk)
+      status = kExitValidationFailed;
+  }
+  return status;
+}
+
+// What every device's run shares: the options, the problems and the devices with their
+// profiles, checked before anything runs.
+struct Selection {
+  std::string kernelDir;
+  std::vector<Job> problems;
+  std::vector<cl::Device> devices;
+  std::vector<std::optional<Profile>> profiles;  // each device's (a bad one: exit 2 here)
+};
+
+Selection Select(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
+                 const std::string& kernelDir) {
+  Selection s;
+  s.kernelDir = kernelDir;
+  std::vector<std::string> notes;
+  s.problems = o.casesFile.empty() ? MakeJobs(o, tasks, &notes)
+                                   : CasesFromFile(o.casesFile, tasks, o.problem);
+  for (const auto& job : s.problems)
+    job.task->CheckProblem(job.spec, job.variants);
+  if (!o.quiet)
+    for (const auto& note : notes)
+      std::cerr << "note: " << note << " (left out)\n";
+  if (!o.explain)  // --explain loads no kernel
+    CheckKernelFiles(kernelDir, s.problems, o.run.timed);
+  s.devices = RunDevices(o);
+  for (const auto& device : s.devices)
+    s.profiles.push_back(RunProfile(o, catalog, DescribeDevice(device)));
+  return s;
+}
+
+RunInfo NewRunInfo(const Options& o, const std::string& kernelDir, int argc, char** argv) {
+  RunInfo info;
+  info.date = UtcNow();
+  info.kernelDir = kernelDir;
+  info.host = HostName();
+  info.kernelHashes = KernelFileHashes(kernelDir);
+  info.cold = o.run.cold;
+  info.ciTarget = o.run.ciTarget;
+  for (int i = 0; i < argc; ++i)
+    info.command += (i ? " " : "") + std::string(argv[i]);
+  return info;
+}
+
+// An in-process run's ceilings, or at least its timer's verdict: the verdict reaches the runner
+// with or without ceilings (an in-process run with --no-ceilings on a device whose timer is
+// unusable reports `untimed`, not its numbers).
+void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<bool>& interrupted,
+                       bool ceilings, Ceilings& c) {
+  if (o.run.timed && !ceilings) {
+    const DeviceLock lock(o.run.deviceLock);  // the check's kernels: none while another times
+    const auto shared = lock.Shared();
+    c.timer = CheckTimer(ctx);
+  } else if (ceilings) {
+    std::string why;
+    c = TryMeasureCeilings(ctx, o.run, &interrupted, why);
+    if (!why.empty()) {
+      SayNoCeilings(why);
+      try {  // the measurement may have ended before its timer check
+        c.timer = CheckTimer(ctx);
+      } catch (const cl::Error& e) {
+        c.timer = {true, false,
+                   fmt::format("its check failed: {} in {}", ClErrorName(e.err()), e.what())};
+      }
+    }
+  }
+}
+
+// The selection's jobs on device d (its ceilings measured on it), each result to `progress`.
+void RunOnDevice(const Options& o, const std::vector<std::string>& command, const Selection& s,
+                 size_t d, const std::vector<Job>& jobs, DeviceRun& device,
+                 const ProgressFn& progress, const TempFolder& oclgrindFiles) {
+  const std::atomic<bool>& interrupted = InterruptFlag();
+  const bool ceilings = o.run.timed && !o.noCeilings;
+  if (!o.quiet && ceilings)
+    std::cerr << fmt::format("ceilings: measuring the memory ceilings (12 streams of {} s)\n",
+                             std::min(o.run.timeBudgetS, kCeilingStreamBudgetS));
+  if (o.isolate) {
+    std::vector<std::string> args = command;
+    args.insert(args.end(), {"--worker-device", std::to_string(d)});
+    IsolationSettings settings{args, o.timeoutS, ceilings, "", s.kernelDir, SayNoCeilings};
+    if (o.oclgrind)
+      settings.oclgrindDir = oclgrindFiles.Path();
+    RunIsolated(settings, jobs, device.info, progress, interrupted, device.ceilings);
+    return;
+  }
+  TaskContext ctx(s.devices[d], s.kernelDir);
+  Runner runner(ctx, o.run);
+  runner.SetStopFlag(&interrupted);
+  InProcessCeilings(o, ctx, interrupted, ceilings, device.ceilings);
+  runner.SetCeilings(device.ceilings);
+  runner.Run(jobs, progress);
+}
+
+// Every device in turn; the report rewritten after each case, and once more at the end.
+int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& info,
+           ReportOutput& output, const std::vector<std::string>& command) {
+  // Ctrl-C or SIGTERM: the run stops after the case in progress (an isolated run, or the
+  // ceilings' streams, at once), writes what is done and exits 130; a second one ends the
+  // process at once (its workers die with it: PR_SET_PDEATHSIG).
+  InstallInterruptHandler(/*secondEnds=*/true);
+  const std::atomic<bool>& interrupted = InterruptFlag();
+  TempFolder oclgrindFiles(o.oclgrind);  // the workers' Oclgrind logs and stdout
+  std::vector<Result> done;
+  const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();
+  for (size_t d = 0; d < s.devices.size() && !interrupted; ++d) {
+    info.devices.push_back({DescribeDevice(s.devices[d]), Ceilings()});
+    DeviceRun& device = info.devices.back();
+    const std::vector<Job> jobs = DeviceJobs(o, tasks, s.problems, device.info, s.profiles[d]);
+    if (!o.quiet)
+      std::cerr << fmt::format("device{}: {} ({}), kernels from {}{}\n{}\n",
+                               s.devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
+                               device.info.platform, s.kernelDir,
+                               o.isolate ? ", cases in worker processes" : "",
+                               ProfileLine(s.profiles[d], o));
+    const ProgressFn progress = [&](const Progress& p) {
+      if (print)
+        print(p);
+      if (p.result) {
+        done.push_back(*p.result);
+        done.back().device = d;
+        output.Write(info, done, /*final=*/false);
+      }
+    };
+    RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindFiles);
+  }
+  output.Write(info, done, /*final=*/true);
+  const int status = ExitStatus(done, info);
+  if (interrupted) {
+    std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
+    return kExitInterrupted;
+  }
+  return status;
+}
+
+}  // namespace
+
+int RunBenchmark(int argc, char** argv) {
+  const Tasks tasks = MakeTasks();
+  TaskCatalog catalog;
+  for (const auto& t : tasks)
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
+  const Options o = ParseCommandLine(argc, argv, catalog);
+  if (PrintListings(o, tasks))
+    return kExitOk;
+  // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
+  if (o.oclgrind && o.worker.fd < 0 && !UnderOclgrind())
+    ExecUnderOclgrind(FindOclgrind(), argc, argv);
+  const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
+  if (o.worker.fd >= 0) {
+    const std::vector<Job> problems =
+        o.casesFile.empty() ? MakeJobs(o, tasks) : CasesFromFile(o.casesFile, tasks, o.problem);
+    return RunWorker(o, tasks, catalog, problems, kernelDir);
+  }
+  const Selection s = Select(o, tasks, catalog, kernelDir);
+  // The output is checked only once everything on the command line has been, and first
+  // written when a case ends.
+  ReportOutput output(o.output, o.format, o.breakdown);
+  RunInfo info = NewRunInfo(o, kernelDir, argc, argv);
+  if (o.explain)
+    return ExplainCases(o, tasks, s.problems, s.devices, s.profiles, info, output);
+  return RunAll(o, tasks, s, info, output, std::vector<std::string>(argv, argv + argc));
+}
+
+}  // namespace rsb

@@ -1,0 +1,13 @@
+// The benchmark command (reduce-scan-bench without a subcommand): options, devices, jobs, the
+// runner (in this process or in isolated workers), the report and the exit status; also the
+// worker side of an isolated run (Worker.h), the same binary started with --worker-* options.
+#pragma once
+
+namespace rsb {
+
+// The whole run; exit status 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL or
+// system error (in a case or outside), 130 interrupted. Throws UsageError, DeviceError and
+// cl::Error for main to report.
+int RunBenchmark(int argc, char** argv);
+
+}  // namespace rsb

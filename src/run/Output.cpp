@@ -1,0 +1,106 @@
+#include "run/Output.h"
+
+#include "platform/Errors.h"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include <unistd.h>
+
+namespace rsb {
+
+ProgressFn StderrProgress() {
+  return [](const Progress& p) {
+    const ProblemSpec& s = p.job->spec;
+    if (!p.result) {
+      std::cerr << fmt::format("[{:>3}/{}] {} ... ", p.index, p.total,
+                               CaseLabel(NewResult(*p.job->task, p.variant, s, DeviceInfo())))
+                << std::flush;
+    } else if (p.result->status == Status::Passed && p.result->iterations) {
+      std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
+                               p.result->gelemS);
+    } else if (p.result->status == Status::Error || p.result->status == Status::Timeout) {
+      std::cerr << ToString(p.result->status) << ": " << p.result->message << "\n";
+    } else {
+      std::cerr << ToString(p.result->status) << "\n";
+    }
+  };
+}
+
+void WriteReport(std::ostream& out, OutputFormat format, bool breakdown, const RunInfo& info,
+                 const std::vector<Result>& results) {
+  switch (format) {
+    case OutputFormat::Table:
+      WriteTable(out, info, results, breakdown);
+      break;
+    case OutputFormat::Csv:
+      WriteCsv(out, info, results);
+      break;
+    case OutputFormat::Json:
+      WriteJson(out, info, results);
+      break;
+    case OutputFormat::Markdown:
+      WriteMarkdown(out, info, results);
+      break;
+  }
+  out.flush();
+}
+
+ReportOutput::ReportOutput(std::string path, OutputFormat format, bool breakdown)
+    : path_(std::move(path)), format_(format), breakdown_(breakdown) {
+  if (path_.empty())
+    return;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path p(path_);
+  // A folder passes the access check below, and the run would end in a failed rename with
+  // every result lost: refused before any case runs.
+  if (fs::is_directory(p, ec))
+    throw UsageError(fmt::format("--output '{}': is a folder; allowed: a file path", path_));
+  special_ = fs::exists(p, ec) && !fs::is_regular_file(p, ec);
+  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  const bool ok = special_ || fs::exists(p, ec) ? access(path_.c_str(), W_OK) == 0
+                                                : access(dir.c_str(), W_OK | X_OK) == 0;
+  if (!ok)
+    throw DeviceError(
+        fmt::format("--output '{}': cannot write there: {}", path_, std::strerror(errno)));
+}
+
+void ReportOutput::Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
+  Write([&](std::ostream& out) { WriteReport(out, format_, breakdown_, info, results); }, final);
+}
+
+void ReportOutput::Write(const std::function<void(std::ostream&)>& write, bool final) {
+  if (path_.empty() || special_) {
+    if (!final)
+      return;
+    std::ofstream file;
+    if (special_)
+      file.open(path_);
+    std::ostream& out = special_ ? file : std::cout;
+    write(out);
+    out.flush();
+    if (!out)
+      throw DeviceError(fmt::format("writing the report to {} failed: {}",
+                                    special_ ? "'" + path_ + "'" : "stdout", std::strerror(errno)));
+    return;
+  }
+  const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
+  std::ofstream file(tmp, std::ios::trunc);
+  write(file);
+  file.flush();
+  file.close();
+  std::error_code ec;
+  if (!file || (std::filesystem::rename(tmp, path_, ec), ec)) {
+    const std::string why = ec ? ec.message() : std::strerror(errno);
+    std::filesystem::remove(tmp, ec);
+    throw DeviceError(fmt::format("--output '{}': writing failed: {}", path_, why));
+  }
+}
+
+}  // namespace rsb

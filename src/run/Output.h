@@ -1,0 +1,43 @@
+// Where the benchmark run's report and progress go: the report in --format to --output (a file
+// rewritten whole after every case, so that it is a complete document whatever happens next) or
+// stdout, progress on stderr.
+#pragma once
+
+#include "cli/Cli.h"
+#include "engine/Runner.h"
+#include "report/Report.h"
+
+#include <functional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace rsb {
+
+// A line per case on stderr: "[  3/12] reduction/... passed, 0.1234 ms, 1.23 Gelem/s".
+ProgressFn StderrProgress();
+
+// The results in one format.
+void WriteReport(std::ostream& out, OutputFormat format, bool breakdown, const RunInfo& info,
+                 const std::vector<Result>& results);
+
+// Where the report goes. A regular file (or a new one) is rewritten after every case through a
+// temporary file and a rename, so that it is a complete document whatever happens next; stdout
+// and special files (/dev/null, a pipe) get the report once, at the end. Whether the place can
+// be written is checked when this is made, before any case runs; a write that fails is a
+// DeviceError (exit 3) naming the reason.
+class ReportOutput {
+ public:
+  ReportOutput(std::string path, OutputFormat format, bool breakdown);
+  void Write(const RunInfo& info, const std::vector<Result>& results, bool final);
+  // Any document, written by `write`.
+  void Write(const std::function<void(std::ostream&)>& write, bool final);
+
+ private:
+  std::string path_;
+  OutputFormat format_;
+  bool breakdown_;
+  bool special_ = false;
+};
+
+}  // namespace rsb

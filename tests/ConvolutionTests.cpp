@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
 #include <set>
 
 namespace rsb::test {
@@ -202,6 +204,51 @@ TEST(Convolution, BadMaskWidthOrShapeIsUsageError) {
       0);
 }
 
+// Adding a variant of an existing shape is its kernel and one table row (docs/ARCHITECTURE.md,
+// "Adding a variant: two files"): a student's copy of basic-1d, appended to a copy of the
+// kernels, with its row pushed onto the table, validates at every kind of size.
+TEST(Convolution, NewVariantIsItsKernelAndOneTableRow) {
+  const std::string dir = CopyKernels("new-convolution-variant");
+  std::ofstream(dir + "/Convolution.cl", std::ios::app)
+      << "\nRSB_WG_ATTR\n"
+         "__kernel void ConvolutionMyVariant(__global const T* in, __global const T* mask,\n"
+         "                                   __global T* out, IDX n) {\n"
+         "  const IDX i = get_global_id(0);\n"
+         "  if (i >= n)\n"
+         "    return;\n"
+         "  T acc = 0;\n"
+         "  for (uint j = 0; j < MASK_WIDTH; ++j)\n"
+         "    acc += mask[j] * InputOrGhost(in, i - R + j, n);\n"
+         "  out[i] = acc;\n"
+         "}\n";
+  auto table = CConvolutionTask::DefaultTable();
+  table.push_back({"my-variant", "ConvolutionMyVariant", "Convolution.cl",
+                   ConvolutionShape::Basic1D, 256, 64, "a student's copy of basic-1d"});
+  CConvolutionTask task(table);
+  TaskContext ctx(Device().ctx->device, dir);
+  RunSettings settings;
+  settings.timed = false;
+  Runner runner(ctx, settings);
+  for (size_t n : {1, 1000, 100003}) {
+    ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, n, 64, n);
+    spec.params["mask-width"] = 5;
+    const auto results = runner.Run({Job{&task, spec, {"my-variant"}}});
+    EXPECT_EQ(Failures(results), "");
+    EXPECT_EQ(results[0].launchesEnqueued, results[0].cost.launches);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// The task table's variants on plain counts and on images: what the tests below expect one
+// result of each, so that adding a variant is its kernel and its row, not an edit here.
+static std::pair<size_t, size_t> VariantsByKind() {
+  const CConvolutionTask task;
+  size_t oneD = 0, twoD = 0;
+  for (const auto& v : task.Variants())
+    ++(task.TakesShape(v) ? twoD : oneD);
+  return {oneD, twoD};
+}
+
 // --type uint,float runs the float cases and says uint was left out; the results record the
 // mask width and the shape; --mask-width is swept.
 TEST(Convolution, ResultsRecordMaskWidthAndShape) {
@@ -213,19 +260,20 @@ TEST(Convolution, ResultsRecordMaskWidthAndShape) {
             std::string::npos)
       << r.err;
   const auto results = nlohmann::json::parse(r.out).at("results");
-  EXPECT_EQ(results.size(), 2u * (4 + 2));
+  const auto [oneD, twoD] = VariantsByKind();
+  EXPECT_EQ(results.size(), 2 * (oneD + twoD));
   std::set<std::string> seen;
   for (const auto& j : results) {
     EXPECT_EQ(j.at("status"), "passed") << j.dump();
     EXPECT_EQ(j.at("type"), "float");
-    const bool twoD = j.at("variant").get<std::string>().find("2d") != std::string::npos;
-    EXPECT_EQ(j.at("width"), twoD ? 40 : 1000);
-    EXPECT_EQ(j.at("height"), twoD ? 30 : 1);
-    EXPECT_EQ(j.contains("shape"), twoD);
+    const bool image = CConvolutionTask().TakesShape(j.at("variant").get<std::string>());
+    EXPECT_EQ(j.at("width"), image ? 40 : 1000);
+    EXPECT_EQ(j.at("height"), image ? 30 : 1);
+    EXPECT_EQ(j.contains("shape"), image);
     seen.insert(j.at("variant").get<std::string>() + "/" +
                 std::to_string(j.at("params").at("mask-width").get<int>()));
   }
-  EXPECT_EQ(seen.size(), 12u);
+  EXPECT_EQ(seen.size(), 2 * (oneD + twoD));
 }
 
 // The default run gives convolution its own sizes: 2^24 for 1-D, 4096 x 4096 for 2-D (here
@@ -233,7 +281,8 @@ TEST(Convolution, ResultsRecordMaskWidthAndShape) {
 TEST(Convolution, DefaultTypeIsFloatAndShapesGoToTwoDVariants) {
   const CommandResult r = RunBench("--task convolution --check -q --size 300,20x11 --format csv");
   ASSERT_EQ(r.status, 0) << r.err;
-  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 1 + 6) << r.out;
+  const auto [oneD, twoD] = VariantsByKind();
+  EXPECT_EQ(size_t(std::count(r.out.begin(), r.out.end(), '\n')), 1 + oneD + twoD) << r.out;
   EXPECT_NE(r.out.find("basic-2d,float,sum,,220,"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("basic-1d,float,sum,,300,"), std::string::npos) << r.out;
 }

@@ -166,11 +166,11 @@ PY
       (cd "$build" && RSB_TEST_PLATFORM=NVIDIA ctest -R "Grade|Robust|BrokenKernel|CheckMatrix|Cli" \
         -j4 --timeout 400 --output-on-failure > "$out/ctest-robust.log" 2>&1
        grep -E "tests passed|tests failed|\(Failed\)|Timeout|Not Run" "$out/ctest-robust.log");;
-    sizes)  # every reduction and scan variant against n (uint): the README's plot (issue 10)
+    sizes)  # every reduction and scan variant against n (uint): docs/USAGE.md's plot (issue 10)
       "$bin" $nv --task reduction,scan --type uint --size 2^12,2^16,2^20,2^22,2^24,2^26,2^28 \
         --time-budget 0.25 --format json -o "$out/h100-sizes.json"; echo "exit $?"
       "$bin" plot "$out/h100-sizes.json" -o "$out/h100-sizes.png" || echo "plot: exit $?";;
-    default)  # the README's sample: the default run on the GPU
+    default)  # docs/BENCHMARKS.md's H100 sample: the default run on the GPU
       "$bin" --platform NVIDIA 2>/dev/null | tee "$out/h100-default.txt";;
     breakdown)  # per-kernel breakdown (docs/BENCHMARKS.md): does keeping every event cost
       # anything (the default run, every event kept with --breakdown against --no-breakdown,

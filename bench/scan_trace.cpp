@@ -86,7 +86,7 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   } catch (const UsageError&) {
     throw UsageError(
         "an NVIDIA GPU is needed; no NVIDIA platform is listed (is its ICD "
-        "registered? see README)");
+        "registered? see docs/USAGE.md)");
   }
   const DeviceInfo info = DescribeDevice(device);
   if (!info.isGpu || info.nvWarpSize == 0)

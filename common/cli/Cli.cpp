@@ -248,7 +248,7 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                "With --check: run the cases on Oclgrind (the oclgrind package), with its "
                "out-of-bounds, data-race and barrier-divergence checks; each diagnostic fails its "
                "case (file:line, work-item), every result records the instructions each kernel "
-               "executed; without --size: a small matrix (README)");
+               "executed; without --size: a small matrix (docs/USAGE.md)");
   app.add_flag("--explain", o.explain,
                "Run nothing: for every selected case, the course's measures from its launch plan "
                "(launches, parallel steps S(n), work W(n), work-items p, cost p*S(n), whether it "
@@ -439,7 +439,7 @@ void ResolveIsolation(const Raw& raw, Options& o) {
     throw UsageError(
         "--no-isolate: --oclgrind runs its cases in worker processes; allowed: one of the two");
   // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
-  // are trusted, and in-process runs save a worker start per problem (README).
+  // are trusted, and in-process runs save a worker start per problem (docs/USAGE.md, "Isolation").
   o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty() || o.oclgrind);
 }
 

@@ -273,7 +273,7 @@ cl::Device SelectDevice(const std::string& platformSel, const std::string& devic
   if (platforms.empty())
     throw DeviceError(
         "no OpenCL platform found: install an OpenCL driver (e.g. pocl-opencl-icd) or register "
-        "one in /etc/OpenCL/vendors (see README)");
+        "one in /etc/OpenCL/vendors (see docs/USAGE.md, 'Making an NVIDIA GPU visible')");
   std::vector<cl::Device> candidates;
   bool platformMatched = false;
   for (size_t pi = 0; pi < platforms.size(); ++pi) {

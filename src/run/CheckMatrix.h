@@ -34,7 +34,7 @@ std::vector<Job> CheckMatrixJobs(const Options& o,
                                  const std::vector<std::unique_ptr<IComputeTask>>& tasks,
                                  const DeviceInfo& device);
 
-// A bare --check --oclgrind: a matrix small enough for a simulator (README, "Oclgrind as a
+// A bare --check --oclgrind: a matrix small enough for a simulator (docs/USAGE.md, "Oclgrind as a
 // second judge"). Each selected variant at one type (uint; convolution: float), one operator
 // (sum), every scan kind, the task parameters' check values (convolution: mask widths 1, 3, 5,
 // 17, 31, 63, or --mask-width's), the local sizes 16 and 64 (or --local-size's), and the sizes

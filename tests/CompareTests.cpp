@@ -223,6 +223,16 @@ TEST(CompareCommand, MalformedResultFileNamesTheFileAndTheField) {
       {EditedFixture(
            "truncated", [&](json& r) { r[5]["n"] = sentinel; }, "4096, \"x\": tru"),
        "results[5].x: not JSON"},
+      {EditedFixture("status", [](json& r) { r[2]["status"] = "fast"; }),
+       "results[2].status: \"fast\" is not allowed; allowed: passed, failed, skipped, error, "
+       "timeout, untimed"},
+      {EditedFixture("type-name", [](json& r) { r[1]["type"] = "half"; }),
+       "results[1].type: \"half\" is not allowed; allowed: int, uint, long, ulong, float, double"},
+      {EditedFixture("params",
+                     [](json& r) {
+                       r[0]["params"] = {{"mask-width", "5"}};
+                     }),
+       "results[0].params.mask-width: \"5\" is not a whole number"},
       {EditedFixture("empty", [](json&) {}), "empty file"},
   };
   std::ofstream(cases.back().file, std::ios::trunc).flush();  // 0 bytes
@@ -237,6 +247,30 @@ TEST(CompareCommand, MalformedResultFileNamesTheFileAndTheField) {
     EXPECT_TRUE(r.out.empty()) << r.out;
     fs::remove(c.file);
   }
+}
+
+// A case in one file only is named as the runner names it (CaseLabel): an image's shape as its n,
+// then the local size and the task's parameters.
+TEST(CompareCommand, OneFileOnlyCasesAreLabelledAsTheRunnerLabelsThem) {
+  const std::string image = EditedFixture("image", [](json& r) {
+    r[0]["shape"] = "64x64";
+    r[0]["height"] = 64;
+    r[0]["params"] = {{"mask-width", 5}};
+  });
+  const CommandResult r =
+      RunCommand(fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, Fixture("base.json"), image));
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.out.find("only in NEW (1):\n  reduction/sequential uint sum n=64x64 L=64 "
+                       "mask-width=5\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("only in BASE (1):\n  reduction/sequential uint sum n=4096 L=64\n"),
+            std::string::npos)
+      << r.out;
+  const CommandResult j = RunCommand(
+      fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY, Fixture("base.json"), image));
+  EXPECT_EQ(json::parse(j.out)["only_in_new"][0]["case"], "64x64 mask-width=5") << j.out;
+  fs::remove(image);
 }
 
 // A result without a time or a throughput (skipped, failed, untimed, or hand-edited) is

@@ -117,9 +117,10 @@ std::vector<UntimedTime> Untimed(const std::vector<KernelRun>& commands, const s
   return untimed;
 }
 
-Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
-  Breakdown b;
-  // The resets before each run: per name, the median over the runs of the per-run sum.
+namespace {
+
+// The resets before each run: per name, the median over the runs of the per-run sum.
+std::vector<KernelRun> MedianResets(const std::vector<RunBreakdown>& runs) {
   std::vector<KernelRun> resets;
   for (const auto& run : runs)
     for (const auto& k : run.untimed)
@@ -135,7 +136,53 @@ Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
     }
     reset.ns = uint64_t(Median(samples));
   }
-  b.untimed = Untimed(resets, "prepare");
+  return resets;
+}
+
+// The median run(s): the middle of the runs sorted by span (two for an even count).
+std::vector<size_t> MedianRuns(const std::vector<RunBreakdown>& runs) {
+  std::vector<size_t> order(runs.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t c) { return runs[a].spanNs < runs[c].spanNs; });
+  const size_t k = order.size();
+  if (k % 2 == 0)
+    return {order[k / 2 - 1], order[k / 2]};
+  return {order[k / 2]};
+}
+
+// One kernel's time: the mean over the median runs `middle` (perRun: ns summed over them -> mean
+// ms), its share of their span spanMs, and its median over every run.
+KernelTime KernelTimeOf(const std::vector<RunBreakdown>& runs, const std::vector<size_t>& middle,
+                        const std::string& name, double perRun, double spanMs) {
+  KernelTime t;
+  t.kernel = name;
+  for (size_t m : middle)
+    if (const KernelRun* kr = Find(runs[m], name))
+      t.timeMs += perRun * double(kr->ns);
+  // Launches and bytes as in the median run (the same in every run of a plan).
+  const KernelRun* shape = Find(runs[middle.front()], name);
+  for (size_t i = 0; !shape && i < runs.size(); ++i)
+    shape = Find(runs[i], name);
+  t.launches = shape->launches;
+  t.bytes = shape->bytes;
+  t.memoryBytes = shape->memoryBytes;
+  std::vector<double> samples;
+  for (const auto& run : runs) {
+    const KernelRun* kr = Find(run, name);
+    samples.push_back(kr ? 1e-6 * double(kr->ns) : 0);
+  }
+  t.timeMsMedian = Median(samples);
+  t.share = spanMs > 0 ? t.timeMs / spanMs : 0;
+  t.gbytesS = t.timeMs > 0 ? double(t.bytes) / (t.timeMs * 1e6) : 0;
+  return t;
+}
+
+}  // namespace
+
+Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
+  Breakdown b;
+  b.untimed = Untimed(MedianResets(runs), "prepare");
   std::vector<std::string> names;  // in order of first launch, over every run
   for (const auto& run : runs)
     for (const auto& k : run.kernels)
@@ -143,15 +190,7 @@ Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
         names.push_back(k.name);
   if (names.empty())
     return b;
-  // The median run(s): the middle of the runs sorted by span (two for an even count).
-  std::vector<size_t> order(runs.size());
-  std::iota(order.begin(), order.end(), size_t(0));
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t c) { return runs[a].spanNs < runs[c].spanNs; });
-  const size_t k = order.size();
-  std::vector<size_t> middle = {order[k / 2]};
-  if (k % 2 == 0)
-    middle = {order[k / 2 - 1], order[k / 2]};
+  const std::vector<size_t> middle = MedianRuns(runs);
   const double perRun = 1e-6 / double(middle.size());  // ns summed over `middle` -> mean ms
   double spanMs = 0;
   for (size_t m : middle) {
@@ -162,29 +201,8 @@ Breakdown SummariseBreakdown(const std::vector<RunBreakdown>& runs) {
   for (const auto& run : runs)
     gaps.push_back(1e-6 * double(run.gapsNs));
   b.gapsMsMedian = Median(gaps);
-  for (const auto& name : names) {
-    KernelTime t;
-    t.kernel = name;
-    for (size_t m : middle)
-      if (const KernelRun* kr = Find(runs[m], name))
-        t.timeMs += perRun * double(kr->ns);
-    // Launches and bytes as in the median run (the same in every run of a plan).
-    const KernelRun* shape = Find(runs[middle.front()], name);
-    for (size_t i = 0; !shape && i < runs.size(); ++i)
-      shape = Find(runs[i], name);
-    t.launches = shape->launches;
-    t.bytes = shape->bytes;
-    t.memoryBytes = shape->memoryBytes;
-    std::vector<double> samples;
-    for (const auto& run : runs) {
-      const KernelRun* kr = Find(run, name);
-      samples.push_back(kr ? 1e-6 * double(kr->ns) : 0);
-    }
-    t.timeMsMedian = Median(samples);
-    t.share = spanMs > 0 ? t.timeMs / spanMs : 0;
-    t.gbytesS = t.timeMs > 0 ? double(t.bytes) / (t.timeMs * 1e6) : 0;
-    b.kernels.push_back(t);
-  }
+  for (const auto& name : names)
+    b.kernels.push_back(KernelTimeOf(runs, middle, name, perRun, spanMs));
   return b;
 }
 

@@ -22,6 +22,19 @@ std::string ToString(Status s) {
   }
 }
 
+const std::vector<Status>& AllStatuses() {
+  static const std::vector<Status> all = {Status::Passed, Status::Failed,  Status::Skipped,
+                                          Status::Error,  Status::Timeout, Status::Untimed};
+  return all;
+}
+
+std::optional<Status> ParseStatus(const std::string& s) {
+  for (Status status : AllStatuses())
+    if (ToString(status) == s)
+      return status;
+  return std::nullopt;
+}
+
 std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
                       const std::optional<ScanKind>& kind, size_t n, size_t localSize) {
   return fmt::format("{}/{} {} {}{} n={}{}", task, variant, ToString(type), ToString(op),
@@ -86,6 +99,43 @@ nlohmann::json SettingsJson(const SettingsSource& s) {
   return o;
 }
 
+nlohmann::json OclgrindJson(const OclgrindReport& g) {
+  nlohmann::json diagnostics = nlohmann::json::array();
+  for (const auto& d : g.diagnostics)
+    diagnostics.push_back({{"kind", d.kind},
+                           {"kernel", d.kernel},
+                           {"file", d.file},
+                           {"line", d.line},
+                           {"work_item", d.workItem},
+                           {"text", d.text}});
+  return {{"diagnostics", diagnostics},
+          {"diagnostic_count", g.diagnosticCount},
+          {"instructions", g.instructions},
+          {"kernels", g.kernels}};
+}
+
+OclgrindReport OclgrindFromJson(const nlohmann::json& g) {
+  OclgrindReport report;
+  for (const auto& d : g.at("diagnostics"))
+    report.diagnostics.push_back(
+        {d.at("kind").get<std::string>(), d.at("kernel").get<std::string>(),
+         d.at("file").get<std::string>(), d.at("line").get<size_t>(),
+         d.at("work_item").get<std::string>(), d.at("text").get<std::string>()});
+  report.diagnosticCount = g.value("diagnostic_count", report.diagnostics.size());
+  report.instructions = g.at("instructions").get<uint64_t>();
+  report.kernels = g.at("kernels").get<std::map<std::string, uint64_t>>();
+  return report;
+}
+
+void CostFromJson(const nlohmann::json& c, CostModel& cost) {
+  cost.launches = c.at("launches").get<size_t>();
+  cost.steps = c.at("steps").get<size_t>();
+  cost.ops = c.at("ops").get<size_t>();
+  cost.bytesRead = c.at("bytes_read").get<size_t>();
+  cost.bytesWritten = c.at("bytes_written").get<size_t>();
+  cost.bytesReadRepeated = c.value("bytes_read_repeated", uint64_t(0));
+}
+
 Breakdown BreakdownFromJson(const nlohmann::json& j) {
   Breakdown b;
   if (!j.contains("breakdown"))
@@ -106,6 +156,38 @@ Breakdown BreakdownFromJson(const nlohmann::json& j) {
   return b;
 }
 
+// What the device's timer measured: none of it for an untimed result.
+nlohmann::json MeasuredJson(const Result& r) {
+  nlohmann::json o = {
+      {"time_ms",
+       {{"median", r.timeMs.median},
+        {"min", r.timeMs.min},
+        {"max", r.timeMs.max},
+        {"mean", r.timeMs.mean},
+        {"stddev", r.timeMs.stddev},
+        {"ci_low", r.timeMs.ciLow},
+        {"ci_high", r.timeMs.ciHigh}}},
+      {"ci_met", r.ciMet},
+      {"gelem_s", r.gelemS},
+      {"gbytes_s", r.gbytesS},
+      {"bandwidth_util", r.bandwidthUtil},
+      {"ceiling", r.ceiling},
+      {"ceiling_gbytes_s", r.ceilingGBs},
+      {"ceiling_stream_bytes", r.ceilingStreamBytes},
+      {"utilisation", r.utilisation},
+      // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
+      {"breakdown", BreakdownJson(r.breakdown)},
+      {"gaps_ms", r.breakdown.gapsMs},
+      {"gaps_ms_median", r.breakdown.gapsMsMedian},
+      // Outside the span: the resets before every timed run ("prepare", median per run) and what
+      // the first validated run enqueued before it (its resets and poison fills, "validation").
+      {"untimed", UntimedJson(r.breakdown)},
+  };
+  if (!r.utilisationSuspect.empty())
+    o["utilisation_suspect"] = r.utilisationSuspect;
+  return o;
+}
+
 }  // namespace
 
 nlohmann::json ResultToJson(const Result& r) {
@@ -121,25 +203,9 @@ nlohmann::json ResultToJson(const Result& r) {
       {"status", ToString(r.status)},
       {"message", r.message},
       {"iterations", r.iterations},
-      {"time_ms",
-       {{"median", r.timeMs.median},
-        {"min", r.timeMs.min},
-        {"max", r.timeMs.max},
-        {"mean", r.timeMs.mean},
-        {"stddev", r.timeMs.stddev},
-        {"ci_low", r.timeMs.ciLow},
-        {"ci_high", r.timeMs.ciHigh}}},
-      {"ci_met", r.ciMet},
       {"ci_target", r.ciTarget},
       {"cold", r.cold},
-      {"gelem_s", r.gelemS},
-      {"gbytes_s", r.gbytesS},
       {"bytes_moved", r.cost.BytesMoved()},
-      {"bandwidth_util", r.bandwidthUtil},
-      {"ceiling", r.ceiling},
-      {"ceiling_gbytes_s", r.ceilingGBs},
-      {"ceiling_stream_bytes", r.ceilingStreamBytes},
-      {"utilisation", r.utilisation},
       {"fits_in_cache", r.fitsInCache},
       {"cost",
        {{"launches", r.cost.launches},
@@ -157,41 +223,14 @@ nlohmann::json ResultToJson(const Result& r) {
       {"params", r.params},
       {"settings", SettingsJson(r.settings)},
       {"kernel_options", r.kernelOptions},
-      // Where the median span goes (Breakdown.h): empty unless timed with every event kept.
-      {"breakdown", BreakdownJson(r.breakdown)},
-      {"gaps_ms", r.breakdown.gapsMs},
-      {"gaps_ms_median", r.breakdown.gapsMsMedian},
-      // Outside the span: the resets before every timed run ("prepare", median per run) and what
-      // the first validated run enqueued before it (its resets and poison fills, "validation").
-      {"untimed", UntimedJson(r.breakdown)},
+      {"oclgrind", r.oclgrind ? OclgrindJson(*r.oclgrind) : nullptr},  // null: not under Oclgrind
   };
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
   if (r.height)
     o["shape"] = SizeText(r.n, r.height);
-  if (!r.utilisationSuspect.empty())
-    o["utilisation_suspect"] = r.utilisationSuspect;
-  if (r.status == Status::Untimed)  // nothing the device's timer said is shown
-    for (const char* measured :
-         {"time_ms", "ci_met", "gelem_s", "gbytes_s", "bandwidth_util", "ceiling",
-          "ceiling_gbytes_s", "ceiling_stream_bytes", "utilisation", "utilisation_suspect",
-          "breakdown", "gaps_ms", "gaps_ms_median", "untimed"})
-      o.erase(measured);
-  o["oclgrind"] = nullptr;  // not run under Oclgrind
-  if (r.oclgrind) {
-    nlohmann::json diagnostics = nlohmann::json::array();
-    for (const auto& d : r.oclgrind->diagnostics)
-      diagnostics.push_back({{"kind", d.kind},
-                             {"kernel", d.kernel},
-                             {"file", d.file},
-                             {"line", d.line},
-                             {"work_item", d.workItem},
-                             {"text", d.text}});
-    o["oclgrind"] = {{"diagnostics", diagnostics},
-                     {"diagnostic_count", r.oclgrind->diagnosticCount},
-                     {"instructions", r.oclgrind->instructions},
-                     {"kernels", r.oclgrind->kernels}};
-  }
+  if (r.status != Status::Untimed)  // nothing the device's timer said is shown
+    o.update(MeasuredJson(r));
   return o;
 }
 
@@ -207,11 +246,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   if (j.contains("shape"))
     r.height = j.at("height").get<size_t>();
   r.localSize = j.at("local_size").get<size_t>();
-  const std::string status = j.at("status").get<std::string>();
-  for (Status s : {Status::Passed, Status::Failed, Status::Skipped, Status::Error, Status::Timeout,
-                   Status::Untimed})
-    if (ToString(s) == status)
-      r.status = s;
+  r.status = ParseStatus(j.at("status").get<std::string>()).value_or(Status::Skipped);
   r.message = j.at("message").get<std::string>();
   r.iterations = j.at("iterations").get<size_t>();
   // An untimed result has no measured fields (ResultToJson): they stay 0.
@@ -234,13 +269,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.utilisation = j.value("utilisation", 0.0);
   r.utilisationSuspect = j.value("utilisation_suspect", std::string());
   r.fitsInCache = j.at("fits_in_cache").get<bool>();
-  const auto& c = j.at("cost");
-  r.cost.launches = c.at("launches").get<size_t>();
-  r.cost.steps = c.at("steps").get<size_t>();
-  r.cost.ops = c.at("ops").get<size_t>();
-  r.cost.bytesRead = c.at("bytes_read").get<size_t>();
-  r.cost.bytesWritten = c.at("bytes_written").get<size_t>();
-  r.cost.bytesReadRepeated = c.value("bytes_read_repeated", uint64_t(0));
+  CostFromJson(j.at("cost"), r.cost);
   r.launchesEnqueued = j.at("launches_enqueued").get<size_t>();
   r.validatedRuns = j.at("validated_runs").get<size_t>();
   r.codePath = j.at("code_path").get<std::string>();
@@ -256,19 +285,8 @@ Result ResultFromJson(const nlohmann::json& j) {
                   s.value("profile_date", std::string()), s.value("note", std::string())};
   }
   r.breakdown = BreakdownFromJson(j);
-  if (j.contains("oclgrind") && j.at("oclgrind").is_object()) {
-    const auto& g = j.at("oclgrind");
-    OclgrindReport report;
-    for (const auto& d : g.at("diagnostics"))
-      report.diagnostics.push_back(
-          {d.at("kind").get<std::string>(), d.at("kernel").get<std::string>(),
-           d.at("file").get<std::string>(), d.at("line").get<size_t>(),
-           d.at("work_item").get<std::string>(), d.at("text").get<std::string>()});
-    report.diagnosticCount = g.value("diagnostic_count", report.diagnostics.size());
-    report.instructions = g.at("instructions").get<uint64_t>();
-    report.kernels = g.at("kernels").get<std::map<std::string, uint64_t>>();
-    r.oclgrind = report;
-  }
+  if (j.contains("oclgrind") && j.at("oclgrind").is_object())
+    r.oclgrind = OclgrindFromJson(j.at("oclgrind"));
   return r;
 }
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace rsb {
 
@@ -26,6 +27,8 @@ struct TimeStats {
 // nothing of it was timed.
 enum class Status { Passed, Failed, Skipped, Error, Timeout, Untimed };
 std::string ToString(Status s);
+const std::vector<Status>& AllStatuses();
+std::optional<Status> ParseStatus(const std::string& s);
 
 struct Result {
   std::string task, variant;

@@ -1,4 +1,8 @@
-// Reporting: the human table, CSV and JSON, all written from the same Result records.
+// Reporting: the human table, CSV, JSON and Markdown, all written from the same Result records,
+// and the same four for --explain. The interface is the eight Write* functions below, one writer
+// per format, each in its own file (common/report/TableWriter.cpp, CsvWriter.cpp, JsonWriter.cpp,
+// MarkdownWriter.cpp, and ExplainWriters.cpp for the four of --explain); what they share is in
+// ReportUtil.{h,cpp}.
 #pragma once
 
 #include "engine/Explain.h"

@@ -38,11 +38,21 @@ std::optional<double> ParseThreshold(const std::string& v) {
   return x;
 }
 
+// "scan", "exclusive": a result's scan kind ("" for a reduction).
+std::string KindText(const Result& r) {
+  return r.scanKind ? ToString(*r.scanKind) : "";
+}
+
+std::string KindOrDash(const Result& r) {
+  return r.scanKind ? ToString(*r.scanKind) : "-";
+}
+
 std::string CaseKey(const StoredResult& r, const CompareSettings& s) {
-  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", r.task, r.variant, r.type, r.op, r.scanKind,
-                                r.n, r.extra);
+  const Result& c = r.result;
+  std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", c.task, c.variant, ToString(c.type),
+                                ToString(c.op), KindText(c), c.n, r.Extra());
   if (!s.ignoreLocalSize)
-    key += fmt::format("|{}", r.localSize);
+    key += fmt::format("|{}", c.localSize);
   if (!s.acrossDevices)
     key += "|" + r.device.Key();
   return key;
@@ -61,25 +71,26 @@ std::string Ms(double v) {
 }
 
 std::string Ci(const StoredResult& r) {
-  return r.HasCi() ? fmt::format("[{}, {}]", Ms(*r.ciLowMs), Ms(*r.ciHighMs)) : "-";
+  return r.HasCi() ? fmt::format("[{}, {}]", Ms(r.result.timeMs.ciLow), Ms(r.result.timeMs.ciHigh))
+                   : "-";
 }
 
 std::string Median(const StoredResult& r) {
-  return r.Timed() ? Ms(r.medianMs) : r.status;
+  return r.Timed() ? Ms(r.result.timeMs.median) : ToString(r.result.status);
 }
 
 // The note, after what else defines the case where it has more than n (an image's shape, a
 // task's parameters: "4096x4096 mask-width=5").
 std::string NoteWithExtra(const CaseComparison& c) {
-  if (c.base.extra.empty())
+  const std::string extra = c.base.Extra();
+  if (extra.empty())
     return c.note;
-  return c.base.extra.substr(1) + (c.note.empty() ? "" : "; " + c.note);
+  return extra.substr(1) + (c.note.empty() ? "" : "; " + c.note);
 }
 
 std::string Local(const CaseComparison& c) {
-  return c.base.localSize == c.fresh.localSize
-             ? std::to_string(c.base.localSize)
-             : fmt::format("{}/{}", c.base.localSize, c.fresh.localSize);
+  const size_t base = c.base.result.localSize, fresh = c.fresh.result.localSize;
+  return base == fresh ? std::to_string(base) : fmt::format("{}/{}", base, fresh);
 }
 
 std::string Ratio(const CaseComparison& c) {
@@ -111,13 +122,14 @@ std::string OnDevice(const StoredResult& r, const ResultFile& base, const Result
 void Judge(CaseComparison& c, double threshold) {
   std::vector<std::string> notes;
   const StoredResult &b = c.base, &n = c.fresh;
+  const TimeStats &bt = b.result.timeMs, &nt = n.result.timeMs;
   if (!b.Timed() || !n.Timed()) {
     if (!b.Timed())
-      notes.push_back(fmt::format("not timed in BASE ({})", b.status));
+      notes.push_back(fmt::format("not timed in BASE ({})", ToString(b.result.status)));
     if (!n.Timed())
-      notes.push_back(fmt::format("not timed in NEW ({})", n.status));
+      notes.push_back(fmt::format("not timed in NEW ({})", ToString(n.result.status)));
   } else {
-    c.speedup = b.medianMs / n.medianMs;
+    c.speedup = bt.median / nt.median;
     if (!b.HasCi() && !n.HasCi() && !b.ciBad && !n.ciBad) {
       notes.push_back("no CI in BASE or NEW");
     } else if (!b.HasCi() || !n.HasCi()) {
@@ -125,25 +137,25 @@ void Judge(CaseComparison& c, double threshold) {
         notes.push_back(MissingCi(b, "BASE"));
       if (!n.HasCi())
         notes.push_back(MissingCi(n, "NEW"));
-    } else if (*n.ciHighMs < *b.ciLowMs) {
+    } else if (nt.ciHigh < bt.ciLow) {
       c.change = Change::Faster;
-    } else if (*n.ciLowMs > *b.ciHighMs) {
+    } else if (nt.ciLow > bt.ciHigh) {
       c.change = Change::Slower;
-      c.regression = n.medianMs / b.medianMs > 1 + threshold;
+      c.regression = nt.median / bt.median > 1 + threshold;
       if (c.regression)
         notes.push_back(fmt::format("REGRESSION beyond {}", Percent(threshold)));
     } else {
       c.change = Change::Same;
     }
-    if (b.HasCi() && b.ciMet == false)
+    if (b.HasCi() && b.CiMet() == false)
       notes.push_back("CI target not met in BASE");
-    if (n.HasCi() && n.ciMet == false)
+    if (n.HasCi() && n.CiMet() == false)
       notes.push_back("CI target not met in NEW");
   }
   // Warm against cold measures the cache as much as the change.
-  if (b.cold.value_or(false) != n.cold.value_or(false))
-    notes.push_back(fmt::format("BASE {}, NEW {}", b.cold.value_or(false) ? "cold" : "warm",
-                                n.cold.value_or(false) ? "cold" : "warm"));
+  if (b.result.cold != n.result.cold)
+    notes.push_back(fmt::format("BASE {}, NEW {}", b.result.cold ? "cold" : "warm",
+                                n.result.cold ? "cold" : "warm"));
   for (const auto& s : notes)
     c.note += (c.note.empty() ? "" : "; ") + s;
 }
@@ -225,9 +237,9 @@ void WriteTable(std::ostream& out, const ResultFile& base, const ResultFile& fre
   line(fmt::format(row, "task", "variant", "type", "op", "kind", "n", "local", "BASE ms",
                    "BASE 95% CI", "NEW ms", "NEW 95% CI", "ratio", "change", "note"));
   for (const auto& m : c.matched)
-    line(fmt::format(row, m.base.task, m.base.variant, m.base.type, m.base.op,
-                     m.base.scanKind.empty() ? "-" : m.base.scanKind, m.base.n, Local(m),
-                     Median(m.base), Ci(m.base), Median(m.fresh), Ci(m.fresh), Ratio(m),
+    line(fmt::format(row, m.base.result.task, m.base.result.variant, ToString(m.base.result.type),
+                     ToString(m.base.result.op), KindOrDash(m.base.result), m.base.result.n,
+                     Local(m), Median(m.base), Ci(m.base), Median(m.fresh), Ci(m.fresh), Ratio(m),
                      ToString(m.change), NoteWithExtra(m)));
   if (c.matched.empty())
     out << "(no case in both files)\n";
@@ -257,9 +269,9 @@ void WriteMarkdown(std::ostream& out, const ResultFile& base, const ResultFile& 
   out << "|---|---|---|---|---|--:|--:|--:|---|--:|---|--:|---|---|\n";
   for (const auto& m : c.matched)
     out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                       m.base.task, m.base.variant, m.base.type, m.base.op,
-                       m.base.scanKind.empty() ? "-" : m.base.scanKind, m.base.n, Local(m),
-                       Median(m.base), Ci(m.base), Median(m.fresh), Ci(m.fresh), Ratio(m),
+                       m.base.result.task, m.base.result.variant, ToString(m.base.result.type),
+                       ToString(m.base.result.op), KindOrDash(m.base.result), m.base.result.n,
+                       Local(m), Median(m.base), Ci(m.base), Median(m.fresh), Ci(m.fresh), Ratio(m),
                        m.regression ? "**slower**" : ToString(m.change), NoteWithExtra(m));
   auto list = [&](const char* title, const std::vector<StoredResult>& v) {
     if (v.empty())
@@ -290,17 +302,19 @@ void WriteCsv(std::ostream& out, const Comparison& c) {
   auto times = [&](const StoredResult* r) {
     if (!r)
       return std::string(",,,");
-    return fmt::format("{},{},{},{}", r->status, r->Timed() ? num(r->medianMs) : "",
-                       num(r->ciLowMs), num(r->ciHighMs));
+    const TimeStats& t = r->result.timeMs;
+    return fmt::format("{},{},{},{}", ToString(r->result.status), r->Timed() ? num(t.median) : "",
+                       r->HasCi() ? num(t.ciLow) : "", r->HasCi() ? num(t.ciHigh) : "");
   };
-  auto row = [&](const char* in, const StoredResult& key, const StoredResult* b,
+  auto local = [](const StoredResult* r) { return r ? std::to_string(r->result.localSize) : ""; };
+  auto row = [&](const char* in, const StoredResult& s, const StoredResult* b,
                  const StoredResult* n, const CaseComparison* m) {
+    const Result& key = s.result;
     out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", in, key.task,
-                       key.variant, key.type, key.op, key.scanKind, key.n,
-                       b ? std::to_string(b->localSize) : "", n ? std::to_string(n->localSize) : "",
-                       device(b), device(n), times(b), times(n), m ? num(m->speedup) : "",
-                       m ? ToString(m->change) : "", m ? (m->regression ? "1" : "0") : "",
-                       quote(m ? m->note : ""));
+                       key.variant, ToString(key.type), ToString(key.op), KindText(key), key.n,
+                       local(b), local(n), device(b), device(n), times(b), times(n),
+                       m ? num(m->speedup) : "", m ? ToString(m->change) : "",
+                       m ? (m->regression ? "1" : "0") : "", quote(m ? m->note : ""));
   };
   for (const auto& m : c.matched)
     row("both", m.base, &m.base, &m.fresh, &m);
@@ -311,30 +325,34 @@ void WriteCsv(std::ostream& out, const Comparison& c) {
 }
 
 json SideJson(const StoredResult& r) {
-  json o = {{"status", r.status}, {"device", r.device.Label()}, {"local_size", r.localSize}};
+  const TimeStats& t = r.result.timeMs;
+  json o = {{"status", ToString(r.result.status)},
+            {"device", r.device.Label()},
+            {"local_size", r.result.localSize}};
   if (r.Timed())
-    o["median_ms"] = r.medianMs;
+    o["median_ms"] = t.median;
   if (r.HasCi()) {
-    o["ci_low_ms"] = *r.ciLowMs;
-    o["ci_high_ms"] = *r.ciHighMs;
+    o["ci_low_ms"] = t.ciLow;
+    o["ci_high_ms"] = t.ciHigh;
   }
-  if (r.ciMet)
-    o["ci_met"] = *r.ciMet;
+  if (r.CiMet())
+    o["ci_met"] = *r.CiMet();
   return o;
 }
 
-json CaseJson(const StoredResult& r) {
+json CaseJson(const StoredResult& s) {
+  const Result& r = s.result;
   json o = {{"task", r.task},
             {"variant", r.variant},
-            {"type", r.type},
-            {"op", r.op},
+            {"type", ToString(r.type)},
+            {"op", ToString(r.op)},
             {"n", r.n},
             {"local_size", r.localSize},
-            {"device", r.device.Label()}};
-  if (!r.scanKind.empty())
-    o["scan_kind"] = r.scanKind;
-  if (!r.extra.empty())
-    o["case"] = r.extra.substr(1);  // "4096x4096 mask-width=5"
+            {"device", s.device.Label()}};
+  if (r.scanKind)
+    o["scan_kind"] = ToString(*r.scanKind);
+  if (!s.Extra().empty())
+    o["case"] = s.Extra().substr(1);  // "4096x4096 mask-width=5"
   return o;
 }
 
@@ -457,6 +475,36 @@ size_t Comparison::Regressions() const {
   return k;
 }
 
+namespace {
+
+// Hints where a looser match would pair what is listed as one-file-only.
+void LooseMatchNotes(Comparison& c, const CompareSettings& s) {
+  if (c.onlyBase.empty() || c.onlyNew.empty())
+    return;
+  CompareSettings loose = s;
+  loose.acrossDevices = loose.ignoreLocalSize = true;
+  size_t byDevice = 0, byLocal = 0;
+  for (const auto& b : c.onlyBase)
+    for (const auto& n : c.onlyNew)
+      if (CaseKey(b, loose) == CaseKey(n, loose)) {
+        byDevice += !s.acrossDevices && !(b.device == n.device);
+        byLocal += !s.ignoreLocalSize && b.result.localSize != n.result.localSize;
+        break;
+      }
+  if (byDevice)
+    c.notes.push_back(fmt::format(
+        "{} cases of BASE differ from one in NEW in the device: --across-devices matches "
+        "them",
+        byDevice));
+  if (byLocal)
+    c.notes.push_back(fmt::format(
+        "{} cases of BASE differ from one in NEW in the local size: --ignore-local-size "
+        "matches them",
+        byLocal));
+}
+
+}  // namespace
+
 Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s) {
   if (s.acrossDevices)
     for (const ResultFile* f : {&base, &fresh}) {
@@ -499,29 +547,7 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
     if (newIndex.at(key) == i && !baseIndex.count(key))
       c.onlyNew.push_back(fresh.results[i]);
   }
-  // Hints where a looser match would pair what is listed as one-file-only.
-  if (!c.onlyBase.empty() && !c.onlyNew.empty()) {
-    CompareSettings loose = s;
-    loose.acrossDevices = loose.ignoreLocalSize = true;
-    size_t byDevice = 0, byLocal = 0;
-    for (const auto& b : c.onlyBase)
-      for (const auto& n : c.onlyNew)
-        if (CaseKey(b, loose) == CaseKey(n, loose)) {
-          byDevice += !s.acrossDevices && !(b.device == n.device);
-          byLocal += !s.ignoreLocalSize && b.localSize != n.localSize;
-          break;
-        }
-    if (byDevice)
-      c.notes.push_back(fmt::format(
-          "{} cases of BASE differ from one in NEW in the device: --across-devices matches "
-          "them",
-          byDevice));
-    if (byLocal)
-      c.notes.push_back(fmt::format(
-          "{} cases of BASE differ from one in NEW in the local size: --ignore-local-size "
-          "matches them",
-          byLocal));
-  }
+  LooseMatchNotes(c, s);
   return c;
 }
 

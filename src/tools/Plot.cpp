@@ -141,8 +141,8 @@ void CheckOutputWritable(const std::string& out) {
 
 // Why a result is not drawn: its status, or what a passed one lacks.
 std::string NotPlottedReason(const StoredResult& r) {
-  if (r.status != "passed")
-    return r.status;
+  if (r.result.status != Status::Passed)
+    return ToString(r.result.status);
   return r.Timed() ? "passed without gelem_s" : "passed without a time";
 }
 

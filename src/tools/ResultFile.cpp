@@ -162,12 +162,32 @@ class ResultReader {
     return o_[key].get<std::string>();
   }
 
-  size_t Count(const char* key) const {
-    if (!o_.contains(key))
-      Fail(fmt::format(": no \"{}\" (a whole number)", key));
-    if (!o_[key].is_number_unsigned())
-      Fail(fmt::format(".{}: {} is not a whole number", key, Shown(o_[key])));
-    return o_[key].get<size_t>();
+  // A name that parse knows (a type, an operator, a scan kind, a status); nullopt where absent
+  // and not required.
+  template <class T>
+  std::optional<T> Name(const char* key, bool required,
+                        std::optional<T> (*parse)(const std::string&),
+                        const std::vector<T>& all) const {
+    const std::string s = Str(key, required);
+    if (s.empty() && !required)
+      return std::nullopt;
+    if (const auto v = parse(s))
+      return v;
+    std::string allowed;
+    for (const T& v : all)
+      allowed += (allowed.empty() ? "" : ", ") + ToString(v);
+    Fail(fmt::format(".{}: {} is not allowed; allowed: {}", key, Shown(o_[key]), allowed));
+  }
+
+  size_t Count(const char* key) const { return Count(o_, key, key); }
+
+  // A whole number `key` of `in`, named `field` in messages.
+  size_t Count(const json& in, const std::string& key, const std::string& field) const {
+    if (!in.contains(key))
+      Fail(fmt::format(": no \"{}\" (a whole number)", field));
+    if (!in[key].is_number_unsigned())
+      Fail(fmt::format(".{}: {} is not a whole number", field, Shown(in[key])));
+    return in[key].get<size_t>();
   }
 
   // A number where recorded (absent or null: not recorded), 0 or more.
@@ -197,10 +217,11 @@ class ResultReader {
   const ResultFile& f_;
 };
 
-void ReadTime(const ResultReader& in, StoredResult& r) {
+void ReadTime(const ResultReader& in, StoredResult& s) {
   const json& o = in.o_;
+  Result& r = s.result;
   if (!o.contains("time_ms") || o["time_ms"].is_null()) {
-    if (r.status == "passed")
+    if (r.status == Status::Passed)
       in.Fail(": passed but no \"time_ms\"");
     return;
   }
@@ -208,51 +229,62 @@ void ReadTime(const ResultReader& in, StoredResult& r) {
   if (!t.is_object())
     in.Fail(".time_ms: not an object");
   const auto median = in.Number(t, "time_ms.median");
-  if (!median && r.status == "passed")
+  if (!median && r.status == Status::Passed)
     in.Fail(": \"time_ms\" has no \"median\"");
-  r.medianMs = median.value_or(0);
-  for (const char* key : {"min", "max", "mean", "stddev"})
-    in.Number(t, std::string("time_ms.") + key);
-  r.ciLowMs = in.Number(t, "time_ms.ci_low");
-  r.ciHighMs = in.Number(t, "time_ms.ci_high");
+  r.timeMs.median = median.value_or(0);
+  r.timeMs.min = in.Number(t, "time_ms.min").value_or(0);
+  r.timeMs.max = in.Number(t, "time_ms.max").value_or(0);
+  r.timeMs.mean = in.Number(t, "time_ms.mean").value_or(0);
+  r.timeMs.stddev = in.Number(t, "time_ms.stddev").value_or(0);
+  const auto low = in.Number(t, "time_ms.ci_low"), high = in.Number(t, "time_ms.ci_high");
   // An empty interval (0 to 0: none computed) is not recorded; one that does not hold its
   // median is no interval either, and said so.
-  if (r.HasCi() && *r.ciHighMs <= 0) {
-    r.ciLowMs.reset();
-    r.ciHighMs.reset();
-  } else if (r.HasCi() && !(*r.ciLowMs <= r.medianMs && r.medianMs <= *r.ciHighMs)) {
-    r.ciLowMs.reset();
-    r.ciHighMs.reset();
-    r.ciBad = true;
+  if (!low || !high || *high <= 0)
+    return;
+  if (!(*low <= r.timeMs.median && r.timeMs.median <= *high)) {
+    s.ciBad = true;
+    return;
   }
+  r.timeMs.ciLow = *low;
+  r.timeMs.ciHigh = *high;
+  s.hasCi = true;
+}
+
+// The case: task to local size, an image's height (where it has a shape) and the task's
+// parameters.
+void ReadCase(const ResultReader& in, Result& r) {
+  const json& o = in.o_;
+  r.task = in.Str("task", true);
+  r.variant = in.Str("variant", true);
+  r.type = *in.Name("type", true, ParseElementType, AllElementTypes());
+  r.op = *in.Name("op", true, ParseOp, AllOps());
+  r.scanKind = in.Name("scan_kind", false, ParseScanKind, AllScanKinds());
+  r.n = in.Count("n");
+  r.localSize = in.Count("local_size");
+  if (o.contains("shape") && o["shape"].is_string())
+    r.height = in.Count("height");
+  if (o.contains("params") && o["params"].is_object())
+    for (const auto& [name, value] : o["params"].items())
+      r.params[name] = in.Count(o["params"], name, "params." + name);
 }
 
 StoredResult ReadResult(const ResultReader& in, const ResultFile& f) {
   const json& o = in.o_;
-  StoredResult r;
-  r.task = in.Str("task", true);
-  r.variant = in.Str("variant", true);
-  r.type = in.Str("type", true);
-  r.op = in.Str("op", true);
-  r.scanKind = in.Str("scan_kind", false);
-  r.n = in.Count("n");
-  r.localSize = in.Count("local_size");
-  if (o.contains("shape") && o["shape"].is_string())
-    r.extra += " " + o["shape"].get<std::string>();
-  if (o.contains("params") && o["params"].is_object())
-    for (const auto& [name, value] : o["params"].items())
-      r.extra += fmt::format(" {}={}", name, value.dump());
-  r.status = in.Str("status", true);
-  r.device = o.contains("device") && o["device"].is_object() ? ReadDevice(o["device"]) : f.device;
-  ReadTime(in, r);
-  r.gelemS = in.Number(o, "gelem_s");
-  in.Number(o, "gbytes_s");
-  if (o.contains("ci_met") && o["ci_met"].is_boolean())
+  StoredResult s;
+  Result& r = s.result;
+  ReadCase(in, r);
+  r.status = *in.Name("status", true, ParseStatus, AllStatuses());
+  s.device = o.contains("device") && o["device"].is_object() ? ReadDevice(o["device"]) : f.device;
+  ReadTime(in, s);
+  r.gelemS = in.Number(o, "gelem_s").value_or(0);
+  r.gbytesS = in.Number(o, "gbytes_s").value_or(0);
+  s.ciMetRecorded = o.contains("ci_met") && o["ci_met"].is_boolean();
+  if (s.ciMetRecorded)
     r.ciMet = o["ci_met"].get<bool>();
   if (o.contains("cold") && o["cold"].is_boolean())
     r.cold = o["cold"].get<bool>();
   r.kernelOptions = in.Str("kernel_options", false);
-  return r;
+  return s;
 }
 
 }  // namespace
@@ -270,11 +302,11 @@ std::string DeviceId::Label() const {
   return s;
 }
 
-std::string StoredResult::Label() const {
-  return fmt::format("{}/{} {} {}{} n={}{}", task, variant, type, op,
-                     scanKind.empty() ? "" : " " + scanKind, n,
-                     localSize ? fmt::format(" L={}", localSize) : "") +
-         extra;
+std::string StoredResult::Extra() const {
+  std::string s = result.height ? " " + SizeText(result.n, result.height) : "";
+  for (const auto& [name, value] : result.params)
+    s += fmt::format(" {}={}", name, value);
+  return s;
 }
 
 std::vector<DeviceId> ResultFile::Devices() const {

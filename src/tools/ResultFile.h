@@ -1,8 +1,10 @@
 // Reading result files (the suite's `--format json` output) back, for `compare` and `plot`:
-// checks that a file is one, and gives each result with the device it ran on. Tolerant of the
-// fields later versions add (a result's `time_ms.ci_low`/`ci_high`, `ci_met`, `utilisation`),
-// strict about the ones every version has.
+// checks that a file is one, and gives each result (engine/Result.h) with the device it ran on.
+// Tolerant of the fields later versions add (a result's `time_ms.ci_low`/`ci_high`, `ci_met`,
+// `utilisation`), strict about the ones every version has.
 #pragma once
+
+#include "engine/Result.h"
 
 #include <nlohmann/json.hpp>
 
@@ -20,31 +22,32 @@ struct DeviceId {
   bool operator==(const DeviceId& o) const { return Key() == o.Key(); }
 };
 
-// One result of a file, with what compare and plot read from it.
+// One result of a file: the suite's own record (engine/Result.h), with the device it ran on and
+// what the record cannot say of a file (which of its fields were recorded).
 struct StoredResult {
-  std::string task, variant, type, op, scanKind;  // scanKind empty for a reduction
-  size_t n = 0, localSize = 0;
-  // What else defines the case, where recorded: an image's shape and the task's parameters,
-  // " 4096x4096 mask-width=5" (empty for a plain count without parameters).
-  std::string extra;
-  std::string status;
+  // What compare and plot read: the case (task to local size, an image's height, the task's
+  // parameters), status, time_ms, gelem_s, ci_met, cold and kernel_options (-DRSB_INDEX64=1: the
+  // case indexed with 64-bit integers; "" in older files); every other field stays at its default.
+  Result result;
   DeviceId device;
-  double medianMs = 0;
-  std::optional<double> ciLowMs, ciHighMs;  // the 95% interval of the median, where recorded
-  std::optional<double> gelemS;             // the throughput, where recorded
-  std::optional<bool> ciMet;
-  std::optional<bool> cold;  // measured cold (caches flushed), where recorded
-  bool ciBad = false;        // an interval was recorded but does not hold the median: not used
-  // The kernels' build options, where recorded ("": older files): -DRSB_INDEX64=1 says the
-  // case indexed with 64-bit integers.
-  std::string kernelOptions;
+  // result.timeMs.ciLow and ciHigh are the 95% interval of the median: recorded, not empty (0 to
+  // 0: none computed) and holding the median.
+  bool hasCi = false;
+  bool ciBad = false;          // an interval was recorded but does not hold the median: not used
+  bool ciMetRecorded = false;  // result.ciMet was in the file (older files lack it)
   // Timed: passed, with a median above zero.
-  bool Timed() const { return status == "passed" && medianMs > 0; }
+  bool Timed() const { return result.status == Status::Passed && result.timeMs.median > 0; }
   // Plotted: timed, with a throughput above zero (a hand-edited file may lack one).
-  bool HasThroughput() const { return Timed() && gelemS && *gelemS > 0; }
-  bool HasCi() const { return ciLowMs && ciHighMs; }
-  // "reduction/sequential uint sum n=4096 L=64", as the runner labels cases.
-  std::string Label() const;
+  bool HasThroughput() const { return Timed() && result.gelemS > 0; }
+  bool HasCi() const { return hasCi; }
+  std::optional<bool> CiMet() const {
+    return ciMetRecorded ? std::optional<bool>(result.ciMet) : std::nullopt;
+  }
+  // What else defines the case: an image's shape and the task's parameters, " 4096x4096
+  // mask-width=5" (empty for a plain count without parameters).
+  std::string Extra() const;
+  // "reduction/sequential uint sum n=4096 L=64": CaseLabel, as the runner labels cases.
+  std::string Label() const { return CaseLabel(result); }
 };
 
 struct ResultFile {

@@ -1,6 +1,5 @@
 #include "tools/grade/Grade.h"
 
-#include "cli/CliChecks.h"
 #include "engine/Oclgrind.h"
 #include "platform/BuildInfo.h"
 #include "platform/CLUtil.h"
@@ -20,25 +19,19 @@
 #include "tools/grade/Text.h"
 
 #include <fmt/format.h>
-#include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <filesystem>
 #include <fstream>
-#include <functional>
 #include <iostream>
 #include <map>
 #include <mutex>
 #include <optional>
-#include <regex>
-#include <set>
 #include <thread>
 
 namespace fs = std::filesystem;

@@ -330,7 +330,7 @@ TEST_F(Grade, KernelThatDoesNotCompileReportsFileAndLine) {
 // run the hand-in's own (compiled) reduction code, in a binary of their own.
 TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
   const std::string h = HandInWithHostCode("hostcode", {"Reduction"});
-  std::ofstream(h + "/src/tasks/CScanTask.cpp") << "#include \"CScanTask.h\"\n"
+  std::ofstream(h + "/src/tasks/CScanTask.cpp") << "#include \"tasks/CScanTask.h\"\n"
                                                    "namespace rsb {\n"
                                                    "int broken( {\n"
                                                    "}\n";

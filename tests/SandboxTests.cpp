@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -259,6 +260,40 @@ TEST(SandboxCommandLine, InnermostRuleWinsWhateverTheOrderGiven) {
   EXPECT_LT(at("--tmpfs", root / "class"), at("--bind", root / "class" / "alice"));
   EXPECT_LT(at("--bind", root / "class" / "alice"), a.size());
   fs::remove_all(root);
+}
+
+// RunProcess (platform/Subprocess.h) as the grader relies on it, outside any sandbox: stdin is
+// /dev/null, core dumps are off, the working folder is workDir, SIGINT is at its default, PATH is
+// searched for a bare name, and a program that cannot be started (or a working folder that cannot
+// be entered) is a child that exited with status 127, as from a shell (Plot looks for Python so).
+TEST(RunProcess, StartsTheChildAsTheGraderNeeds) {
+  const fs::path dir = fs::current_path() / fmt::format("rsb-runprocess-{}", ::getpid());
+  fs::create_directories(dir);
+  struct rlimit core {};  // core dumps allowed here where they can be, so that "0" says something
+  ::getrlimit(RLIMIT_CORE, &core);
+  if (core.rlim_max != 0 && core.rlim_cur == 0) {
+    core.rlim_cur = core.rlim_max == RLIM_INFINITY ? 1 << 20 : core.rlim_max;
+    ::setrlimit(RLIMIT_CORE, &core);
+  }
+  const ProcessResult p =
+      RunProcess({"sh", "-c", "ulimit -c; cat; pwd; echo said >&2; exit 3"}, 30, dir.string());
+  EXPECT_TRUE(p.started) << p.startError;
+  EXPECT_EQ(p.exitCode, 3);
+  EXPECT_EQ(p.out, "0\n" + dir.string() + "\n");
+  EXPECT_EQ(p.err, "said\n");
+  const ProcessResult interrupted = RunProcess({"/bin/sh", "-c", "kill -INT $$; echo on"}, 30);
+  EXPECT_EQ(interrupted.signal, SIGINT) << interrupted.out;
+  for (const std::string program : {"/no/such/program", "rsb-no-such-program"}) {
+    const ProcessResult missing = RunProcess({program}, 30);
+    EXPECT_TRUE(missing.started) << program;
+    EXPECT_EQ(missing.exitCode, 127) << program;
+    EXPECT_EQ(missing.err, "cannot execute the program\n") << program;
+  }
+  const ProcessResult noDir = RunProcess({"/bin/true"}, 30, (dir / "absent").string());
+  EXPECT_TRUE(noDir.started);
+  EXPECT_EQ(noDir.exitCode, 127);
+  EXPECT_EQ(noDir.err, "");
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -18,7 +18,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -49,6 +48,32 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// The worker's arguments: the run's own, and which job and variants it runs.
+std::vector<std::string> WorkerArguments(std::vector<std::string> args, size_t job, size_t skip,
+                                         bool bandwidth, const std::string& timer) {
+  for (const std::string& a :
+       {std::string("--worker-fd"), std::string("3"), std::string("--worker-job"),
+        std::to_string(job), std::string("--worker-skip"), std::to_string(skip)})
+    args.push_back(a);
+  if (bandwidth)
+    args.push_back("--worker-bandwidth");
+  if (!timer.empty())
+    args.insert(args.end(), {"--worker-timer", timer});
+  return args;
+}
+
+// Under --oclgrind: the startup environment with Oclgrind's log in logPath and LC_ALL=C
+// (Oclgrind prints the counts in the environment's locale: 10,216 in en_US).
+std::vector<std::string> OclgrindEnvironment(const std::string& logPath) {
+  std::vector<std::string> env;
+  for (char* const* e = StartupEnvironment(); *e; ++e)
+    if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0 && std::string(*e).rfind("LC_ALL=", 0) != 0)
+      env.push_back(*e);
+  env.push_back("OCLGRIND_LOG=" + logPath);
+  env.push_back("LC_ALL=C");
+  return env;
+}
+
 // One worker process: its pid, the pipe it reports on and its stderr (forwarded, tail kept).
 class WorkerProcess {
  public:
@@ -64,72 +89,38 @@ class WorkerProcess {
     int report[2], err[2];
     if (pipe2(report, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
       throw DeviceError(fmt::format("cannot make a pipe for a worker: {}", std::strerror(errno)));
-    std::vector<std::string> args = settings.command;
-    for (const std::string& a :
-         {std::string("--worker-fd"), std::string("3"), std::string("--worker-job"),
-          std::to_string(job), std::string("--worker-skip"), std::to_string(skip)})
-      args.push_back(a);
-    if (bandwidth)
-      args.push_back("--worker-bandwidth");
-    if (!timer.empty())
-      args.insert(args.end(), {"--worker-timer", timer});
-    std::vector<char*> argv;
-    for (auto& a : args)
-      argv.push_back(a.data());
-    argv.push_back(nullptr);
-    // posix_spawn, not fork: no pthread_atfork handlers of the OpenCL drivers run, and nothing
-    // of this process but the two pipes and the environment reaches the worker.
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    // The pipe's ends moved to 10 and up first, so that dup2 onto 3 and 2 always copies (which
-    // clears FD_CLOEXEC on the copy).
-    for (int* end : {&report[1], &err[1]}) {
-      const int moved = fcntl(*end, F_DUPFD_CLOEXEC, 10);
-      close(*end);
-      *end = moved;
-    }
-    posix_spawn_file_actions_adddup2(&actions, report[1], 3);
-    posix_spawn_file_actions_adddup2(&actions, err[1], 2);
-    // Nothing else of this process, and the environment as it was at start: the OpenCL ICD
-    // loader cuts OCL_ICD_FILENAMES in place (strtok), and a worker given the cut variable found
-    // no NVIDIA platform on the H100 machine, whose environment lists the NVIDIA ICD there.
-    posix_spawn_file_actions_addclosefrom_np(&actions, 4);
+    // Nothing of this process but the two pipes (the report on 3, stderr on 2) and the environment
+    // as it was at start (SpawnChild): the OpenCL ICD loader cuts OCL_ICD_FILENAMES in place
+    // (strtok), and a worker given the cut variable found no NVIDIA platform on the H100 machine,
+    // whose environment lists the NVIDIA ICD there.
+    ChildSetup setup;
+    setup.program = "/proc/self/exe";
+    setup.argv = WorkerArguments(settings.command, job, skip, bandwidth, timer);
+    setup.fds = {{report[1], 3}, {err[1], 2}};
+    setup.closeFrom = 4;
     // Under --oclgrind: Oclgrind's log to a file of this worker's, stdout (the instruction
     // counts) to another.
     std::vector<std::string> env;
     std::vector<char*> envp;
-    char* const* environment = StartupEnvironment();
     if (!logPath_.empty()) {
-      // LC_ALL=C: Oclgrind prints the counts in the environment's locale (10,216 in en_US).
-      for (char* const* e = environment; *e; ++e)
-        if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0 &&
-            std::string(*e).rfind("LC_ALL=", 0) != 0)
-          env.push_back(*e);
-      env.push_back("OCLGRIND_LOG=" + logPath_);
-      env.push_back("LC_ALL=C");
+      env = OclgrindEnvironment(logPath_);
       for (auto& e : env)
         envp.push_back(e.data());
       envp.push_back(nullptr);
-      environment = envp.data();
-      posix_spawn_file_actions_addopen(&actions, 1, outPath_.c_str(), O_WRONLY | O_CREAT | O_TRUNC,
-                                       0600);
+      setup.envp = envp.data();
+      setup.files = {{1, outPath_, O_WRONLY | O_CREAT | O_TRUNC}};
     }
-    // A process group of its own, so that the worker and anything it starts (a compiler) go
-    // together when it is stopped (Kill).
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
-    posix_spawnattr_setpgroup(&attr, 0);
-    const int failed =
-        posix_spawn(&pid_, "/proc/self/exe", &actions, &attr, argv.data(), environment);
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&actions);
-    if (failed)
-      throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));
+    int failed = 0;
+    pid_ = SpawnChild(setup, failed);
     close(report[1]);
     close(err[1]);
     report_ = report[0];
     err_ = err[0];
+    if (pid_ < 0) {
+      close(report_);
+      close(err_);
+      throw DeviceError(fmt::format("cannot start a worker: {}", std::strerror(failed)));
+    }
   }
   ~WorkerProcess() {
     if (pid_ > 0 && !reaped_) {
@@ -250,14 +241,9 @@ class WorkerProcess {
     return text;
   }
   // The worker and its process group.
-  void Kill() {
-    ::killpg(pid_, SIGKILL);
-    ::kill(pid_, SIGKILL);
-  }
+  void Kill() { KillChild(pid_); }
   int Reap() {
-    int status = 0;
-    while (waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    const int status = ReapChild(pid_);
     reaped_ = true;
     return status;
   }
@@ -280,124 +266,177 @@ Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& 
   return r;
 }
 
+// One isolated run: its workers, job by job, and the results so far.
+class IsolatedRun {
+ public:
+  IsolatedRun(const IsolationSettings& settings, size_t total, const DeviceInfo& device,
+              const ProgressFn& progress, const std::atomic<bool>& stop, Ceilings& ceilings)
+      : settings_(settings),
+        total_(total),
+        device_(device),
+        progress_(progress),
+        stop_(stop),
+        ceilings_(ceilings),
+        wantBandwidth_(settings.measureBandwidth),
+        ceilingsLimitS_(std::max(kCeilingsLimitS, settings.timeoutS)) {}
+
+  // The job's variants, a worker after another until each has a result (or stop is set).
+  void RunJob(const Job& job, size_t k) {
+    size_t next = 0;  // the job's next variant without a result
+    while (next < job.variants.size() && !stop_) {
+      WorkerProcess worker(settings_, k, next, wantBandwidth_,
+                           ceilings_.timer.checked ? TimerText(ceilings_.timer) : "");
+      Round r(job, next, Progress{0, total_, &job, "", nullptr});
+      r.measuring = wantBandwidth_;  // the ceilings first: no case's clock runs
+      r.deadline = r.measuring ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                    std::chrono::duration<double>(ceilingsLimitS_))
+                               : DeadlineFrom(Clock::now());
+      while (auto line = worker.NextLine(r.deadline, stop_, r.timedOut))
+        if (!OnLine(worker, r, *line))
+          break;
+      wantBandwidth_ = false;  // a worker that failed measuring them is not asked again
+      EndWorker(worker, r);
+    }
+  }
+
+  std::vector<Result> results;
+
+ private:
+  // What one worker did so far.
+  struct Round {
+    Round(const Job& j, size_t& n, const Progress& start) : job(j), next(n), p(start) {}
+    const Job& job;
+    size_t& next;
+    Progress p;
+    bool begun = false, timedOut = false, restart = false, fresh = false, measuring = false;
+    std::string ceilingsFailed;     // the worker's `ceilings-failed` reason
+    size_t outEnd = 0, logEnd = 0;  // --oclgrind: where the case's output ends
+    std::optional<Clock::time_point> deadline;
+  };
+
+  std::optional<Clock::time_point> DeadlineFrom(Clock::time_point t) const {
+    if (settings_.timeoutS <= 0)
+      return std::nullopt;
+    return t + std::chrono::duration_cast<Clock::duration>(
+                   std::chrono::duration<double>(settings_.timeoutS));
+  }
+
+  void Report(const Progress& p) const {
+    if (progress_)
+      progress_(p);
+  }
+
+  // One protocol line; false: this worker is done with (ceilings-failed, or a fresh one after
+  // Oclgrind's diagnostics).
+  bool OnLine(WorkerProcess& worker, Round& r, const std::string& line) {
+    if (line.rfind("timer ", 0) == 0) {  // checked once: later workers are told
+      ceilings_.timer = TimerFromText(line.substr(6));
+    } else if (line.rfind("ceilings ", 0) == 0) {
+      std::istringstream in(line.substr(9));
+      in >> ceilings_.readGBs >> ceilings_.writeGBs >> ceilings_.copyGBs >> ceilings_.bufferBytes >>
+          ceilings_.near.readGBs >> ceilings_.near.writeGBs >> ceilings_.near.copyGBs >>
+          ceilings_.nearBufferBytes;
+      r.measuring = false;
+      r.deadline = DeadlineFrom(Clock::now());
+    } else if (line.rfind("ceilings-failed ", 0) == 0) {
+      r.ceilingsFailed = line.substr(16);
+      return false;
+    } else if (line == "begin") {
+      r.begun = true;
+      r.p = Progress{++index_, total_, &r.job, r.job.variants[r.next], nullptr};
+      Report(r.p);
+      r.deadline = DeadlineFrom(Clock::now());
+    } else if (line.rfind("oclgrind ", 0) == 0) {
+      std::istringstream in(line.substr(9));
+      in >> r.outEnd >> r.logEnd;
+    } else if (line.rfind("result ", 0) == 0) {
+      return OnResult(worker, r, line.substr(7));
+    } else if (line == "restart") {  // it ended after an OpenCL error: a fresh one goes on
+      r.restart = true;
+    }
+    return true;
+  }
+
+  bool OnResult(WorkerProcess& worker, Round& r, const std::string& json) {
+    results.push_back(ResultFromJson(nlohmann::json::parse(json)));
+    SetUtilisation(results.back(), ceilings_, device_);
+    if (!settings_.oclgrindDir.empty()) {
+      ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir, r.outEnd, r.logEnd));
+      r.fresh = !results.back().oclgrind->diagnostics.empty();
+      r.outEnd = r.logEnd = 0;
+    }
+    r.p.result = &results.back();
+    Report(r.p);
+    r.begun = false;
+    ++r.next;
+    r.deadline = DeadlineFrom(Clock::now());
+    return !r.fresh;
+  }
+
+  // The worker's end: why it ended decides what the run does next.
+  void EndWorker(WorkerProcess& worker, Round& r) {
+    if (r.measuring && !stop_) {  // no case began: none is charged, a fresh worker runs them
+      const std::string how = worker.Finish(/*kill=*/r.timedOut);
+      if (settings_.ceilingsNotMeasured)
+        settings_.ceilingsNotMeasured(
+            !r.ceilingsFailed.empty() ? r.ceilingsFailed
+            : r.timedOut
+                ? fmt::format("still running after {} s; the worker was stopped", ceilingsLimitS_)
+                : how);
+    } else if (stop_ || r.next == r.job.variants.size()) {
+      worker.Finish(/*kill=*/stop_.load());
+    } else if (r.restart && !r.begun) {
+      worker.Finish(/*kill=*/false);
+    } else if (r.fresh) {  // after Oclgrind's diagnostics: a fresh worker (and message count)
+      worker.Finish(/*kill=*/true);
+    } else {
+      Charge(worker, r);
+    }
+  }
+
+  // The worker ended, or ran out of time, in the middle of variant `next`.
+  void Charge(WorkerProcess& worker, Round& r) {
+    const std::string how = worker.Finish(/*kill=*/r.timedOut);
+    const std::string& variant = r.job.variants[r.next];
+    if (!r.begun) {
+      r.p = Progress{++index_, total_, &r.job, variant, nullptr};
+      Report(r.p);
+    }
+    results.push_back(
+        r.timedOut ? Unfinished(r.job, variant, device_, Status::Timeout,
+                                fmt::format("still running after {} s; the worker was stopped",
+                                            settings_.timeoutS))
+                   : Unfinished(r.job, variant, device_, Status::Error, how));
+    if (!settings_.oclgrindDir.empty())  // what Oclgrind said before the worker ended
+      ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir));
+    r.p.result = &results.back();
+    Report(r.p);
+    ++r.next;
+  }
+
+  const IsolationSettings& settings_;
+  const size_t total_;
+  const DeviceInfo& device_;
+  const ProgressFn& progress_;
+  const std::atomic<bool>& stop_;
+  Ceilings& ceilings_;
+  size_t index_ = 0;
+  bool wantBandwidth_;
+  const double ceilingsLimitS_;
+};
+
 }  // namespace
 
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::atomic<bool>& stop, Ceilings& ceilings) {
-  size_t total = 0, index = 0;
+  size_t total = 0;
   for (const auto& j : jobs)
     total += j.variants.size();
-  bool wantBandwidth = settings.measureBandwidth;
-  const double ceilingsLimitS = std::max(kCeilingsLimitS, settings.timeoutS);
-  const bool oclgrind = !settings.oclgrindDir.empty();
-  std::vector<Result> results;
-  const auto deadlineFrom = [&](Clock::time_point t) -> std::optional<Clock::time_point> {
-    if (settings.timeoutS <= 0)
-      return std::nullopt;
-    return t + std::chrono::duration_cast<Clock::duration>(
-                   std::chrono::duration<double>(settings.timeoutS));
-  };
-  for (size_t k = 0; k < jobs.size() && !stop; ++k) {
-    const Job& job = jobs[k];
-    size_t next = 0;  // the job's next variant without a result
-    while (next < job.variants.size() && !stop) {
-      WorkerProcess worker(settings, k, next, wantBandwidth,
-                           ceilings.timer.checked ? TimerText(ceilings.timer) : "");
-      Progress p{0, total, &job, "", nullptr};
-      bool begun = false, timedOut = false, restart = false, fresh = false;
-      bool measuring = wantBandwidth;  // the ceilings first: no case's clock runs
-      std::string ceilingsFailed;      // the worker's `ceilings-failed` reason
-      size_t outEnd = 0, logEnd = 0;   // --oclgrind: where the case's output ends
-      auto deadline = measuring ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                     std::chrono::duration<double>(ceilingsLimitS))
-                                : deadlineFrom(Clock::now());
-      while (auto line = worker.NextLine(deadline, stop, timedOut)) {
-        if (line->rfind("timer ", 0) == 0) {  // checked once: later workers are told
-          ceilings.timer = TimerFromText(line->substr(6));
-        } else if (line->rfind("ceilings ", 0) == 0) {
-          std::istringstream in(line->substr(9));
-          in >> ceilings.readGBs >> ceilings.writeGBs >> ceilings.copyGBs >> ceilings.bufferBytes >>
-              ceilings.near.readGBs >> ceilings.near.writeGBs >> ceilings.near.copyGBs >>
-              ceilings.nearBufferBytes;
-          measuring = false;
-          deadline = deadlineFrom(Clock::now());
-        } else if (line->rfind("ceilings-failed ", 0) == 0) {
-          ceilingsFailed = line->substr(16);
-          break;
-        } else if (*line == "begin") {
-          begun = true;
-          p = Progress{++index, total, &job, job.variants[next], nullptr};
-          if (progress)
-            progress(p);
-          deadline = deadlineFrom(Clock::now());
-        } else if (line->rfind("oclgrind ", 0) == 0) {
-          std::istringstream in(line->substr(9));
-          in >> outEnd >> logEnd;
-        } else if (line->rfind("result ", 0) == 0) {
-          results.push_back(ResultFromJson(nlohmann::json::parse(line->substr(7))));
-          SetUtilisation(results.back(), ceilings, device);
-          if (oclgrind) {
-            ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir, outEnd, logEnd));
-            fresh = !results.back().oclgrind->diagnostics.empty();
-            outEnd = logEnd = 0;
-          }
-          p.result = &results.back();
-          if (progress)
-            progress(p);
-          begun = false;
-          ++next;
-          deadline = deadlineFrom(Clock::now());
-          if (fresh)
-            break;
-        } else if (*line == "restart") {  // it ended after an OpenCL error: a fresh one goes on
-          restart = true;
-        }
-      }
-      wantBandwidth = false;     // a worker that failed measuring them is not asked again
-      if (measuring && !stop) {  // no case began: none is charged, a fresh worker runs them
-        const std::string how = worker.Finish(/*kill=*/timedOut);
-        if (settings.ceilingsNotMeasured)
-          settings.ceilingsNotMeasured(
-              !ceilingsFailed.empty() ? ceilingsFailed
-              : timedOut
-                  ? fmt::format("still running after {} s; the worker was stopped", ceilingsLimitS)
-                  : how);
-        continue;
-      }
-      if (stop || next == job.variants.size()) {
-        worker.Finish(/*kill=*/stop.load());
-        break;
-      }
-      if (restart && !begun) {
-        worker.Finish(/*kill=*/false);
-        continue;
-      }
-      if (fresh) {  // after Oclgrind's diagnostics: a fresh worker (and message count) goes on
-        worker.Finish(/*kill=*/true);
-        continue;
-      }
-      // The worker ended, or ran out of time, in the middle of variant `next`.
-      const std::string how = worker.Finish(/*kill=*/timedOut);
-      if (!begun) {
-        p = Progress{++index, total, &job, job.variants[next], nullptr};
-        if (progress)
-          progress(p);
-      }
-      results.push_back(
-          timedOut ? Unfinished(job, job.variants[next], device, Status::Timeout,
-                                fmt::format("still running after {} s; the worker was stopped",
-                                            settings.timeoutS))
-                   : Unfinished(job, job.variants[next], device, Status::Error, how));
-      if (oclgrind)  // what Oclgrind said before the worker ended
-        ApplyOclgrind(results.back(), worker.OclgrindSince(settings.kernelDir));
-      p.result = &results.back();
-      if (progress)
-        progress(p);
-      ++next;
-    }
-  }
-  return results;
+  IsolatedRun run(settings, total, device, progress, stop, ceilings);
+  for (size_t k = 0; k < jobs.size() && !stop; ++k)
+    run.RunJob(jobs[k], k);
+  return std::move(run.results);
 }
 
 }  // namespace rsb

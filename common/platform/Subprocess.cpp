@@ -2,10 +2,13 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <chrono>
@@ -13,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
 #include <thread>
 
 namespace rsb {
@@ -67,10 +71,11 @@ std::string ReadCapped(const std::string& path) {
   return s;
 }
 
+// A new temporary file (close-on-exec: no other child inherits it); "" where none was made.
 int TempFile(std::string& path) {
   std::string templ = (std::filesystem::temp_directory_path() / "rsb-child-XXXXXX").string();
-  const int fd = ::mkstemp(templ.data());
-  path = templ;
+  const int fd = ::mkostemp(templ.data(), O_CLOEXEC);
+  path = fd >= 0 ? templ : "";
   return fd;
 }
 
@@ -100,67 +105,160 @@ std::string SignalName(int sig) {
          (desc ? std::string(" (") + desc + ")" : std::string());
 }
 
-ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
-                         const std::string& workDir) {
-  ProcessResult r;
-  std::string outPath, errPath;
-  const int outFd = TempFile(outPath);
-  const int errFd = TempFile(errPath);
-  if (outFd < 0 || errFd < 0) {
-    r.startError = std::string("cannot create a temporary file: ") + std::strerror(errno);
-    if (outFd >= 0)
-      ::close(outFd), std::remove(outPath.c_str());
-    if (errFd >= 0)
-      ::close(errFd), std::remove(errPath.c_str());
-    return r;
+namespace {
+
+// Every start goes through here one at a time: noCoreDumps lowers this process's own limit for
+// the moment of the spawn (posix_spawn has no step for it), which no other child may inherit.
+std::mutex gSpawnMutex;
+
+// The child's file actions: its copies of fds, the fds it does not keep, the files it opens,
+// its working folder. `moved` gets the copies made here (closed by the caller after the spawn).
+void AddFileActions(const ChildSetup& setup, posix_spawn_file_actions_t& actions,
+                    std::vector<int>& moved) {
+  // Each source first copied above every target (close-on-exec), so that dup2 always copies,
+  // which clears FD_CLOEXEC on the child's fd, and no target overwrites a later source.
+  int above = 10;
+  for (const auto& [from, to] : setup.fds)
+    above = std::max(above, to + 1);
+  for (const auto& f : setup.files)
+    above = std::max(above, f.fd + 1);
+  for (const auto& [from, to] : setup.fds) {
+    moved.push_back(::fcntl(from, F_DUPFD_CLOEXEC, above));
+    posix_spawn_file_actions_adddup2(&actions, moved.back(), to);
   }
-  // Everything the child needs is prepared before fork: between fork and exec only
-  // async-signal-safe calls (this process may have OpenCL threads).
+  if (setup.closeFrom >= 0)
+    posix_spawn_file_actions_addclosefrom_np(&actions, setup.closeFrom);
+  for (const auto& f : setup.files)
+    posix_spawn_file_actions_addopen(&actions, f.fd, f.path.c_str(), f.flags, 0600);
+  if (!setup.workDir.empty())
+    posix_spawn_file_actions_addchdir_np(&actions, setup.workDir.c_str());
+}
+
+pid_t SpawnLocked(const ChildSetup& setup, posix_spawn_file_actions_t& actions,
+                  posix_spawnattr_t& attr, int& error) {
   std::vector<char*> args;
-  for (const auto& a : argv)
+  for (const auto& a : setup.argv)
     args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
-  const bool search = argv[0].find('/') == std::string::npos;
-  const char* dir = workDir.empty() ? nullptr : workDir.c_str();
   // The environment as the program started: the OpenCL ICD loader cuts OCL_ICD_FILENAMES in
-  // place, and a child given the cut one may miss a platform (StartupEnvironment, Subprocess.h).
-  char* const* envp = StartupEnvironment();
+  // place, and a child given the cut one may miss a platform (StartupEnvironment).
+  char* const* envp = setup.envp ? setup.envp : StartupEnvironment();
+  struct rlimit core {};
+  const bool lower = setup.noCoreDumps && ::getrlimit(RLIMIT_CORE, &core) == 0;
+  if (lower) {
+    struct rlimit none = core;
+    none.rlim_cur = 0;
+    ::setrlimit(RLIMIT_CORE, &none);
+  }
+  const std::string& program = setup.program.empty() ? setup.argv[0] : setup.program;
+  pid_t pid = -1;
+  error = program.find('/') == std::string::npos
+              ? posix_spawnp(&pid, program.c_str(), &actions, &attr, args.data(), envp)
+              : posix_spawn(&pid, program.c_str(), &actions, &attr, args.data(), envp);
+  if (lower)
+    ::setrlimit(RLIMIT_CORE, &core);
+  return error ? -1 : pid;
+}
 
-  const auto start = std::chrono::steady_clock::now();
-  const pid_t pid = ::fork();
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int in = ::open("/dev/null", O_RDONLY);
-    if (in >= 0)
-      ::dup2(in, 0);
-    ::dup2(outFd, 1);
-    ::dup2(errFd, 2);
-    struct rlimit noCore {};
-    ::setrlimit(RLIMIT_CORE, &noCore);
-    signal(SIGINT, SIG_DFL);
-    signal(SIGTERM, SIG_DFL);
-    if (dir && ::chdir(dir) != 0)
-      ::_exit(127);
-    if (search)
-      ::execvpe(args[0], args.data(), envp);
-    else
-      ::execve(args[0], args.data(), envp);
-    const char msg[] = "cannot execute the program\n";
-    (void)!::write(2, msg, sizeof msg - 1);
-    ::_exit(127);
+}  // namespace
+
+pid_t SpawnChild(const ChildSetup& setup, int& error) {
+  if (setup.argv.empty()) {
+    error = EINVAL;
+    return -1;
   }
-  ::close(outFd);
-  ::close(errFd);
-  if (pid < 0) {
-    r.startError = std::string("fork failed: ") + std::strerror(errno);
-    std::remove(outPath.c_str());
-    std::remove(errPath.c_str());
-    return r;
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  std::vector<int> moved;
+  AddFileActions(setup, actions, moved);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t defaults;
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setpgroup(&attr, 0);
+  pid_t pid = -1;
+  if (std::find(moved.begin(), moved.end(), -1) != moved.end()) {
+    error = errno;
+  } else {
+    std::lock_guard l(gSpawnMutex);
+    pid = SpawnLocked(setup, actions, attr, error);
   }
-  ::setpgid(pid, pid);  // also here: no race with a kill before the child ran setpgid
+  posix_spawnattr_destroy(&attr);
+  posix_spawn_file_actions_destroy(&actions);
+  for (const int fd : moved)
+    if (fd >= 0)
+      ::close(fd);
+  return pid;
+}
+
+void KillChild(pid_t pid) {
+  ::killpg(pid, SIGKILL);
+  ::kill(pid, SIGKILL);
+}
+
+int ReapChild(pid_t pid) {
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return status;
+}
+
+namespace {
+
+// The child's stdout and stderr: temporary files, read (capped) and removed at the end.
+class Capture {
+ public:
+  Capture() : outFd_(TempFile(outPath_)), errFd_(TempFile(errPath_)) {}
+  ~Capture() {
+    Close();
+    for (const std::string* path : {&outPath_, &errPath_})
+      if (!path->empty())
+        std::remove(path->c_str());
+  }
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+  bool Ok() const { return outFd_ >= 0 && errFd_ >= 0; }
+  int Out() const { return outFd_; }
+  int Err() const { return errFd_; }
+  void Close() {
+    for (int* fd : {&outFd_, &errFd_})
+      if (*fd >= 0)
+        ::close(*fd), *fd = -1;
+  }
+  void Read(ProcessResult& r) const {
+    r.out = ReadCapped(outPath_);
+    r.err = ReadCapped(errPath_);
+  }
+
+ private:
+  std::string outPath_, errPath_;
+  int outFd_, errFd_;
+};
+
+// A start that failed as the fork+exec this replaced failed: a failed fork (no process) is
+// `started` false; a program that could not be executed, or a working folder that could not be
+// entered, a child that exited with status 127.
+void StartFailed(int error, const std::string& workDir, ProcessResult& r) {
+  if (error == EAGAIN || error == ENOMEM) {
+    r.startError = std::string("fork failed: ") + std::strerror(error);
+    return;
+  }
   r.started = true;
+  r.exitCode = 127;
+  struct stat st {};
+  const bool noDir = !workDir.empty() && (::stat(workDir.c_str(), &st) != 0 ||
+                                          !S_ISDIR(st.st_mode) || ::access(workDir.c_str(), X_OK));
+  if (!noDir)
+    r.err = "cannot execute the program\n";
+}
 
-  const auto deadline = start + std::chrono::duration<double>(timeoutS);
+// Waits for the child until the deadline or this process's interrupt (then its group is killed);
+// its wait status.
+int WaitUntil(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& r) {
   int status = 0;
   for (;;) {
     const pid_t done = ::waitpid(pid, &status, WNOHANG);
@@ -170,10 +268,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
       break;
     const bool late = std::chrono::steady_clock::now() >= deadline;
     if (late || gInterrupted) {
-      ::killpg(pid, SIGKILL);
-      ::kill(pid, SIGKILL);
-      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
+      KillChild(pid);
+      status = ReapChild(pid);
       r.timedOut = late && !gInterrupted;
       r.interrupted = gInterrupted;
       break;
@@ -181,6 +277,39 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   ::killpg(pid, SIGKILL);  // anything the child left behind in its group
+  return status;
+}
+
+}  // namespace
+
+ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
+                         const std::string& workDir) {
+  ProcessResult r;
+  Capture capture;
+  if (!capture.Ok()) {
+    r.startError = std::string("cannot create a temporary file: ") + std::strerror(errno);
+    return r;
+  }
+  ChildSetup setup;
+  setup.argv = argv;
+  setup.fds = {{capture.Out(), 1}, {capture.Err(), 2}};
+  setup.files = {{0, "/dev/null", O_RDONLY}};
+  setup.workDir = workDir;
+  setup.noCoreDumps = true;
+  const auto start = std::chrono::steady_clock::now();
+  int error = 0;
+  const pid_t pid = SpawnChild(setup, error);
+  capture.Close();
+  if (pid < 0) {
+    StartFailed(error, workDir, r);
+    return r;
+  }
+  r.started = true;
+  const int status =
+      WaitUntil(pid,
+                start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                            std::chrono::duration<double>(timeoutS)),
+                r);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!r.timedOut && !r.interrupted) {
     if (WIFEXITED(status))
@@ -188,10 +317,7 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
     else if (WIFSIGNALED(status))
       r.signal = WTERMSIG(status);
   }
-  r.out = ReadCapped(outPath);
-  r.err = ReadCapped(errPath);
-  std::remove(outPath.c_str());
-  std::remove(errPath.c_str());
+  capture.Read(r);
   return r;
 }
 

@@ -5,14 +5,17 @@
 // runs a hand-in's code in its own process.
 #pragma once
 
+#include <sys/types.h>
+
 #include <atomic>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rsb {
 
 struct ProcessResult {
-  bool started = false;      // false: fork/exec failed (startError says why)
+  bool started = false;      // false: it could not be started (startError says why)
   bool timedOut = false;     // killed at the deadline
   bool interrupted = false;  // killed because this process got SIGINT/SIGTERM
   int exitCode = -1;         // when it exited on its own
@@ -24,8 +27,43 @@ struct ProcessResult {
 
 constexpr size_t kMaxCapture = 256 * 1024;
 
+// How SpawnChild starts a program.
+struct ChildSetup {
+  // The program's path (no PATH search unless it has no '/'); "": argv[0].
+  std::string program;
+  std::vector<std::string> argv;
+  char* const* envp = nullptr;  // nullptr: StartupEnvironment()
+  // {a file descriptor of this process, the child's number for it}: the child's copies, made
+  // first (whatever FD_CLOEXEC the originals have).
+  std::vector<std::pair<int, int>> fds;
+  int closeFrom = -1;  // >= 0: then the child keeps none of this process's fds from here up
+  // Then files opened in the child (mode 0600 where created).
+  struct File {
+    int fd;
+    std::string path;
+    int flags;
+  };
+  std::vector<File> files;
+  std::string workDir;       // the child's working folder ("": this process's)
+  bool noCoreDumps = false;  // the child's RLIMIT_CORE is 0
+};
+
+// The program's one way to start another process (RunProcess below, the isolated runs' workers):
+// posix_spawn, not fork, so that no pthread_atfork handler of an OpenCL driver runs and nothing
+// of this process reaches the child but what the setup names and the fds it lets through. The
+// child gets a process group of its own (its pid: KillChild ends it with all it started) and
+// SIGINT and SIGTERM at their defaults. Returns the pid, or -1 with `error` the errno (also where
+// the program could not be executed or workDir entered).
+pid_t SpawnChild(const ChildSetup& setup, int& error);
+// SIGKILL to the child's process group and to the child.
+void KillChild(pid_t pid);
+// Waits until the child has ended (EINTR retried); its wait status.
+int ReapChild(pid_t pid);
+
 // argv[0] is the program's path (no PATH search unless it has no '/'). stdin is /dev/null; core
-// dumps are off; workDir (if not empty) is the child's working folder.
+// dumps are off; workDir (if not empty) is the child's working folder. Started with SpawnChild; a
+// program that cannot be executed (or a workDir that cannot be entered) exits with status 127, as
+// from a shell ("cannot execute the program" on its stderr).
 ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
                          const std::string& workDir = "");
 

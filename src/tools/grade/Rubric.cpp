@@ -134,24 +134,67 @@ std::vector<size_t> ParamValues(const Where& w, const json& v, const std::string
   });
 }
 
+// A case entry's sizes: element counts, or images for a variant that takes a shape.
+std::vector<Extent> ParseSizes(const Where& w, const TaskView& t, const std::string& key,
+                               const json& v) {
+  const bool shapes = t.task->TakesShape(t.variant);
+  const std::string allowed =
+      shapes ? "images \"WIDTHxHEIGHT\" (e.g. \"64x64\"), at most 2^40 elements"
+             : "element counts from 1 to 2^40 (numbers or \"2^20+3\", \"16M\")";
+  return List<Extent>(w, v, key, allowed, [&](const json& e) -> std::optional<Extent> {
+    std::optional<Extent> x;
+    if (e.is_number_unsigned() && e.get<size_t>() >= 1 && e.get<size_t>() <= kMaxElements)
+      x = Extent{e.get<size_t>(), 0};
+    else if (e.is_string())
+      x = ParseExtent(e.get<std::string>());
+    if (x && (x->height > 0) != shapes)
+      x.reset();  // an image for a 1-D variant, or a count for a 2-D one
+    return x;
+  });
+}
+
+std::vector<std::string> ParseLocalSizes(const Where& w, const std::string& key, const json& v) {
+  return List<std::string>(w, v, key, "auto or a power of two from 1 to 1024",
+                           [](const json& e) -> std::optional<std::string> {
+                             if (e.is_string() && e.get<std::string>() == "auto")
+                               return "auto";
+                             if (!e.is_number_unsigned())
+                               return std::nullopt;
+                             const size_t n = e.get<size_t>();
+                             if (n < 1 || n > 1024 || (n & (n - 1)) != 0)
+                               return std::nullopt;
+                             return std::to_string(n);
+                           });
+}
+
+// A key that names one of the task's parameters (with '_' for '-'), else the error naming every
+// key allowed.
+void ParseParamKey(const Where& w, const TaskView& t, CaseGroup& g, const std::string& one,
+                   const std::string& key, const json& v) {
+  for (const auto& p : t.task->Parameters()) {
+    std::string name = p.name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    if (one == name) {
+      g.params[p.name] = ParamValues(w, v, key, p);
+      return;
+    }
+  }
+  std::string allowed = "size(s), type(s), op(s), local_size(s), validate_runs";
+  if (!t.task->ScanKinds().empty())
+    allowed += ", scan_kind(s)";
+  for (const auto& p : t.task->Parameters()) {
+    std::string name = p.name;
+    std::replace(name.begin(), name.end(), '-', '_');
+    allowed += ", " + name + "(s)";
+  }
+  w.Fail(fmt::format("unknown key '{}'; allowed: {}", key, allowed));
+}
+
 void ParseCaseKey(const Where& w, const TaskView& t, CaseGroup& g, const std::string& key,
                   const json& v) {
   const std::string one = Singular(key);
   if (one == "size") {
-    const bool shapes = t.task->TakesShape(t.variant);
-    const std::string allowed =
-        shapes ? "images \"WIDTHxHEIGHT\" (e.g. \"64x64\"), at most 2^40 elements"
-               : "element counts from 1 to 2^40 (numbers or \"2^20+3\", \"16M\")";
-    g.sizes = List<Extent>(w, v, key, allowed, [&](const json& e) -> std::optional<Extent> {
-      std::optional<Extent> x;
-      if (e.is_number_unsigned() && e.get<size_t>() >= 1 && e.get<size_t>() <= kMaxElements)
-        x = Extent{e.get<size_t>(), 0};
-      else if (e.is_string())
-        x = ParseExtent(e.get<std::string>());
-      if (x && (x->height > 0) != shapes)
-        x.reset();  // an image for a 1-D variant, or a count for a 2-D one
-      return x;
-    });
+    g.sizes = ParseSizes(w, t, key, v);
   } else if (one == "type") {
     g.types = List<ElementType>(w, v, key, Names(t.task->Types()), [&](const json& e) {
       std::optional<ElementType> x;
@@ -179,40 +222,14 @@ void ParseCaseKey(const Where& w, const TaskView& t, CaseGroup& g, const std::st
       return e.is_string() ? ParseScanKind(e.get<std::string>()) : std::nullopt;
     });
   } else if (one == "local_size") {
-    g.localSizes = List<std::string>(w, v, key, "auto or a power of two from 1 to 1024",
-                                     [](const json& e) -> std::optional<std::string> {
-                                       if (e.is_string() && e.get<std::string>() == "auto")
-                                         return "auto";
-                                       if (!e.is_number_unsigned())
-                                         return std::nullopt;
-                                       const size_t n = e.get<size_t>();
-                                       if (n < 1 || n > 1024 || (n & (n - 1)) != 0)
-                                         return std::nullopt;
-                                       return std::to_string(n);
-                                     });
+    g.localSizes = ParseLocalSizes(w, key, v);
   } else if (one == "validate_run") {
     if (!v.is_number_unsigned() || v.get<size_t>() < 1 || v.get<size_t>() > 100)
       w.Fail(
           fmt::format("{} {}: not allowed; allowed: a whole number from 1 to 100", key, v.dump()));
     g.validateRuns = v.get<size_t>();
   } else {
-    for (const auto& p : t.task->Parameters()) {
-      std::string name = p.name;
-      std::replace(name.begin(), name.end(), '-', '_');
-      if (one == name) {
-        g.params[p.name] = ParamValues(w, v, key, p);
-        return;
-      }
-    }
-    std::string allowed = "size(s), type(s), op(s), local_size(s), validate_runs";
-    if (!t.task->ScanKinds().empty())
-      allowed += ", scan_kind(s)";
-    for (const auto& p : t.task->Parameters()) {
-      std::string name = p.name;
-      std::replace(name.begin(), name.end(), '-', '_');
-      allowed += ", " + name + "(s)";
-    }
-    w.Fail(fmt::format("unknown key '{}'; allowed: {}", key, allowed));
+    ParseParamKey(w, t, g, one, key, v);
   }
 }
 

@@ -80,19 +80,10 @@ std::vector<std::string> GpuDeviceNodes() {
   return nodes;
 }
 
-std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
-                                        const SandboxPolicy& policy) {
-  if (argv.empty())
-    throw std::invalid_argument("sandbox: no program to run");
-  if (policy.writableDir.empty() || !fs::is_directory(policy.writableDir))
-    throw std::invalid_argument("sandbox: the writable folder '" + policy.writableDir +
-                                "' does not exist");
-  if (policy.uid >= 0 && ::geteuid() != 0)
-    throw std::invalid_argument("sandbox: running as another uid needs the grader to be root");
-  const SandboxLimits& lim = policy.limits;
-  const std::string tmpSize = std::to_string(lim.tmpBytes ? lim.tmpBytes : uint64_t(1) << 40);
-  const fs::path writable = Resolve(policy.writableDir);
+namespace {
 
+// bwrap's namespaces, the file system read-only, /dev with the GPUs' nodes, /dev/shm.
+std::vector<std::string> BaseArguments(const SandboxPolicy& policy, const std::string& tmpSize) {
   std::vector<std::string> a = {"bwrap",
                                 "--die-with-parent",
                                 "--new-session",  // no TIOCSTI into the grader's terminal
@@ -114,8 +105,11 @@ std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
     if (fs::exists(d))
       a.insert(a.end(), {"--dev-bind", d, d});
   a.insert(a.end(), {"--perms", "01777", "--size", tmpSize, "--tmpfs", "/dev/shm"});
+  return a;
+}
 
-  // Every rule as a mount, shallowest first, so that the innermost rule for a path wins.
+// Every rule as a mount, shallowest first, so that the innermost rule for a path wins.
+std::vector<Mount> MountsOf(const SandboxPolicy& policy, const fs::path& writable) {
   std::vector<Mount> mounts = {{"/tmp", Kind::Tmp, "01777"}};
   if (fs::is_directory("/run"))
     mounts.push_back({"/run", Kind::Tmp, "0755"});
@@ -140,24 +134,34 @@ std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
     const size_t dx = Depth(x.path), dy = Depth(y.path);
     return dx != dy ? dx < dy : x.kind < y.kind;
   });
+  return mounts;
+}
+
+// Inside a tmpfs (a hidden folder, /tmp) bwrap creates the folders on the way to mount i; give
+// them mode 0755 so that a non-root uid can walk through them.
+void AddFoldersOnTheWay(const std::vector<Mount>& mounts, size_t i, std::vector<std::string>& a) {
+  const Mount& m = mounts[i];
+  const Mount* cover = nullptr;
+  for (size_t j = 0; j < i; ++j)
+    if (Within(m.path, mounts[j].path) && mounts[j].path != m.path &&
+        (!cover || Depth(mounts[j].path) >= Depth(cover->path)))
+      cover = &mounts[j];
+  if (cover && (cover->kind == Kind::Hide || cover->kind == Kind::Tmp)) {
+    fs::path p = cover->path;
+    auto it = m.path.begin();
+    std::advance(it, static_cast<long>(Depth(cover->path)));
+    for (; std::next(it) != m.path.end(); ++it) {
+      p /= *it;
+      a.insert(a.end(), {"--perms", "0755", "--dir", p.string()});
+    }
+  }
+}
+
+void AddMounts(const std::vector<Mount>& mounts, const std::string& tmpSize,
+               std::vector<std::string>& a) {
   for (size_t i = 0; i < mounts.size(); ++i) {
     const Mount& m = mounts[i];
-    // Inside a tmpfs (a hidden folder, /tmp) bwrap creates the folders on the way; give them
-    // mode 0755 so that a non-root uid can walk through them.
-    const Mount* cover = nullptr;
-    for (size_t j = 0; j < i; ++j)
-      if (Within(m.path, mounts[j].path) && mounts[j].path != m.path &&
-          (!cover || Depth(mounts[j].path) >= Depth(cover->path)))
-        cover = &mounts[j];
-    if (cover && (cover->kind == Kind::Hide || cover->kind == Kind::Tmp)) {
-      fs::path p = cover->path;
-      auto it = m.path.begin();
-      std::advance(it, static_cast<long>(Depth(cover->path)));
-      for (; std::next(it) != m.path.end(); ++it) {
-        p /= *it;
-        a.insert(a.end(), {"--perms", "0755", "--dir", p.string()});
-      }
-    }
+    AddFoldersOnTheWay(mounts, i, a);
     const std::string p = m.path.string();
     switch (m.kind) {
       case Kind::Tmp:
@@ -177,7 +181,12 @@ std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
         break;
     }
   }
+}
 
+// The environment inside (home, temporary and cache folders in the writable one), the
+// capabilities that setpriv needs where a uid is given, and then setpriv.
+void AddEnvironment(const SandboxPolicy& policy, const fs::path& writable,
+                    std::vector<std::string>& a) {
   const std::string w = writable.string();
   // No --chdir: bwrap keeps the caller's working folder (RunProcess's workDir, e.g. a compile's
   // folder inside writableDir), which must be visible inside.
@@ -194,6 +203,10 @@ std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
              {"setpriv", "--reuid=" + std::to_string(policy.uid), "--regid=" + std::to_string(gid),
               "--clear-groups", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs", "--"});
   }
+}
+
+// prlimit with the policy's limits (no core dumps).
+void AddLimits(const SandboxLimits& lim, std::vector<std::string>& a) {
   a.push_back("prlimit");
   a.push_back("--core=0");
   if (lim.dataBytes)
@@ -206,6 +219,28 @@ std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
     a.push_back(fmt::format("--nproc={}", lim.processes));
   if (lim.fileBytes)
     a.push_back(fmt::format("--fsize={}", lim.fileBytes));
+}
+
+}  // namespace
+
+std::vector<std::string> SandboxCommand(const std::vector<std::string>& argv,
+                                        const SandboxPolicy& policy) {
+  if (argv.empty())
+    throw std::invalid_argument("sandbox: no program to run");
+  if (policy.writableDir.empty() || !fs::is_directory(policy.writableDir))
+    throw std::invalid_argument("sandbox: the writable folder '" + policy.writableDir +
+                                "' does not exist");
+  if (policy.uid >= 0 && ::geteuid() != 0)
+    throw std::invalid_argument("sandbox: running as another uid needs the grader to be root");
+  const SandboxLimits& lim = policy.limits;
+  const std::string tmpSize = std::to_string(lim.tmpBytes ? lim.tmpBytes : uint64_t(1) << 40);
+  const fs::path writable = Resolve(policy.writableDir);
+
+  std::vector<std::string> a = BaseArguments(policy, tmpSize);
+  const std::vector<Mount> mounts = MountsOf(policy, writable);
+  AddMounts(mounts, tmpSize, a);
+  AddEnvironment(policy, writable, a);
+  AddLimits(lim, a);
   a.push_back("--");
   a.insert(a.end(), argv.begin(), argv.end());
   return a;

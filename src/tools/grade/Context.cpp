@@ -1,0 +1,147 @@
+#include "tools/grade/Context.h"
+
+#include "platform/Errors.h"
+#include "platform/Subprocess.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <iostream>
+#include <thread>
+
+namespace rsb::grade {
+
+namespace {
+
+// The suite's own code failing (a hand-out's stubs, a broken build) is said once per item, not
+// hidden: the item's time limit is then --timeout, and its speed and work gates have no
+// reference. The caller holds ctx.mu.
+void WarnReference(Context& ctx, const Item& it, const char* what, const std::string& bad) {
+  if (ctx.warned.insert(it.id).second)
+    std::cerr << fmt::format(
+        "warning: item '{}': the suite's own code does not pass {} ({}): is this binary built "
+        "from the hand-out?\n",
+        it.id, what, bad);
+}
+
+}  // namespace
+
+std::string RunKey(const Item& it, size_t group, const std::string& ls, RunKind kind,
+                   Isolation isolation) {
+  return fmt::format("{}/{}/{}/{}/{}", it.id, group, ls, static_cast<int>(kind),
+                     static_cast<int>(isolation));
+}
+
+// The code's cases all passed; else the first case that did not, as "label: status: message".
+std::optional<std::string> FirstNotPassed(const GroupRun& run) {
+  for (const auto& c : run.cases)
+    if (c.status != "passed")
+      return c.label + ": " + c.status + ": " + c.message.substr(0, c.message.find('\n'));
+  return std::nullopt;
+}
+
+// A rubric case the suite's own code cannot run on this device is the rubric's error (exit 2).
+void RefuseSkipped(const Context& ctx, const Item& it, const CaseOutcome& c) {
+  if (c.message.rfind("skipped on this device", 0) == 0)
+    throw UsageError(fmt::format(
+        "--rubric '{}': item '{}': the case {} can never run on this device ({}); allowed: "
+        "cases the device can run",
+        ctx.rubric.path, it.id, c.label, c.message));
+}
+
+// The suite's own code on the child run: its wall time (the base of a hand-in's time limit),
+// with a fresh kernel cache so that it pays the kernel builds a hand-in pays. A rubric case
+// the suite's own code does not pass on this device is the rubric's error (exit 2).
+double MeasureReference(Context& ctx, const Item& it, size_t group, const std::string& ls,
+                        RunKind kind, Isolation isolation) {
+  const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
+  // No deadline of note: the suite's code is trusted, and a slow machine is what it measures.
+  const GroupRun run =
+      ctx.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation);
+  for (const auto& c : run.cases)
+    RefuseSkipped(ctx, it, c);
+  std::lock_guard l(ctx.mu);
+  if (const auto bad = FirstNotPassed(run))
+    WarnReference(ctx, it, kind == RunKind::Oclgrind ? "the Oclgrind case" : "it", *bad);
+  if (FirstNotPassed(run))
+    return 0;
+  double& s = ctx.referenceSeconds[RunKey(it, group, ls, kind, isolation)];
+  s = std::max(s, run.seconds);
+  if (kind == RunKind::Oclgrind && !run.cases.empty())
+    ctx.referenceOclgrind[it.id] = run.cases.front().oclgrind;
+  return s;
+}
+
+// The hand-in's limit: kTimeSlack times the suite's own time for the same run (measured now
+// where it was not yet), never below --timeout.
+double TimeLimit(Context& ctx, const Item& it, size_t group, const std::string& ls, RunKind kind,
+                 Isolation isolation) {
+  const std::string key = RunKey(it, group, ls, kind, isolation);
+  {
+    std::lock_guard l(ctx.mu);
+    if (const auto at = ctx.referenceSeconds.find(key); at != ctx.referenceSeconds.end())
+      return std::max(ctx.opt.timeoutS, kTimeSlack * at->second);
+  }
+  return std::max(ctx.opt.timeoutS,
+                  kTimeSlack * MeasureReference(ctx, it, group, ls, kind, isolation));
+}
+
+bool AllPassed(const GroupRun& run) {
+  return !run.cases.empty() && !FirstNotPassed(run);
+}
+
+GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
+                   const std::string& ls, RunKind kind, double& limit, Start start) {
+  const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
+  bool retried = start == Start::IsolatedAfterTimeout;
+  if (kind != RunKind::Oclgrind && start == Start::Fast) {
+    limit = TimeLimit(ctx, it, group, ls, kind, Isolation::Shared);
+    GroupRun fast = ctx.Run(code, it, g, ls, kind, limit, Isolation::Shared);
+    if (AllPassed(fast) || Interrupted())
+      return fast;
+    retried = fast.timedOut;
+  }
+  if (retried)
+    MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
+  limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
+  GroupRun run = ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
+  if (!run.timedOut || retried || Interrupted())
+    return run;
+  MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
+  limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
+  return ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
+}
+
+// Calls fn(i) for every i in [0, count) on up to `jobs` threads (the caller's among them), in
+// the order of i as threads free up. Once interrupted, or once fn threw, no new i starts; the
+// first exception is rethrown when every thread has ended.
+void ForEachOnJobs(size_t count, size_t jobs, const std::function<void(size_t)>& fn) {
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  std::exception_ptr first;
+  std::mutex mu;
+  auto work = [&] {
+    for (size_t i = 0; !failed && !Interrupted() && (i = next++) < count;) {
+      try {
+        fn(i);
+      } catch (...) {
+        std::lock_guard l(mu);
+        if (!first)
+          first = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < std::min(jobs, count); ++t)
+    threads.emplace_back(work);
+  work();
+  for (auto& t : threads)
+    t.join();
+  if (first)
+    std::rethrow_exception(first);
+}
+
+}  // namespace rsb::grade

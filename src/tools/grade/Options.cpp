@@ -1,0 +1,169 @@
+#include "tools/grade/Options.h"
+
+#include "cli/CliChecks.h"
+#include "platform/BuildInfo.h"
+#include "platform/Errors.h"
+#include "tools/grade/Class.h"
+#include "tools/grade/Report.h"
+#include "tools/grade/Sandbox.h"
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+namespace fs = std::filesystem;
+
+namespace rsb::grade {
+
+namespace {
+
+// The shipped rubric: installed next to the kernels, else in the source tree of this binary.
+std::string DefaultRubric() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  const fs::path installed =
+      exe.parent_path().parent_path() / "share" / "reduce-scan-bench" / "grading" / "rubric.json";
+  if (!ec && fs::is_regular_file(installed, ec))
+    return installed.string();
+  return (fs::path(RSB_SOURCE_DIR) / "grading" / "rubric.json").string();
+}
+
+// The hand-ins, the rubric, the time limits, the device, the kit (in --help's order).
+void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
+  app.set_help_flag();
+  app.add_flag("-h,--help", help, "Print this help and exit");
+  app.add_option("HANDIN", o.handins, "Hand-in folders (each with kernels/)")
+      ->check(cli::Allowed("an existing folder (a hand-in with kernels/)",
+                           [](const std::string& v) { return fs::is_directory(v); }));
+  app.add_option("--rubric", o.rubric,
+                 "Rubric JSON (default: grading/rubric.json of the suite's source tree)")
+      ->check(cli::Allowed("a readable rubric JSON file",
+                           [](const std::string& v) { return fs::is_regular_file(v); }));
+  auto seconds = [](double max) {
+    return cli::Allowed(fmt::format("a number of seconds from 1 to {:g}", max),
+                        [max](const std::string& v) {
+                          char* end = nullptr;
+                          const double d = std::strtod(v.c_str(), &end);
+                          return !v.empty() && *end == '\0' && d >= 1 && d <= max;
+                        });
+  };
+  app.add_option("--timeout", o.timeoutS,
+                 "Seconds each item's child run may take before it is killed (default 60)")
+      ->check(seconds(86400));
+  app.add_option("--build-timeout", o.buildTimeoutS,
+                 "Seconds a hand-in's host code may take to build (default 120)")
+      ->check(seconds(86400));
+  app.add_option("--output-dir", o.outputDir, "Folder of the reports (default grades)");
+  app.add_option("--platform", o.platform, "Platform: index or name substring");
+  app.add_option("--device", o.device, "Device: index or name substring");
+  app.add_option("--handin-kit", o.handinKit,
+                 "The hand-in kit that hand-ins' host code is built against (default: "
+                 "handin-kit next to this binary, or the installed one)");
+  // Deprecated (hidden): hand-ins' host code is built against the kit, not a source tree.
+  app.add_option("--suite-source", o.suiteSource)->group("");
+}
+
+// How the class is graded: --items, the sandbox, --jobs, --speed-alone, --shard, --format, --quiet.
+void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::string& shard) {
+  app.add_option("--items", items,
+                 "Grade only these rubric items (ids, comma-separated; default: all)");
+  app.add_option("--sandbox", o.sandbox,
+                 "bwrap: every child run of a hand-in's code in a bubblewrap sandbox (no network, "
+                 "writes only in its own folder, other hand-ins, rubric and reports hidden, "
+                 "limits); none: without (default bwrap)")
+      ->check(CLI::IsMember({"bwrap", "none"}));
+  app.add_option("--jobs,-j", o.jobs,
+                 "Hand-ins graded at once (default: the machine's cores on a CPU device, at most 4 "
+                 "on a GPU, whose contexts take turns); every speed measurement still has the "
+                 "device alone")
+      ->check(cli::Allowed("a whole number from 1 to 1024", [](const std::string& v) {
+        return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
+               v.size() < 5 && std::stoul(v) >= 1 && std::stoul(v) <= 1024;
+      }));
+  app.add_option("--speed-alone", o.speedAlone,
+                 "What of a speed measurement has the device alone: run (its whole child run, "
+                 "builds included), loop (only its timed loops: the children share a lock file, "
+                 "and the suite's own rounds are timed once for the class), or auto (default: run "
+                 "on a CPU device, whose speed is the machine's load; loop on any other)")
+      ->check(CLI::IsMember({"auto", "run", "loop"}));
+  app.add_option("--shard", shard,
+                 "K/N: grade only the K-th of N parts of the class (by a hash of each hand-in's "
+                 "name: a re-run of a shard grades the same hand-ins); join with `grade merge`")
+      ->check(
+          cli::Allowed("K/N with whole numbers 1 <= K <= N <= 100000", [](const std::string& v) {
+            unsigned long k = 0, n = 0;
+            char tail = 0;
+            return std::sscanf(v.c_str(), "%lu/%lu%c", &k, &n, &tail) == 2 &&
+                   v.find_first_not_of("0123456789/") == std::string::npos && k >= 1 && k <= n &&
+                   n <= 100000;
+          }));
+  app.add_option("--format", o.format,
+                 "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
+                 "the one HANDIN (grading/gradescope/run_autograder)")
+      ->check(cli::Allowed("gradescope", [](const std::string& v) { return v == "gradescope"; }));
+  app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+}
+
+// What the options say together, and --items and --shard taken apart.
+void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::string& shard) {
+  if (!shard.empty())
+    std::sscanf(shard.c_str(), "%zu/%zu", &o.shardIndex, &o.shardCount);
+  if (!o.suiteSource.empty())
+    throw UsageError(
+        "--suite-source: no longer used; hand-ins' host code is built against the hand-in kit "
+        "(handin-kit next to this binary, written by every build), see --handin-kit DIR");
+  for (size_t at = 0; !items.empty() && at <= items.size();) {
+    const size_t comma = std::min(items.find(',', at), items.size());
+    if (comma == at)
+      throw UsageError(
+          fmt::format("--items '{}': an empty item id; allowed: ids, comma-separated", items));
+    o.items.push_back(items.substr(at, comma - at));
+    at = comma + 1;
+  }
+  if (o.sandbox == "bwrap")
+    if (const SandboxAvailability a = SandboxStatus(); !a.ok)
+      throw UsageError("--sandbox bwrap: " + a.reason);
+  if (o.handins.empty())
+    throw UsageError(
+        "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
+  CheckFormat(o.format, o.handins);
+  if (o.rubric.empty()) {
+    o.rubric = DefaultRubric();
+    if (!fs::is_regular_file(o.rubric))
+      throw UsageError(
+          fmt::format("--rubric: not given and no '{}'; allowed: a rubric JSON file", o.rubric));
+  }
+}
+
+}  // namespace
+
+GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
+  GradeOptions o;
+  CLI::App app{
+      "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n"
+      "src/tasks/CReductionTask.*, src/tasks/CScanTask.*, src/tasks/CConvolutionTask.*) against a "
+      "rubric; every item "
+      "runs in a child\n"
+      "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
+      "reduce-scan-bench grade"};
+  AddInputOptions(app, o, help);
+  std::string items, shard;
+  AddClassOptions(app, o, items, shard);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    throw UsageError(e.what());
+  }
+  if (help) {
+    std::cout << app.help();
+    return o;
+  }
+  CheckGradeOptions(o, items, shard);
+  return o;
+}
+
+}  // namespace rsb::grade

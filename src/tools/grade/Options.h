@@ -1,0 +1,29 @@
+// The grader's command line: `reduce-scan-bench grade [options] HANDIN...` (Grade.h).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace rsb::grade {
+
+struct GradeOptions {
+  std::vector<std::string> handins;
+  std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
+  std::vector<std::string> items;  // --items: grade only these rubric items
+  std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
+  std::string format;              // --format gradescope: also DIR/results.json (Report.h)
+  double timeoutS = 60, buildTimeoutS = 120;
+  size_t jobs = 0;  // --jobs: hand-ins graded at once (0: the cores)
+  // --speed-alone: what of a timed child run has the device alone: "run" (the whole child run),
+  // "loop" (its timed loops, through a device lock), "auto" (run on a CPU device, else loop).
+  std::string speedAlone = "auto";
+  size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
+  bool quiet = false;
+};
+
+// The options, checked (a bad one: UsageError naming it, before anything runs). help: --help was
+// given (the help is printed; nothing else is checked).
+GradeOptions ParseGradeOptions(int argc, char** argv, bool& help);
+
+}  // namespace rsb::grade

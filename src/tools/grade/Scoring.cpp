@@ -1,0 +1,304 @@
+#include "tools/grade/Scoring.h"
+
+#include "engine/Oclgrind.h"
+#include "platform/Errors.h"
+#include "platform/Subprocess.h"
+#include "tools/grade/Text.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <regex>
+
+namespace fs = std::filesystem;
+
+namespace rsb::grade {
+
+namespace {
+
+int Rank(const std::string& status) {
+  if (status == "passed")
+    return 0;
+  if (status == "failed")
+    return 1;
+  if (status == "error")
+    return 2;
+  return 3;  // timeout
+}
+
+std::optional<json> FirstWrong(const std::string& message) {
+  static const std::regex re(
+      R"(wrong result at index (\d+): expected (.*), got (.*?)( \(never written: still holds the poison\))? \((\d+) of (\d+) elements wrong\))");
+  std::smatch m;
+  if (!std::regex_search(message, m, re))
+    return std::nullopt;
+  return json{{"index", std::stoull(m[1].str())},
+              {"expected", m[2].str()},
+              {"actual", m[3].str()},
+              {"never_written", m[4].matched},
+              {"wrong_elements", std::stoull(m[5].str())}};
+}
+
+// The item's correctness: every case entry at every local size; the worst case decides.
+void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
+                ItemGrade& g) {
+  std::vector<std::string> runOf;  // per case: the run it was part of
+  if (const auto l = fast.limits.find(it.task); l != fast.limits.end())
+    g.timeLimitS = l->second;  // its cases ran in the task's list run first
+  for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi) {
+    const CaseGroup& group = it.groups[gi];
+    for (const auto& ls : group.localSizes) {
+      const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
+      const auto decided = fast.decided.find(key);
+      double limit = 0;  // a decided group's is its list run's, in g.timeLimitS already
+      GroupRun run = decided != fast.decided.end()
+                         ? decided->second
+                         : RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit,
+                                     fast.hung.count(key)     ? Start::IsolatedAfterTimeout
+                                     : fast.failed.count(key) ? Start::Isolated
+                                                              : Start::Fast);
+      g.timeLimitS = std::max(g.timeLimitS, limit);
+      std::vector<std::string> sizes;
+      for (const Extent& e : group.sizes)
+        sizes.push_back(SizeText(e));
+      const std::string what = fmt::format(
+          "the run of {} case(s) n={} {} {}{}{}", run.cases.size(), Join(sizes),
+          JoinNames(group.types), JoinNames(group.ops),
+          group.kinds.empty() ? "" : " " + JoinNames(group.kinds), ls == "auto" ? "" : " L=" + ls);
+      for (auto& c : run.cases) {
+        g.cases.push_back(std::move(c));
+        runOf.push_back(what);
+      }
+    }
+  }
+  g.status = "passed";
+  for (size_t i = 0; i < g.cases.size(); ++i)
+    if (const auto& c = g.cases[i]; Rank(c.status) > Rank(g.status)) {
+      g.status = c.status;
+      g.detail = (c.wholeRun ? runOf[i] : c.label) + ": " + c.message;
+      if (c.status == "failed")
+        g.firstWrong = FirstWrong(c.message);
+    }
+}
+
+double Median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+}
+
+// One timed run of c on the item's speed case: its median into `into`, or why not into `why`.
+void TimeOnce(Context& ctx, const Item& it, const Code& c, bool handin, std::vector<double>& into,
+              std::string& why) {
+  const CaseGroup& sc = it.speedCase;
+  const GroupRun run = ctx.Run(c, it, sc, sc.localSizes.front(), RunKind::Timed,
+                               std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
+  const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
+  if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
+    into.push_back(*o->medianMs);
+  else if (why.empty())
+    why = (handin ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
+          (o ? o->status + ": " + o->message : "no result");
+}
+
+// The suite's own rounds, timed once for the class (the first hand-in to need them times them).
+std::vector<double> ReferenceRounds(Context& ctx, const Item& it, std::string& why) {
+  {
+    std::lock_guard l(ctx.mu);
+    if (const auto at = ctx.referenceSpeed.find(it.id); at != ctx.referenceSpeed.end()) {
+      why = at->second.second;
+      return at->second.first;
+    }
+  }
+  std::vector<double> ref;
+  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
+    TimeOnce(ctx, it, ctx.suite, false, ref, why);
+  std::lock_guard l(ctx.mu);
+  if (!Interrupted())
+    ctx.referenceSpeed.insert({it.id, {ref, why}});
+  return ref;
+}
+
+// Speed against the suite's own kernels and host code: kSpeedRounds timed runs of each; the
+// medians of their medians are compared. Where a timed loop has the device alone whatever the
+// machine does (a GPU's children share a device lock: the event timer counts device time, which
+// the host's load does not reach), the suite's rounds are timed once for the class; elsewhere (a
+// CPU device, whose speed is the host's load) in turn with each hand-in's, so that both see the
+// same machine.
+void GradeSpeed(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+  const CaseGroup& sc = it.speedCase;
+  const bool once = !ctx.child.deviceLock.empty();
+  std::string why;
+  std::vector<double> ref = once ? ReferenceRounds(ctx, it, why) : std::vector<double>(), mine;
+  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round) {
+    if (!once)
+      TimeOnce(ctx, it, ctx.suite, false, ref, why);
+    TimeOnce(ctx, it, code, true, mine, why);
+  }
+  json s = {
+      {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
+  if (!ref.empty())
+    s["reference_ms"] = Median(ref);
+  if (!mine.empty())
+    s["handin_ms"] = Median(mine);
+  s["met"] = false;
+  if (ref.size() == size_t(kSpeedRounds) && mine.size() == size_t(kSpeedRounds)) {
+    const double ratio = Median(ref) / Median(mine);
+    s["ratio"] = ratio;
+    s["met"] = ratio >= *it.speedFloor;
+    if (ratio < *it.speedFloor)
+      g.detail = fmt::format("correct, but {:.2f}x the reference's speed, below the floor {:g}x",
+                             ratio, *it.speedFloor);
+  } else {
+    g.detail = "correct, but not timed: " + why;
+  }
+  if (!s["met"].get<bool>())
+    g.points = 0;
+  g.speed = s;
+}
+
+// The diagnostics of an Oclgrind run, one line each.
+std::string Diagnostics(const json& oclgrind) {
+  std::string out;
+  if (oclgrind.contains("diagnostics") && oclgrind["diagnostics"].is_array())
+    for (const auto& d : oclgrind["diagnostics"])
+      out += (out.empty() ? "" : "\n") +
+             (!d.is_object() ? d.dump()
+              : d.value("file", "").empty()  // Oclgrind's own notes, of no place
+                  ? fmt::format("{}: {}", d.value("kind", "?"), d.value("text", ""))
+                  : fmt::format("{} at {}:{} in {}, work-item {} ({})", d.value("kind", "?"),
+                                d.value("file", "?"), d.value("line", 0), d.value("kernel", "?"),
+                                d.value("work_item", "?"), d.value("text", "")));
+  return out;
+}
+
+// Oclgrind's verdict on the item's Oclgrind case: diagnostics (a note, or the points with
+// Deduct) and the instructions executed against the suite's own kernels (the work ceiling).
+void GradeOclgrind(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+  double limit = 0;
+  const GroupRun run =
+      RunHandin(ctx, code, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind, limit);
+  const CaseOutcome& c = run.cases.front();
+  json o = {{"mode", ToString(it.oclgrind)}, {"case", c.label}};
+  std::string problem;
+  if (!c.oclgrind) {
+    problem = "oclgrind: the run under Oclgrind gave no verdict: " + c.status + ": " + c.message;
+  } else {
+    o["diagnostics"] = (*c.oclgrind).value("diagnostics", json::array());
+    problem = Diagnostics(*c.oclgrind);
+    if (!problem.empty())
+      problem = "oclgrind: " + problem;
+    std::optional<json> ref;
+    {
+      std::lock_guard l(ctx.mu);
+      ref = ctx.referenceOclgrind[it.id];
+    }
+    const double mineN = (*c.oclgrind).value("instructions", 0.0);
+    const double refN = ref ? ref->value("instructions", 0.0) : 0.0;
+    o["instructions"] = mineN;
+    o["reference_instructions"] = refN;
+    if (it.workCeiling && refN <= 0 && problem.empty())
+      problem = "oclgrind: the work is not compared: the suite's own kernels gave no count";
+    if (refN > 0) {
+      o["work_ratio"] = mineN / refN;
+      if (it.workCeiling && mineN / refN > *it.workCeiling && problem.empty())
+        problem = fmt::format(
+            "correct, but it executes {:.2f}x the instructions of the suite's kernel on {} "
+            "(Oclgrind's counts; ceiling {:g}x): not work-efficient",
+            mineN / refN, c.label, *it.workCeiling);
+    }
+  }
+  o["problem"] = problem;
+  g.oclgrind = o;
+  if (problem.empty())
+    return;
+  if (it.oclgrind == GateMode::Deduct) {
+    g.status = problem.rfind("correct", 0) == 0 ? "passed" : "failed";
+    g.points = 0;
+    g.detail = problem;
+  } else {
+    g.detail = "note (no points deducted): " + problem;
+  }
+}
+
+}  // namespace
+
+ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
+                    const std::string& hostError) {
+  ItemGrade g;
+  g.item = &it;
+  if (!hostError.empty()) {
+    g.status = "error";
+    g.detail = hostError;
+    return g;
+  }
+  if (!fs::is_directory(code.kernels)) {
+    g.status = "error";
+    g.detail = "the hand-in has no kernels/ folder";
+    return g;
+  }
+  GradeCases(ctx, it, code, fast, g);
+  if (g.status != "passed")
+    return g;
+  g.points = it.points;
+  if (it.oclgrind != GateMode::Off && !Interrupted())
+    GradeOclgrind(ctx, it, code, g);
+  if (g.points > 0 && it.speedFloor && !Interrupted())
+    GradeSpeed(ctx, it, code, g);
+  return g;
+}
+
+// A speed floor needs a device that can time: the suite's own timed run of the first speed case
+// is `untimed` where the device's profiling timer is unusable (ProfilingTimer.h), and then no
+// speed item can be scored here. A usage error before any hand-in, as for a case the device
+// can never run, naming the items that have speed floors; --items without them still grades.
+void CheckSpeedTimer(Context& ctx) {
+  std::vector<std::string> speed, others;
+  const Item* first = nullptr;
+  for (const auto& it : ctx.rubric.items) {
+    (it.speedFloor ? speed : others).push_back(it.id);
+    if (it.speedFloor && !first)
+      first = &it;
+  }
+  if (!first || Interrupted())
+    return;
+  const CaseGroup& sc = first->speedCase;
+  const GroupRun run = ctx.Run(ctx.suite, *first, sc, sc.localSizes.front(), RunKind::Timed,
+                               std::max(600.0, 10 * ctx.opt.timeoutS), Isolation::Shared);
+  const std::string prefix = "validated; not timed: ";
+  for (const auto& c : run.cases)
+    if (c.status == "untimed")
+      throw UsageError(fmt::format(
+          "--rubric '{}': {} {} {} a speed floor, but this device cannot time {}: {}; allowed: "
+          "a device whose profiling timer works, or --items {}",
+          ctx.rubric.path, speed.size() > 1 ? "items" : "item", Join(speed, ", "),
+          speed.size() > 1 ? "have" : "has", speed.size() > 1 ? "them" : "it",
+          c.message.rfind(prefix, 0) == 0 ? c.message.substr(prefix.size()) : c.message,
+          others.empty() ? "naming items without a speed floor (this rubric has none)"
+                         : Join(others, ",") + " (the items without a speed floor)"));
+}
+
+// An Oclgrind gate needs oclgrind on PATH (the GPU machines often have none): a usage error
+// before any hand-in, naming the items that have one, as for speed floors on an untimed device.
+void CheckOclgrindGates(const Context& ctx) {
+  std::vector<std::string> gated, others;
+  for (const auto& it : ctx.rubric.items)
+    (it.oclgrind != GateMode::Off ? gated : others).push_back(it.id);
+  if (gated.empty())
+    return;
+  try {
+    FindOclgrind();
+  } catch (const UsageError&) {
+    throw UsageError(fmt::format(
+        "--rubric '{}': {} {} an Oclgrind gate, but there is no oclgrind on PATH; allowed: "
+        "Oclgrind installed (the Debian package oclgrind, scripts/install-deps.sh), a rubric "
+        "with \"oclgrind\": \"off\", or --items {}",
+        ctx.rubric.path, gated.size() > 1 ? "items " + Join(gated, ", ") : "item " + gated[0],
+        gated.size() > 1 ? "have" : "has",
+        others.empty() ? "naming items without one (this rubric has none)"
+                       : Join(others, ",") + " (the items without one)"));
+  }
+}
+
+}  // namespace rsb::grade

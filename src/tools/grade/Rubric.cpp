@@ -2,6 +2,7 @@
 
 #include "cli/Cli.h"
 #include "cli/CliChecks.h"
+#include "engine/Result.h"
 #include "platform/Errors.h"
 #include "platform/Sizes.h"
 #include "tasks/Tasks.h"
@@ -22,15 +23,20 @@ using nlohmann::json;
 namespace rsb::grade {
 
 std::string SizeText(const Extent& e) {
-  return e.height ? fmt::format("{}x{}", e.n / e.height, e.height) : std::to_string(e.n);
+  return rsb::SizeText(e.n, e.height);
 }
 
+// The runner's label (CaseLabel) of the case, without its "task/variant " (the item says those).
 std::string CaseSpec::Label() const {
-  std::string s = fmt::format("{} {} {}n={}", ToString(type), ToString(op),
-                              kind ? ToString(*kind) + " " : "", SizeText(size));
-  for (const auto& [name, value] : params)
-    s += fmt::format(" {}={}", name, value);
-  return s;
+  Result r;
+  r.type = type;
+  r.op = op;
+  r.scanKind = kind;
+  r.n = size.n;
+  r.height = size.height;
+  r.params = params;
+  const std::string full = CaseLabel(r);  // "/ uint sum n=..." for an empty task and variant
+  return full.substr(full.find(' ') + 1);
 }
 
 std::vector<CaseSpec> Expand(const CaseGroup& g) {

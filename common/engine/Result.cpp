@@ -190,16 +190,20 @@ nlohmann::json MeasuredJson(const Result& r) {
 
 }  // namespace
 
+nlohmann::json CaseJson(const Result& r) {
+  return {{"task", r.task},
+          {"variant", r.variant},
+          {"type", ToString(r.type)},
+          {"op", ToString(r.op)},
+          {"n", r.n},
+          {"width", r.height ? r.n / r.height : r.n},
+          {"height", r.height ? r.height : 1},
+          {"local_size", r.localSize}};
+}
+
 nlohmann::json ResultToJson(const Result& r) {
-  nlohmann::json o = {
-      {"task", r.task},
-      {"variant", r.variant},
-      {"type", ToString(r.type)},
-      {"op", ToString(r.op)},
-      {"n", r.n},
-      {"width", r.height ? r.n / r.height : r.n},
-      {"height", r.height ? r.height : 1},
-      {"local_size", r.localSize},
+  nlohmann::json o = CaseJson(r);
+  o.update({
       {"status", ToString(r.status)},
       {"message", r.message},
       {"iterations", r.iterations},
@@ -224,7 +228,7 @@ nlohmann::json ResultToJson(const Result& r) {
       {"settings", SettingsJson(r.settings)},
       {"kernel_options", r.kernelOptions},
       {"oclgrind", r.oclgrind ? OclgrindJson(*r.oclgrind) : nullptr},  // null: not under Oclgrind
-  };
+  });
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
   if (r.height)

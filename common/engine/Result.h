@@ -87,6 +87,9 @@ std::string SizeText(size_t n, size_t height);
 // A result as one JSON object of a results file's "results" and back (ResultFromJson throws
 // nlohmann::json's exceptions for a missing or mistyped field).
 nlohmann::json ResultToJson(const Result& r);
+// The case's identity as JSON (task, variant, type, op, n, width, height, local_size): the keys
+// a result and an explained case share.
+nlohmann::json CaseJson(const Result& r);
 Result ResultFromJson(const nlohmann::json& j);
 
 }  // namespace rsb

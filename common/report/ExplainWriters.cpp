@@ -54,24 +54,14 @@ std::vector<std::string> ExplainCells(const Explanation& e, bool params) {
   const Result& r = e.c;
   const bool ok = e.Explained();
   auto num = [&](uint64_t v) { return ok ? std::to_string(v) : std::string("-"); };
-  return {r.task,
-          r.variant,
-          ToString(r.type),
-          ToString(r.op),
-          KindOrDash(r),
-          SizeText(r.n, r.height),
-          r.localSize ? std::to_string(r.localSize) : "-",
-          num(r.cost.launches),
-          num(r.cost.steps),
-          num(r.cost.ops),
-          ok ? fmt::format("{:.2f}", e.workRatio) : "-",
-          num(r.cost.workItems),
-          num(e.Cost()),
-          ok ? fmt::format("{:.2f}", e.costRatio) : "-",
-          ok ? Verdict(e.workOptimal) : "skipped",
-          ok ? Verdict(e.costOptimal) : "-",
-          num(r.cost.BytesMoved()),
-          params ? ParamsText(r) : ""};
+  std::vector<std::string> cells = CaseCells(r);
+  cells.insert(
+      cells.end(),
+      {num(r.cost.launches), num(r.cost.steps), num(r.cost.ops),
+       ok ? fmt::format("{:.2f}", e.workRatio) : "-", num(r.cost.workItems), num(e.Cost()),
+       ok ? fmt::format("{:.2f}", e.costRatio) : "-", ok ? Verdict(e.workOptimal) : "skipped",
+       ok ? Verdict(e.costOptimal) : "-", num(r.cost.BytesMoved()), params ? ParamsText(r) : ""});
+  return cells;
 }
 
 std::vector<Explanation> ExplanationsOn(const RunInfo& info, const std::vector<Explanation>& all,
@@ -203,19 +193,12 @@ namespace {
 nlohmann::json ExplainCaseJson(const RunInfo& info, const Explanation& e) {
   auto verdict = [](const std::optional<bool>& v) { return v ? nlohmann::json(*v) : nullptr; };
   const Result& r = e.c;
-  nlohmann::json o = {{"task", r.task},
-                      {"variant", r.variant},
-                      {"type", ToString(r.type)},
-                      {"op", ToString(r.op)},
-                      {"n", r.n},
-                      {"width", r.height ? r.n / r.height : r.n},
-                      {"height", r.height ? r.height : 1},
-                      {"local_size", r.localSize},
-                      {"code_path", r.codePath},
-                      {"tuning", r.tuning},
-                      {"params", r.params},
-                      {"status", e.Explained() ? "explained" : "skipped"},
-                      {"message", r.message}};
+  nlohmann::json o = CaseJson(r);
+  o.update({{"code_path", r.codePath},
+            {"tuning", r.tuning},
+            {"params", r.params},
+            {"status", e.Explained() ? "explained" : "skipped"},
+            {"message", r.message}});
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
   if (r.height)

@@ -148,6 +148,16 @@ const std::vector<std::string> kColumns = {"task",    "variant", "type",   "op",
                                            "n",       "local",   "status", "median ms", "+-ci",
                                            "Gelem/s", "GB/s",    "util",   "launches"};
 
+std::vector<std::string> CaseCells(const Result& r) {
+  return {r.task,
+          r.variant,
+          ToString(r.type),
+          ToString(r.op),
+          KindOrDash(r),
+          SizeText(r.n, r.height),
+          r.localSize ? std::to_string(r.localSize) : "-"};
+}
+
 // "512%?": a utilisation and its mark (c: fits in the cache; ?: suspect, SetUtilisation).
 std::string UtilText(double util, const char* mark) {
   return fmt::format("{:.0f}%{}", 100 * util, mark);
@@ -163,21 +173,17 @@ std::vector<std::string> Cells(const Result& r, bool params) {
                r.timeMs.median
          : 0;
   const char* mark = r.fitsInCache ? "c" : r.utilisationSuspect.empty() ? "" : "?";
-  return {r.task,
-          r.variant,
-          ToString(r.type),
-          ToString(r.op),
-          KindOrDash(r),
-          SizeText(r.n, r.height),
-          r.localSize ? std::to_string(r.localSize) : "-",
-          ToString(r.status),
-          timed ? fmt::format("{:.4f}{}", r.timeMs.median, r.ciMet ? "" : "*") : "-",
-          ci ? fmt::format("{:.1f}%", 100 * halfWidth) : "-",
-          timed ? fmt::format("{:.2f}", r.gelemS) : "-",
-          timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
-          timed && r.utilisation > 0 ? UtilText(r.utilisation, mark) : "-",
-          r.cost.launches ? fmt::format("{}", r.cost.launches) : "-",
-          params ? ParamsText(r) : ""};
+  std::vector<std::string> cells = CaseCells(r);
+  cells.insert(
+      cells.end(),
+      {ToString(r.status),
+       timed ? fmt::format("{:.4f}{}", r.timeMs.median, r.ciMet ? "" : "*") : "-",
+       ci ? fmt::format("{:.1f}%", 100 * halfWidth) : "-",
+       timed ? fmt::format("{:.2f}", r.gelemS) : "-",
+       timed ? fmt::format("{:.1f}", r.gbytesS) : "-",
+       timed && r.utilisation > 0 ? UtilText(r.utilisation, mark) : "-",
+       r.cost.launches ? fmt::format("{}", r.cost.launches) : "-", params ? ParamsText(r) : ""});
+  return cells;
 }
 
 // kColumns, and "params" where a result has task parameters.

@@ -48,6 +48,9 @@ std::string DeviceLine(const RunInfo& info, size_t index);
 extern const std::vector<std::string> kColumns;
 // kColumns, and "params" where a result has task parameters.
 std::vector<std::string> Columns(bool params);
+// The case's identity cells (task, variant, type, op, kind, n, local), the first columns of the
+// table of results and of the table of explained cases alike.
+std::vector<std::string> CaseCells(const Result& r);
 std::vector<std::string> Cells(const Result& r, bool params);
 // "512%?": a utilisation and its mark (c: fits in the cache; ?: suspect, SetUtilisation).
 std::string UtilText(double util, const char* mark);

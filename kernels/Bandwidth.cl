@@ -1,7 +1,7 @@
-// The memory ceilings a variant's GB/s is measured against (common/engine/Runner.h, MeasureCeilings):
-// a read-only, a write-only and a copy stream over buffers well past the last-level cache,
-// shaped as the fastest variants are, so that a ceiling is what the device can reach with that
-// traffic:
+// The memory ceilings a variant's GB/s is measured against (common/engine/Runner.h,
+// MeasureCeilings): a read-only, a write-only and a copy stream over buffers well past the
+// last-level cache, shaped as the fastest variants are, so that a ceiling is what the device can
+// reach with that traffic:
 //   GPU (default): 16-byte elements, grid-stride (each step of the grid reads one contiguous,
 //                  coalesced stretch), UNROLL independent accesses in flight per work-item
 //                  (as the single-pass reduction has), enough work-items to fill every unit;

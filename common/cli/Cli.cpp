@@ -481,11 +481,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   AddIsolationOptions(app, o);
   if (const std::string empty = cli::EmptyListItem(app, argc, argv); !empty.empty())
     throw UsageError(empty);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
+  cli::Parse(app, argc, argv);
   if (raw.help || raw.version) {
     o.help = true;
     o.helpText = raw.help ? app.help() : VersionLine() + "\n";

@@ -2,6 +2,7 @@
 // allowed: ...". Free of OpenCL, so the bench references (CUDA, Boost.Compute) use them too.
 #pragma once
 
+#include "platform/Errors.h"
 #include "platform/Sizes.h"
 
 #include <CLI/CLI.hpp>
@@ -127,6 +128,19 @@ inline CLI::Validator SizeTransform() {
         return std::string();
       },
       "");
+}
+
+// Parses the command line into `app`: a CLI11 parse error is a UsageError (exit 2) with its
+// message, except where `help` reads true by then (--help with the required arguments missing
+// still helps).
+template <class Argv>
+void Parse(CLI::App& app, int argc, Argv argv, const bool* help = nullptr) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (!help || !*help)
+      throw UsageError(e.what());
+  }
 }
 
 }  // namespace rsb::cli

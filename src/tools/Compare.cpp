@@ -432,12 +432,7 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
   std::string format = "table";
   app.add_option("--format", format, "table, csv, json or markdown (default table)")
       ->check(cli::OneOf({"table", "csv", "json", "markdown"}, false));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (!help)  // --help with the required arguments missing still helps
-      throw UsageError(e.what());
-  }
+  cli::Parse(app, argc, argv, &help);
   if (help) {
     std::cout << app.help();
     return o;

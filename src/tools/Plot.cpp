@@ -62,12 +62,7 @@ PlotOptions ParsePlotOptions(int argc, char** argv, bool& help) {
       ->check(cli::Allowed("a file name ending in .png or .svg", PlotFileName));
   app.add_option("--title", o.title, "A title over the figure");
   app.add_flag("--quiet,-q", o.quiet, "Do not say where the figure went");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    if (!help)  // --help with the required arguments missing still helps
-      throw UsageError(e.what());
-  }
+  cli::Parse(app, argc, argv, &help);
   if (help)
     std::cout << app.help();
   return o;

@@ -274,11 +274,7 @@ int MergeAll(int argc, char** argv) {
       ->check(cli::Allowed("an existing folder (a `grade --shard` run's --output-dir)",
                            [](const std::string& v) { return fs::is_directory(v); }));
   app.add_option("--output-dir", out, "Folder of the merged output (default grades)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
+  cli::Parse(app, argc, argv);
   if (help) {
     std::cout << app.help();
     return kExitOk;

@@ -153,11 +153,7 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   AddInputOptions(app, o, help);
   std::string items, shard;
   AddClassOptions(app, o, items, shard);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
-    throw UsageError(e.what());
-  }
+  cli::Parse(app, argc, argv);
   if (help) {
     std::cout << app.help();
     return o;

@@ -12,15 +12,18 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <regex>
 #include <sstream>
+#include <thread>
 #include <tuple>
 
 #ifndef RSB_SOURCE_KERNEL_DIR
@@ -148,7 +151,36 @@ PROBE(RsbLocalProbe1K, 256)
 PROBE(RsbLocalProbe2K, 512)
 )CL";
 
-// Measured once per device and process (a context and a build each).
+// A context on the device. Right after a kernel of another context faulted (an out-of-bounds
+// write), NVIDIA's driver refuses new contexts for a while (clCreateContext: -9999, seen on the
+// H100): tried again for up to 10 s before the error is given up.
+cl::Context NewContext(const cl::Device& device) {
+  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  for (;;) {
+    try {
+      return cl::Context(device);
+    } catch (const cl::Error&) {
+      if (std::chrono::steady_clock::now() > giveUp)
+        throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(250));
+    }
+  }
+}
+
+struct DeviceContexts {
+  std::mutex mu;
+  std::map<cl_device_id, cl::Context> byDevice;
+};
+
+// Never destroyed: a context released by a static destructor at exit may reach a platform that
+// is already gone (under Oclgrind: "corrupted double-linked list", exit status 134). The process's
+// end frees it.
+DeviceContexts& Contexts() {
+  static DeviceContexts* c = new DeviceContexts;
+  return *c;
+}
+
+// Measured once per device and process (a build each, in the device's context).
 std::pair<unsigned, unsigned long long> ProbeLocalMemory(const cl::Device& d) {
   static std::mutex mutex;
   static std::map<cl_device_id, std::pair<unsigned, unsigned long long>> known;
@@ -158,8 +190,7 @@ std::pair<unsigned, unsigned long long> ProbeLocalMemory(const cl::Device& d) {
     return it->second;
   std::pair<unsigned, unsigned long long> accounting = {1, 0};
   try {
-    cl::Context context(d);
-    cl::Program program(context, kLocalMemProbe);
+    cl::Program program(DeviceContext(d), kLocalMemProbe);
     program.build({d});
     const auto bytes = [&](const char* name) {
       return cl::Kernel(program, name).getWorkGroupInfo<CL_KERNEL_LOCAL_MEM_SIZE>(d);
@@ -176,6 +207,21 @@ std::pair<unsigned, unsigned long long> ProbeLocalMemory(const cl::Device& d) {
 }
 
 }  // namespace
+
+cl::Context DeviceContext(const cl::Device& device) {
+  DeviceContexts& c = Contexts();
+  std::lock_guard l(c.mu);
+  const auto at = c.byDevice.find(device());
+  if (at != c.byDevice.end())
+    return at->second;
+  return c.byDevice.insert({device(), NewContext(device)}).first->second;
+}
+
+void DropDeviceContext(const cl::Device& device) {
+  DeviceContexts& c = Contexts();
+  std::lock_guard l(c.mu);
+  c.byDevice.erase(device());
+}
 
 unsigned long long LocalMemNeeded(const DeviceInfo& device, unsigned long long declared) {
   // A kernel that declares none needs none: the driver's own overhead comes with an array

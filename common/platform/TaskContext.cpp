@@ -4,9 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
-#include <thread>
-
 namespace rsb {
 
 size_t AllowedLocalSize(size_t kernelWorkGroupSize, const std::array<size_t, 3>& compiled,
@@ -56,27 +53,9 @@ cl::Kernel& KernelCache::Get(ProgramCache& programs, const std::string& file,
   return it->second.kernel;
 }
 
-namespace {
-// A context on the device. Right after a kernel of another context faulted (an out-of-bounds
-// write), NVIDIA's driver refuses new contexts for a while (clCreateContext: -9999, seen on the
-// H100): tried again for up to 10 s before the error is given up.
-cl::Context NewContext(const cl::Device& device) {
-  const auto giveUp = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-  for (;;) {
-    try {
-      return cl::Context(device);
-    } catch (const cl::Error&) {
-      if (std::chrono::steady_clock::now() > giveUp)
-        throw;
-      std::this_thread::sleep_for(std::chrono::milliseconds(250));
-    }
-  }
-}
-}  // namespace
-
 TaskContext::TaskContext(const cl::Device& d, const std::string& kernelDir)
     : device(d),
-      context(NewContext(d)),
+      context(DeviceContext(d)),
       queue(context, device, CL_QUEUE_PROFILING_ENABLE),
       info(DescribeDevice(device)),
       programs(context, device, kernelDir),
@@ -89,7 +68,8 @@ void TaskContext::Recreate() {
   kernels = KernelCache();
   programs = ProgramCache(cl::Context(), device, kernelDir);
   context = cl::Context();
-  context = NewContext(device);
+  DropDeviceContext(device);
+  context = DeviceContext(device);
   programs = ProgramCache(context, device, kernelDir);
   queue = cl::CommandQueue(context, device, CL_QUEUE_PROFILING_ENABLE);
 }

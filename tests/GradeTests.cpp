@@ -2,6 +2,8 @@
 // patched to be wrong, to crash, to hang or not to compile) graded through the executable, as an
 // instructor would.
 #include "TestSupport.h"
+#include "platform/Subprocess.h"
+#include "tools/grade/Resident.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -938,7 +940,12 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
     items[n] = Report(n)["items"];
   // In parallel; then with only the timed loops alone (a device lock shared by the children,
   // the suite's own speed rounds timed once for the class), as on a GPU.
-  for (const char* how : {"--jobs 3", "--jobs 3 --speed-alone loop"}) {
+  // And with the loop mode's residents (Resident.h) running the hand-ins' kernels too (outside a
+  // sandbox: a sandboxed hand-in's runs stay child processes), cyd's crash among them.
+  const std::string trace = (root_ / "trace.csv").string();
+  for (const std::string how :
+       {std::string("--jobs 3"), std::string("--jobs 3 --speed-alone loop"),
+        "--jobs 3 --speed-alone loop --sandbox none --resident-runs on --trace '" + trace + "'"}) {
     fs::remove_all(root_ / "out");
     const CommandResult r = RunGrade(handins, how);
     ASSERT_EQ(r.status, 0) << how << "\n" << r.err;
@@ -969,12 +976,70 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
     if (std::string(how).find("loop") != std::string::npos)
       EXPECT_EQ(references.size(), 1u) << "the suite's rounds are timed once for the class";
   }
+  // --trace: a line per child run; the residents ran the hand-ins' lists, timed runs and cyd's
+  // cases one by one (its crash among them).
+  const std::string runs = ReadFile(trace);
+  EXPECT_EQ(runs.rfind("start_s,seconds,code,run,where,status\n", 0), 0u) << runs;
+  for (const char* line : {",list,resident,0", ",timed,resident,0", ",check,resident,crashed"})
+    EXPECT_NE(runs.find(line), std::string::npos) << line << "\n" << runs;
   // The crash is that case's alone (the isolated run decides what the fast run could not).
   const json crashed = Item(Report("cyd"), "scan-naive");
   for (const auto& c : crashed["cases"])
     EXPECT_EQ(c["status"],
               c["case"].get<std::string>().find("n=257") != std::string::npos ? "error" : "passed")
         << crashed.dump(2);
+}
+
+// A resident child run (Resident.h) answers every run as a child process of the same command
+// line would: results, exit status, stderr, a crash's signal, a hang's timeout; after a crash, a
+// hang or an error it is replaced, otherwise it serves the next run in the same process.
+TEST_F(Grade, ResidentRunsAnswerAsChildProcessesWould) {
+  const std::string good = HandIn("good"), crash = HandIn("crash"), hang = HandIn("hang");
+  Patch(ScanCl(crash), "  dst[i] = v;\n  // SOLUTION END",
+        "  dst[i + (n == 257 ? (1u << 31) : 0u)] = v;\n  // SOLUTION END");
+  PatchEndlessLoop(hang, "n == 257");
+  const std::string out = (root_ / "r.json").string();
+  const auto args = [&](const std::string& h) {
+    return std::vector<std::string>{
+        RSB_BINARY, "--kernels", h + "/kernels", "--task",   "scan", "--variant", "naive", "--size",
+        "1,257",    "--check",   "--no-isolate", "--format", "json", "--output",  out,     "-q"};
+  };
+  fs::create_directories(root_ / "residents");
+  grade::Residents residents({RSB_BINARY, "serve"}, (root_ / "residents").string());
+  for (int run = 0; run < 2; ++run) {
+    fs::remove(out);
+    const ProcessResult r = residents.Run(args(good), 60, root_.string());
+    EXPECT_TRUE(r.started);
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_FALSE(r.timedOut);
+    const json j = json::parse(ReadFile(out));
+    ASSERT_EQ(j["results"].size(), 2u) << j.dump(2);
+    for (const auto& c : j["results"])
+      EXPECT_EQ(c["status"], "passed") << c.dump(2);
+    EXPECT_EQ(residents.Started(), 1u) << "the second run is served by the same process";
+  }
+  const std::vector<std::string> bad = {RSB_BINARY, "--task", "bogus"};
+  struct Case {
+    std::vector<std::string> argv;
+    double timeoutS;
+  };
+  for (const Case& c : {Case{args(crash), 60}, Case{args(hang), 3}, Case{bad, 60}}) {
+    const size_t before = residents.Started();
+    const ProcessResult child = RunProcess(c.argv, c.timeoutS, root_.string());
+    const ProcessResult r = residents.Run(c.argv, c.timeoutS, root_.string());
+    const std::string what = child.err + " | " + r.err;
+    EXPECT_TRUE(r.started);
+    EXPECT_EQ(r.timedOut, child.timedOut) << what;
+    EXPECT_EQ(r.signal, child.signal) << what;
+    EXPECT_EQ(r.exitCode, child.exitCode) << what;
+    if (c.argv == bad)
+      EXPECT_EQ(r.err, child.err);
+    EXPECT_TRUE(child.timedOut || child.signal || child.exitCode == 2) << what;
+    fs::remove(out);
+    const ProcessResult next = residents.Run(args(good), 60, root_.string());
+    EXPECT_EQ(next.exitCode, 0) << next.err;
+    EXPECT_EQ(residents.Started(), before + 1) << "a fresh resident after " << what;
+  }
 }
 
 TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {

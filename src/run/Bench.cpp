@@ -28,6 +28,7 @@
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <new>
 #include <optional>
 
 #include <sys/prctl.h>
@@ -396,6 +397,27 @@ int RunBenchmark(int argc, char** argv) {
   if (o.explain)
     return ExplainCases(o, tasks, s.problems, s.devices, s.profiles, info, output);
   return RunAll(o, tasks, s, info, output, std::vector<std::string>(argv, argv + argc));
+}
+
+int RunCommand(int argc, char** argv) {
+  try {
+    return RunBenchmark(argc, argv);
+  } catch (const UsageError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitUsage;
+  } catch (const DeviceError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitDevice;
+  } catch (const cl::Error& e) {
+    std::cerr << "error: OpenCL call " << e.what() << " failed: " << ClErrorName(e.err()) << "\n";
+    return kExitDevice;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "error: out of host memory\n";
+    return kExitDevice;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return kExitDevice;
+  }
 }
 
 }  // namespace rsb

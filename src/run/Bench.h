@@ -10,4 +10,8 @@ namespace rsb {
 // cl::Error for main to report.
 int RunBenchmark(int argc, char** argv);
 
+// RunBenchmark with what escapes it reported on stderr ("error: ...") as its exit status: 2 for a
+// UsageError, 3 for any other (main's, and each run of a resident child run, Serve.h).
+int RunCommand(int argc, char** argv);
+
 }  // namespace rsb

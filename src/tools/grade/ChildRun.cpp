@@ -1,11 +1,16 @@
 #include "tools/grade/ChildRun.h"
 
+#include "platform/Errors.h"
 #include "platform/Subprocess.h"
+#include "tools/grade/Resident.h"
 #include "tools/grade/Text.h"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -132,12 +137,85 @@ bool Matches(const json& res, const ListedCase& c) {
 
 // Runs the child and gives every expected case an outcome: its result (each result matched to
 // one case, the first in order it fits), or what ended the run.
-GroupRun Collect(const Code& code, std::vector<std::string> args, const std::string& dir,
-                 const std::string& output, const std::vector<ListedCase>& expected,
-                 double timeoutS) {
+// What a child run ran, for --trace.
+std::string TraceKind(const std::vector<std::string>& args) {
+  const auto has = [&](const char* a) {
+    return std::find(args.begin(), args.end(), a) != args.end();
+  };
+  return has("--cases")        ? "list"
+         : has("--oclgrind")   ? "oclgrind"
+         : has("--iterations") ? "timed"
+         : has("--no-isolate") ? "check"
+                               : "isolated";
+}
+
+std::string TraceStatus(const ProcessResult& p) {
+  return !p.started      ? "not started"
+         : p.interrupted ? "interrupted"
+         : p.timedOut    ? "timeout"
+         : p.signal      ? "crashed"
+                         : std::to_string(p.exitCode);
+}
+
+// A resident may run the code's runs in one process (Resident.h): the suite's own binary, started
+// with at most settings of the environment (`env VAR=VALUE...`: a kernel cache of its own, which
+// a resident's own cache replaces; a sandbox's runs stay processes).
+bool ResidentMayRun(const ChildSettings& s, const Code& code) {
+  if (!s.residents || code.binary != s.residentBinary)
+    return false;
+  const std::vector<std::string>& w = code.wrapper;
+  if (!w.empty() && w.front() != "/usr/bin/env")
+    return false;
+  for (size_t i = 1; i < w.size(); ++i)
+    if (w[i].find('=') == std::string::npos || w[i].front() == '-')
+      return false;
+  return true;
+}
+
+// The command line without its wrapper where a resident may run it.
+std::optional<std::vector<std::string>> ResidentArgs(const ChildSettings& s, const Code& code,
+                                                     const std::vector<std::string>& args) {
+  if (!ResidentMayRun(s, code))
+    return std::nullopt;
+  return std::vector<std::string>(args.begin() + std::ptrdiff_t(code.wrapper.size()), args.end());
+}
+
+// How an outcome of a whole run is worded: as a child run's (RunVerdict), or, for a case run
+// alone in a resident (RunCasesInResidents), as an isolated run words its worker's end
+// (common/engine/Worker.cpp), so that either way a case gets the same report.
+struct Wording {
+  bool asWorker = false;
+  double limitS = 0;  // the deadline named in a timeout's message (0: the run's own)
+};
+
+// What ended a case's resident, as Worker.cpp's WorkerProcess::Finish says it.
+std::string WorkerEnd(const ProcessResult& p) {
+  std::string how = p.signal ? fmt::format("the worker process was killed by signal {} (SIG{}, {})",
+                                           p.signal, sigabbrev_np(p.signal), strsignal(p.signal))
+                             : fmt::format("the worker process exited with status {}", p.exitCode);
+  std::string tail = p.err;
+  while (!tail.empty() && (tail.back() == '\n' || tail.back() == ' '))
+    tail.pop_back();
+  if (tail.size() > 1500)
+    tail = "..." + tail.substr(tail.size() - 1500);
+  std::replace(tail.begin(), tail.end(), '\n', ' ');
+  return tail.empty() ? how : how + "; it said: " + tail;
+}
+
+GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::string> args,
+                 const std::string& dir, const std::string& output,
+                 const std::vector<ListedCase>& expected, double timeoutS, bool oneProcess,
+                 const Wording& wording = {}) {
   std::error_code ec;
   fs::remove(output, ec);
-  ProcessResult p = RunProcess(args, timeoutS, dir);
+  const auto resident = oneProcess ? ResidentArgs(s, code, args) : std::nullopt;
+  const double started = s.trace ? s.trace->Now() : 0;
+  ProcessResult p =
+      resident ? s.residents->Run(*resident, timeoutS, dir) : RunProcess(args, timeoutS, dir);
+  if (s.trace)
+    s.trace->Add(started, p.seconds,
+                 code.workDir.empty() ? "suite" : fs::path(dir).filename().string(),
+                 TraceKind(args), resident.has_value(), TraceStatus(p));
   // A sandbox (bwrap) ends with 128 + the signal that ended the child.
   if (!code.wrapper.empty() && code.wrapper.front().find("bwrap") != std::string::npos &&
       !p.signal && p.exitCode > 128 && p.exitCode < 128 + 65) {
@@ -146,9 +224,14 @@ GroupRun Collect(const Code& code, std::vector<std::string> args, const std::str
   }
   std::optional<json> j = ReadResults(output);
   fs::remove(output, ec);
-  auto [runStatus, runMessage] = RunVerdict(p, j.has_value(), timeoutS);
+  auto [runStatus, runMessage] =
+      RunVerdict(p, j.has_value(), wording.limitS > 0 ? wording.limitS : timeoutS);
   if (runStatus == "error")
     j.reset();  // the results of a run that crashed or refused its input are not trusted
+  const bool workerEnded = wording.asWorker && runStatus == "error" && p.started &&
+                           !p.interrupted && (p.signal || p.exitCode != 2);
+  if (workerEnded)
+    runMessage = WorkerEnd(p);
   const std::string root = fs::path(code.kernels).parent_path().string();
   runMessage = ShortenPaths(runMessage, root);
   GroupRun run;
@@ -163,7 +246,7 @@ GroupRun Collect(const Code& code, std::vector<std::string> args, const std::str
     c.label = e.spec.Label() + (e.localSize == "auto" ? "" : " L=" + e.localSize);
     c.status = runStatus.empty() ? "error" : runStatus;
     c.message = runStatus.empty() ? "no result for this case" : runMessage;
-    c.wholeRun = !runStatus.empty();
+    c.wholeRun = !runStatus.empty() && !workerEnded;
     for (size_t r = 0; r < results.size(); ++r) {
       const json& res = results[r];
       if (used[r] || !Matches(res, e))
@@ -195,16 +278,98 @@ std::string OutputFile(const std::string& dir, const char* stem) {
 
 }  // namespace
 
+RunTrace::RunTrace(const std::string& path) : out_(path), begin_(std::chrono::steady_clock::now()) {
+  if (!out_)
+    throw UsageError("--trace: cannot write '" + path + "'");
+  out_ << "start_s,seconds,code,run,where,status\n" << std::flush;
+}
+
+double RunTrace::Now() const {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - begin_).count();
+}
+
+void RunTrace::Add(double startS, double seconds, const std::string& code, const std::string& run,
+                   bool resident, const std::string& status) {
+  std::lock_guard l(mu_);
+  out_ << fmt::format("{:.3f},{:.3f},{},{},{},{}\n", startS, seconds, code, run,
+                      resident ? "resident" : "process", status)
+       << std::flush;
+}
+
+namespace {
+
+// The one-case group of spec.
+CaseGroup OneCase(const CaseGroup& g, const CaseSpec& spec) {
+  CaseGroup one = g;
+  one.sizes = {spec.size};
+  one.types = {spec.type};
+  one.ops = {spec.op};
+  one.kinds.clear();
+  if (spec.kind)
+    one.kinds = {*spec.kind};
+  one.params.clear();
+  for (const auto& [name, value] : spec.params)
+    one.params[name] = {value};
+  return one;
+}
+
+// An isolated run (a case per process) where residents run the code: each case a run of its own
+// in a resident, so that a crash, an OpenCL error or a hang stays that case's (its resident is
+// replaced) as in a worker process of its own (Worker.h), without a new context per case. One
+// deadline for the group, as for its child run: a case that reaches it is `timeout`, and so is
+// every case after it.
+GroupRun RunCasesInResidents(const ChildSettings& s, const Code& code, const Item& it,
+                             const CaseGroup& g, const std::string& localSize, double timeoutS) {
+  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const auto begin = std::chrono::steady_clock::now();
+  GroupRun all;
+  json results = json::array();
+  for (const CaseSpec& spec : Expand(g)) {
+    const ListedCase one{&it, spec, localSize};
+    const double left =
+        timeoutS - std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
+    if (all.timedOut || left <= 0 || Interrupted()) {
+      CaseOutcome c;
+      c.label = spec.Label() + (localSize == "auto" ? "" : " L=" + localSize);
+      c.status = Interrupted() ? "error" : "timeout";
+      c.message = Interrupted() ? "interrupted"
+                                : fmt::format("no answer within {:.3g} s (killed)", timeoutS);
+      c.wholeRun = true;
+      all.timedOut = all.timedOut || !Interrupted();
+      all.cases.push_back(std::move(c));
+      continue;
+    }
+    const std::string output = OutputFile(dir, "run");
+    GroupRun r = Collect(s, code,
+                         ChildArgs(s, code, it, OneCase(g, spec), localSize, RunKind::Check,
+                                   Isolation::Shared, output),
+                         dir, output, {one}, left, /*oneProcess=*/true, {true, timeoutS});
+    all.seconds += r.seconds;
+    all.timedOut = all.timedOut || r.timedOut;
+    if (r.results)
+      for (const auto& res : (*r.results)["results"])
+        results.push_back(res);
+    all.cases.push_back(std::move(r.cases.front()));
+  }
+  all.results = json{{"results", results}};
+  return all;
+}
+
+}  // namespace
+
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
                   const std::string& localSize, RunKind kind, double timeoutS,
                   Isolation isolation) {
+  if (isolation == Isolation::PerCase && kind == RunKind::Check && ResidentMayRun(s, code))
+    return RunCasesInResidents(s, code, it, g, localSize, timeoutS);
   const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
   const std::string output = OutputFile(dir, "run");
   std::vector<ListedCase> expected;
   for (const CaseSpec& spec : Expand(g))
     expected.push_back({&it, spec, localSize});
-  return Collect(code, ChildArgs(s, code, it, g, localSize, kind, isolation, output), dir, output,
-                 expected, timeoutS);
+  return Collect(s, code, ChildArgs(s, code, it, g, localSize, kind, isolation, output), dir,
+                 output, expected, timeoutS,
+                 isolation == Isolation::Shared && kind != RunKind::Oclgrind);
 }
 
 GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector<ListedCase>& cases,
@@ -234,7 +399,7 @@ GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector
                      "--no-isolate", "--validate-runs", std::to_string(validateRuns)});
   AddRunArgs(s, a, output);
   AddDeviceArgs(s, a);
-  GroupRun run = Collect(code, a, dir, output, cases, timeoutS);
+  GroupRun run = Collect(s, code, a, dir, output, cases, timeoutS, /*oneProcess=*/true);
   std::error_code ec;
   fs::remove(file, ec);
   return run;

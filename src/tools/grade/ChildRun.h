@@ -8,11 +8,33 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <fstream>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace rsb::grade {
+
+class Residents;
+
+// --trace FILE: a CSV line per child run, written as each ends: start (seconds since the trace
+// began), seconds, code (the hand-in's work folder name, or "suite"), run (list, timed, check,
+// isolated, oclgrind), where (resident or process), status (the exit status, or crashed,
+// timeout, interrupted, not started).
+class RunTrace {
+ public:
+  explicit RunTrace(const std::string& path);  // throws UsageError if it cannot be written
+  void Add(double startS, double seconds, const std::string& code, const std::string& run,
+           bool resident, const std::string& status);
+  double Now() const;
+
+ private:
+  std::mutex mu_;
+  std::ofstream out_;
+  std::chrono::steady_clock::time_point begin_;
+};
 
 // What every child run of a grading run shares.
 struct ChildSettings {
@@ -22,6 +44,11 @@ struct ChildSettings {
   // --device-lock for every child that uses the device (a GPU's: only timed loops have it alone,
   // DeviceLock.h); empty: the grader's own turns decide (a CPU device, where builds compete).
   std::string deviceLock;
+  // --resident-runs: where runs in one process of the suite's own binary go (Resident.h); null:
+  // every run is a child process.
+  Residents* residents = nullptr;
+  std::string residentBinary;  // the binary the residents run (the suite's)
+  RunTrace* trace = nullptr;   // --trace (null: none)
 };
 
 // The code a child run runs: a binary and a kernels folder, started through `wrapper` (a

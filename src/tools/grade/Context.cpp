@@ -17,9 +17,9 @@ namespace {
 
 // The suite's own code failing (a hand-out's stubs, a broken build) is said once per item, not
 // hidden: the item's time limit is then --timeout, and its speed and work gates have no
-// reference. The caller holds ctx.mu.
+// reference. The caller holds ctx.mu. Not said of a run cut short by an interrupt.
 void WarnReference(Context& ctx, const Item& it, const char* what, const std::string& bad) {
-  if (ctx.warned.insert(it.id).second)
+  if (!Interrupted() && ctx.warned.insert(it.id).second)  // (an interrupted run is no fault)
     std::cerr << fmt::format(
         "warning: item '{}': the suite's own code does not pass {} ({}): is this binary built "
         "from the hand-out?\n",

@@ -95,7 +95,8 @@ struct Context {
   Code suite;          // the suite's own binary and kernels: the reference
   std::string kitDir;  // the hand-in kit, where a hand-in brings host code
   DeviceTurns turns;
-  std::mutex mu;  // guards what follows (hand-ins are graded on --jobs threads)
+  std::mutex referenceSpeedMu;  // held while the suite's rounds are timed once for the class
+  std::mutex mu;                // guards what follows (hand-ins are graded on --jobs threads)
   // Per child run (item, case group, local size, kind, isolation): the suite's own wall time.
   std::map<std::string, double> referenceSeconds;
   std::map<std::string, std::optional<json>> referenceOclgrind;  // per item: the suite's counts

@@ -13,6 +13,7 @@
 #include "tools/grade/Lists.h"
 #include "tools/grade/Options.h"
 #include "tools/grade/Report.h"
+#include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
 #include "tools/grade/Sandbox.h"
 #include "tools/grade/Scoring.h"
@@ -30,6 +31,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -46,10 +48,13 @@ using namespace grade;
 // ---------------------------------------------------------------------------------------------
 // Grading
 
-// Hand-ins graded at once on a GPU by default: each child is a process with an OpenCL context of
-// its own, and a GPU time-slices between contexts; on the H100 4 at a time graded 13 correct
-// hand-ins a minute, 16 at a time 8 (docs/BENCHMARKS.md).
-constexpr size_t kGpuJobs = 4;
+// Hand-ins graded at once on a GPU by default. Where each child run is a process with an OpenCL
+// context of its own, 4: NVIDIA's driver starts processes' contexts one at a time (about 0.4 s a
+// process, machine-wide), and on the H100 4 at a time graded 13 correct hand-ins a minute, 16 at a
+// time 8. Where residents run the hand-ins' code (--resident-runs, --sandbox none), up to 16: 96
+// kernel-only hand-ins of the shipped rubric in 85 s on the H100's 16 cores (docs/BENCHMARKS.md,
+// "Grading a class").
+constexpr size_t kGpuJobs = 4, kGpuResidentJobs = 16;
 
 // A temporary folder removed on every way out of the scope.
 class TempDir {
@@ -376,11 +381,10 @@ void ListClass(const Context& ctx, ClassProgress& cls) {
 bool SetUpDevice(Context& ctx, const char* argv0) {
   const bool cpuDevice =
       SelectDevice(ctx.opt.platform, ctx.opt.device).getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
-  // --jobs' default: the cores on a CPU device; on a GPU at most kGpuJobs (its processes' contexts
-  // take turns on it: docs/BENCHMARKS.md, grading a class at scale).
-  if (ctx.opt.jobs == 0)
-    ctx.opt.jobs = std::max<size_t>(
-        1, std::min<size_t>(std::thread::hardware_concurrency(), cpuDevice ? 1024 : kGpuJobs));
+  // --jobs' default: the cores on a CPU device (on a GPU: SetUpChildren, which knows how child
+  // runs start).
+  if (ctx.opt.jobs == 0 && cpuDevice)
+    ctx.opt.jobs = std::max<size_t>(1, std::thread::hardware_concurrency());
   std::error_code ec;
   ctx.suite.binary = fs::canonical("/proc/self/exe", ec).string();
   if (ec)
@@ -389,15 +393,21 @@ bool SetUpDevice(Context& ctx, const char* argv0) {
   return cpuDevice;
 }
 
-// How child runs start: the reference's own kernel cache, and under --speed-alone loop the
-// device lock that the children share.
-void SetUpChildren(Context& ctx, const std::string& work, bool cpuDevice) {
+// How child runs start: the reference's own kernel cache, under --speed-alone loop the device
+// lock that the children share, under --resident-runs the residents, and --trace's file.
+// What the children use that lives as long as the grading run: the residents, the trace.
+struct ChildServices {
+  std::unique_ptr<Residents> residents;
+  std::unique_ptr<RunTrace> trace;
+};
+
+ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevice) {
   const bool loop = ctx.opt.speedAlone == "loop" || (ctx.opt.speedAlone == "auto" && !cpuDevice);
   const std::string refCache = work + "/reference-kernel-cache";
   fs::create_directories(refCache);
   ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache,
                        "CUDA_CACHE_PATH=" + refCache + "/nv"};
-  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work, ""};
+  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work, "", nullptr, ""};
   if (loop && cpuDevice && !ctx.opt.quiet)
     std::cerr << "note: --speed-alone loop on a CPU device: the other children's builds and runs "
                  "load the CPU that is timed, and the suite's own rounds are timed once; speed "
@@ -407,6 +417,26 @@ void SetUpChildren(Context& ctx, const std::string& work, bool cpuDevice) {
     ctx.child.deviceLock = work + "/device-lock/lock";
     const DeviceLock create(ctx.child.deviceLock);  // both files, before any sandboxed child
   }
+  ChildServices services;
+  if (!ctx.opt.trace.empty()) {
+    services.trace = std::make_unique<RunTrace>(ctx.opt.trace);
+    ctx.child.trace = services.trace.get();
+  }
+  const std::string& r = ctx.opt.residentRuns;
+  const bool resident = r == "on" || (r == "auto" && loop);
+  if (ctx.opt.jobs == 0)  // a GPU's default: kGpuJobs
+    ctx.opt.jobs = std::max<size_t>(
+        1, std::min<size_t>(std::thread::hardware_concurrency(),
+                            resident && ctx.opt.sandbox == "none" ? kGpuResidentJobs : kGpuJobs));
+  if (!resident)
+    return services;
+  fs::create_directories(work + "/residents");
+  std::vector<std::string> command = ctx.suite.wrapper;
+  command.insert(command.end(), {ctx.suite.binary, "serve"});
+  services.residents = std::make_unique<Residents>(command, work + "/residents");
+  ctx.child.residents = services.residents.get();
+  ctx.child.residentBinary = ctx.suite.binary;
+  return services;
 }
 
 // The suite's own code on every item, before the first hand-in of this shard.
@@ -454,7 +484,7 @@ int GradeAll(int argc, char** argv) {
   const bool cpuDevice = SetUpDevice(ctx, argv[0]);
   CheckOutputDir(ctx.opt.outputDir);
   const TempDir work;
-  SetUpChildren(ctx, work.Path(), cpuDevice);
+  const ChildServices children = SetUpChildren(ctx, work.Path(), cpuDevice);
   Kit kit;
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   ctx.kitDir = kit.dir;

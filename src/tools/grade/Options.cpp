@@ -67,7 +67,8 @@ void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
   app.add_option("--suite-source", o.suiteSource)->group("");
 }
 
-// How the class is graded: --items, the sandbox, --jobs, --speed-alone, --shard, --format, --quiet.
+// How the class is graded: --items, the sandbox, --jobs, --speed-alone, --resident-runs, --shard,
+// --format, --quiet.
 void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::string& shard) {
   app.add_option("--items", items,
                  "Grade only these rubric items (ids, comma-separated; default: all)");
@@ -77,9 +78,9 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
                  "limits); none: without (default bwrap)")
       ->check(CLI::IsMember({"bwrap", "none"}));
   app.add_option("--jobs,-j", o.jobs,
-                 "Hand-ins graded at once (default: the machine's cores on a CPU device, at most 4 "
-                 "on a GPU, whose contexts take turns); every speed measurement still has the "
-                 "device alone")
+                 "Hand-ins graded at once (default: the machine's cores on a CPU device; on a GPU "
+                 "at most 16 where residents run the hand-ins' code (--resident-runs, --sandbox "
+                 "none), else at most 4); every speed measurement still has the device alone")
       ->check(cli::Allowed("a whole number from 1 to 1024", [](const std::string& v) {
         return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
                v.size() < 5 && std::stoul(v) >= 1 && std::stoul(v) <= 1024;
@@ -90,6 +91,14 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
                  "and the suite's own rounds are timed once for the class), or auto (default: run "
                  "on a CPU device, whose speed is the machine's load; loop on any other)")
       ->check(CLI::IsMember({"auto", "run", "loop"}));
+  app.add_option(
+         "--resident-runs", o.residentRuns,
+         "Child runs of the suite's own binary (a kernel-only hand-in's lists, timed runs "
+         "and cases run one by one, the suite's own) go to long-lived processes that keep "
+         "their OpenCL context: on, off, or auto (default: on where timed loops share the "
+         "device, --speed-alone loop; NVIDIA starts processes' contexts one at a time, "
+         "about 0.4 s each). A sandboxed hand-in's runs stay child processes in its sandbox")
+      ->check(CLI::IsMember({"auto", "on", "off"}));
   app.add_option("--shard", shard,
                  "K/N: grade only the K-th of N parts of the class (by a hash of each hand-in's "
                  "name: a re-run of a shard grades the same hand-ins); join with `grade merge`")
@@ -105,6 +114,10 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
                  "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
                  "the one HANDIN (grading/gradescope/run_autograder)")
       ->check(cli::Allowed("gradescope", [](const std::string& v) { return v == "gradescope"; }));
+  app.add_option("--trace", o.trace,
+                 "Write FILE: a CSV line per child run (when it started, how long it took, whose "
+                 "code, what it ran, in a resident or a process of its own, how it ended): "
+                 "where a class's time goes");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
 }
 

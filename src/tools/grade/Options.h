@@ -18,6 +18,11 @@ struct GradeOptions {
   // --speed-alone: what of a timed child run has the device alone: "run" (the whole child run),
   // "loop" (its timed loops, through a device lock), "auto" (run on a CPU device, else loop).
   std::string speedAlone = "auto";
+  // --resident-runs: runs in one process of the suite's binary go to long-lived processes that
+  // keep their OpenCL context (Resident.h): "on", "off", "auto" (on where the children share a
+  // device lock: a GPU's; a CPU device's contexts cost little).
+  std::string residentRuns = "auto";
+  std::string trace;  // --trace FILE: a line per child run (ChildRun.h, RunTrace)
   size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
   bool quiet = false;
 };

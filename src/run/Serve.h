@@ -1,0 +1,21 @@
+// A resident child run: `reduce-scan-bench serve`, started by the grader (src/tools/grade/
+// Resident.h), runs benchmark command lines one after another in this one process, so that the
+// device's OpenCL context (DeviceContext, platform/CLUtil.h) is made once for many runs instead of
+// once per child process. On NVIDIA's driver a process's contexts take about 0.4 s of a
+// machine-wide lock, which capped a class on the H100 near 13 hand-ins a minute
+// (docs/BENCHMARKS.md, "Grading throughput").
+//
+// Protocol: requests on stdin, one JSON object a line, {"argv": [...], "dir": D, "out": F,
+// "err": G}: the run's command line (argv[0] the binary), its working folder, and the files its
+// stdout and stderr go to. Each answer, one line on fd 3: {"exit": N}, N the run's exit status as
+// the same command line in a process of its own would end (RunCommand). The process ends at the
+// end of its input, with its parent (also in the middle of a run), or right after answering a run
+// that ended other than 0 or 1: an OpenCL error may have left the context unusable for the next
+// run.
+#pragma once
+
+namespace rsb {
+
+int Serve(int argc, char** argv);
+
+}  // namespace rsb

@@ -943,7 +943,7 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
   // And with the loop mode's residents (Resident.h) running the hand-ins' kernels too (outside a
   // sandbox: a sandboxed hand-in's runs stay child processes), cyd's crash among them.
   const std::string trace = (root_ / "trace.csv").string();
-  for (const std::string how :
+  for (const std::string& how :
        {std::string("--jobs 3"), std::string("--jobs 3 --speed-alone loop"),
         "--jobs 3 --speed-alone loop --sandbox none --resident-runs on --trace '" + trace + "'"}) {
     fs::remove_all(root_ / "out");

@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -62,15 +63,6 @@ void OnInterrupt(int) {
   gInterrupted = true;
 }
 
-// The first kMaxCapture bytes of a file (the child may have written gigabytes).
-std::string ReadCapped(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s(kMaxCapture, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(s.size()));
-  s.resize(static_cast<size_t>(in.gcount()));
-  return s;
-}
-
 // A new temporary file (close-on-exec: no other child inherits it); "" where none was made.
 int TempFile(std::string& path) {
   std::string templ = (std::filesystem::temp_directory_path() / "rsb-child-XXXXXX").string();
@@ -80,6 +72,35 @@ int TempFile(std::string& path) {
 }
 
 }  // namespace
+
+// (The child may have written gigabytes.)
+std::string ReadCapped(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string s(kMaxCapture, '\0');
+  in.read(s.data(), static_cast<std::streamsize>(s.size()));
+  s.resize(static_cast<size_t>(in.gcount()));
+  return s;
+}
+
+bool WriteAll(int fd, const std::string& text) {
+  size_t done = 0;
+  bool socket = true;
+  while (done < text.size()) {
+    ssize_t w = socket ? ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL) : 0;
+    if (socket && w < 0 && errno == ENOTSOCK) {
+      socket = false;
+      continue;
+    }
+    if (!socket)
+      w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w <= 0)
+      return false;
+    done += size_t(w);
+  }
+  return true;
+}
 
 void InstallInterruptHandler(bool secondEnds) {
   struct sigaction sa {};

@@ -67,6 +67,12 @@ int ReapChild(pid_t pid);
 ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
                          const std::string& workDir = "");
 
+// The first kMaxCapture bytes of a file ("" where it cannot be read).
+std::string ReadCapped(const std::string& path);
+// All of text to fd (EINTR retried); false where it cannot be written. On a socket without
+// SIGPIPE (MSG_NOSIGNAL): a peer that died is a false, not the end of this process.
+bool WriteAll(int fd, const std::string& text);
+
 // Call first thing in main, before any OpenCL call: the environment as the program started.
 // The OpenCL ICD loader (ocl-icd) cuts OCL_ICD_FILENAMES in place when it reads it, so a child
 // started with the process's current environment may miss a platform (seen on the H100 machine:

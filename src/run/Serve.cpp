@@ -1,6 +1,7 @@
 #include "run/Serve.h"
 
 #include "platform/Errors.h"
+#include "platform/Subprocess.h"
 #include "run/Bench.h"
 
 #include <fcntl.h>
@@ -42,17 +43,7 @@ bool Redirect(int fd, const std::string& path) {
 }
 
 bool Answer(int status) {
-  const std::string line = json{{"exit", status}}.dump() + "\n";
-  size_t done = 0;
-  while (done < line.size()) {
-    const ssize_t w = ::write(kAnswerFd, line.data() + done, line.size() - done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    done += size_t(w);
-  }
-  return true;
+  return WriteAll(kAnswerFd, json{{"exit", status}}.dump() + "\n");
 }
 
 // One request: its run's exit status (2 for a request that is not one).

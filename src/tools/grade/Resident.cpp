@@ -14,7 +14,6 @@
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <thread>
 #include <utility>
 
@@ -27,27 +26,6 @@ namespace {
 // A resident serves this many runs, then a fresh one takes over (whatever a driver keeps from
 // run to run stays bounded).
 constexpr size_t kRunsPerResident = 64;
-
-std::string ReadCapped(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::string s(kMaxCapture, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(s.size()));
-  s.resize(static_cast<size_t>(in.gcount()));
-  return s;
-}
-
-bool SendAll(int fd, const std::string& text) {
-  size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t w = ::send(fd, text.data() + done, text.size() - done, MSG_NOSIGNAL);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    done += size_t(w);
-  }
-  return true;
-}
 
 // The answer line, until the deadline or this process's interrupt: 1 a line, 0 the resident
 // closed its end (it died), -1 late or interrupted.
@@ -165,7 +143,7 @@ ProcessResult Residents::Run(const std::vector<std::string>& argv, double timeou
   const std::string err = (fs::path(workDir_) / ("resident-err-" + std::to_string(n))).string();
   const nlohmann::json req = {{"argv", argv}, {"dir", dir}, {"out", out}, {"err", err}};
   std::string line;
-  const int got = SendAll(s.fd, req.dump() + "\n") ? ReadAnswer(s.fd, deadline, line) : 0;
+  const int got = WriteAll(s.fd, req.dump() + "\n") ? ReadAnswer(s.fd, deadline, line) : 0;
   int exitCode = -1;
   if (got == 1) {
     try {

@@ -5,6 +5,7 @@
 //
 // Built by the host once per (type, operator, local size) with
 //   -DT=uint -DOP_SUM=1 -DIDENTITY=((T)0) -DLOCAL_SIZE=256 -DITEMS=32 -DHAS_INT64_BASE_ATOMICS=1
+//   (GPU: -DSP_STAGES=2 or 4 where the tile passes through local memory in parts)
 //   and -DSP_RELOAD=1 on a CPU device, -DSP_NV_WARP_SCAN=1 on a device with 32-wide warps
 //   (tests also -DSP_FALLBACK_ONLY=1); -DSP_TRACE=1 for bench/scan-trace (SinglePassTrace.clh).
 //
@@ -151,7 +152,7 @@ __kernel void ScanSinglePass(__global const T* src, __global T* dst, IDX n, uint
   const uint tile = lTile;
   SP_TRACE_STAMP(0);
 
-  __local T buf[SP_PAD(SP_TILE)];
+  __local T buf[SP_PAD(SP_PART)];  // the tile, or one part of it (SinglePassTile.clh)
   T x[ITEMS];
   SpLoadTile(src, n, (IDX)tile * SP_TILE, buf, x);
   const T mine = SpThreadReduce(x);

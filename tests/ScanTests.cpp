@@ -262,18 +262,21 @@ TEST(Scan, CommandLineChecksEveryVariantAndKind) {
     EXPECT_NE(r.out.find(v), std::string::npos) << r.out;
 }
 
-// The single-pass scan's GPU tile fits the device's local memory: auto keeps L = 256 and
-// shrinks the elements per work-item (from 32, 16 for 64-bit types, in steps of 4), then halves
-// L; with 48 KiB the defaults stay (the H100's tile). Every type, on GPU devices with 64-bit
-// atomics (nothing runs on them).
+// The single-pass scan's GPU tile fits the device's local memory: auto keeps L = 256 and the
+// elements per work-item (32, 16 for 64-bit types) and passes the tile through local memory in
+// as few parts as fit (1, 2, 4; SinglePassTile.clh), then shrinks the elements per work-item in
+// steps of 4, then halves L; with 48 KiB the defaults stay in one part (the H100's tile). Every
+// type, on GPU devices with 64-bit atomics (nothing runs on them).
 TEST(Scan, SinglePassTileFitsTheDevicesLocalMemory) {
   CScanTask task;
   struct Want {
     unsigned long long kib;
-    size_t local32, items32, local64, items64;
+    size_t local32, items32, stages32, local64, items64, stages64;
   };
-  for (const Want& want :
-       {Want{48, 256, 32, 256, 16}, Want{32, 256, 24, 256, 8}, Want{16, 256, 8, 128, 8}})
+  // 16 KiB, 64-bit: 4 parts of 256 x 16 need 16908 bytes with the scratch (8 x 4L + 12), so
+  // the elements shrink to 8 (12556 bytes).
+  for (const Want& want : {Want{48, 256, 32, 1, 256, 16, 1}, Want{32, 256, 32, 2, 256, 16, 2},
+                           Want{16, 256, 32, 4, 256, 8, 4}})
     for (ElementType type : AllElementTypes()) {
       const DeviceInfo device = FabricatedDevice(true, want.kib << 10, 1024);
       const bool wide = SizeOf(type) == 8;
@@ -285,14 +288,63 @@ TEST(Scan, SinglePassTileFitsTheDevicesLocalMemory) {
       EXPECT_EQ(r.tuning.at(wide ? "scan-gpu-items-64" : "scan-gpu-items"),
                 wide ? want.items64 : want.items32)
           << label;
+      const size_t stages = wide ? want.stages64 : want.stages32;
+      EXPECT_EQ(r.tuning.at("scan-gpu-stages"), stages) << label;
       EXPECT_EQ(task.SinglePassTile(device, spec), L * (wide ? want.items64 : want.items32));
       spec.localSize = L;
       EXPECT_NO_THROW(task.Cost(device, "single-pass", spec)) << label;
-      EXPECT_NE(task.KernelOptions(device, "single-pass", spec)
-                    .find(fmt::format("-DITEMS={}", wide ? want.items64 : want.items32)),
+      const std::string options = task.KernelOptions(device, "single-pass", spec);
+      EXPECT_NE(options.find(fmt::format("-DITEMS={}", wide ? want.items64 : want.items32)),
                 std::string::npos)
           << label;
+      EXPECT_EQ(options.find(fmt::format("-DSP_STAGES={}", stages)) != std::string::npos,
+                stages > 1)
+          << label << ": " << options;
     }
+}
+
+// A number of parts that cannot split the tile is skipped, saying what is allowed.
+TEST(Scan, SinglePassStagesThatCannotSplitTheTileAreSkipped) {
+  CScanTask task;
+  const DeviceInfo device = FabricatedDevice(true, 48 << 10, 1024);
+  ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1 << 20, 256, 1);
+  spec.tuning["scan-gpu-items"] = 8;  // 8 per work-item: 2 parts of two 4-vectors, not 4
+  spec.tuning["scan-gpu-stages"] = 2;
+  EXPECT_NO_THROW(task.Cost(device, "single-pass", spec));
+  for (size_t stages : {3, 4}) {
+    spec.tuning["scan-gpu-stages"] = stages;
+    try {
+      task.Cost(device, "single-pass", spec);
+      ADD_FAILURE() << "not skipped: " << stages;
+    } catch (const VariantSkipped& e) {
+      EXPECT_EQ(std::string(e.what()),
+                fmt::format("single-pass at local size 256, scan-gpu-items=8: scan-gpu-stages={} "
+                            "cannot split its tile; allowed: 1, 2 or 4 parts that divide the local "
+                            "size and leave each work-item a multiple of 4 elements per part (0: "
+                            "the fewest in which the tile fits)",
+                            stages));
+    }
+  }
+}
+
+// Tiles in parts give the same results as tiles in one piece: both type widths, integer and
+// floating point, two operators, both kinds, whole and partial tiles, one tile and many, on the
+// GPU path of this device.
+TEST(Scan, SinglePassTilesInPartsScanAsOnePiece) {
+  for (const char* stages : {"1", "2", "4"}) {
+    const CommandResult r = RunBench(
+        std::string("--task scan --variant single-pass --code-path gpu --type uint,long,double "
+                    "--op sum,min --scan-kind all --size 1,255,4097,100003 --local-size 64 --tune "
+                    "scan-gpu-items=16 --tune scan-gpu-items-64=16 --tune scan-gpu-stages=") +
+        stages + " --check --format csv");
+    ASSERT_EQ(r.status, 0) << stages << ": " << r.err;
+    size_t passed = 0;
+    for (size_t at = r.out.find(",passed,"); at != std::string::npos;
+         at = r.out.find(",passed,", at + 1))
+      ++passed;
+    EXPECT_EQ(passed, 48u) << stages << ": " << r.out;  // 3 types x 2 ops x 2 kinds x 4 sizes
+    EXPECT_EQ(r.out.find("failed"), std::string::npos) << r.out;
+  }
 }
 
 // A tile given with --tune (or a local size given) that does not fit is skipped, saying what
@@ -302,6 +354,7 @@ TEST(Scan, SinglePassGivenTileThatDoesNotFitIsSkipped) {
   DeviceInfo device = FabricatedDevice(true, 16 << 10, 1024);
   ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1 << 20, 256, 1);
   spec.tuning["scan-gpu-items"] = 32;
+  spec.tuning["scan-gpu-stages"] = 1;  // in one piece (the fewest parts that fit would be 4)
   try {
     task.Cost(device, "single-pass", spec);
     ADD_FAILURE() << "not skipped";
@@ -356,21 +409,26 @@ TEST(Scan, TileBytesAreWhatTheDriverCounts) {
   const DeviceInfo& device = Device().info;
   for (const auto& variant : task.Variants())
     for (ElementType type : {ElementType::Uint, ElementType::Long})
-      for (size_t local : {16, 64}) {
-        ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Inclusive, 100000, local, 1);
-        spec.codePath = CodePath::Gpu;  // the single-pass tile
-        spec.tuning["scan-gpu-items"] = spec.tuning["scan-gpu-items-64"] = 8;
-        const LocalTile tile = task.Tile(device, variant, spec);
-        if (!tile.fits || (variant == "single-pass" && !device.int64BaseAtomics))
-          continue;
-        const unsigned long long reported = KernelLocalMemBytes(task, variant, spec);
-        const unsigned long long modelled = LocalMemNeeded(device, tile.bytes);
-        const std::string label = variant + " " + ToString(type) + " L=" + std::to_string(local);
-        EXPECT_LT(reported, modelled + 64) << label;
-        if (variant != "work-efficient") {
-          EXPECT_GE(reported, modelled) << label;
+      for (size_t local : {16, 64})
+        for (size_t stages : {1, 2}) {  // the single-pass tile in one piece or two parts
+          ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Inclusive, 100000, local, 1);
+          spec.codePath = CodePath::Gpu;  // the single-pass tile
+          spec.tuning["scan-gpu-items"] = spec.tuning["scan-gpu-items-64"] = 8;
+          spec.tuning["scan-gpu-stages"] = stages;
+          if (stages > 1 && variant != "single-pass")
+            continue;
+          const LocalTile tile = task.Tile(device, variant, spec);
+          if (!tile.fits || (variant == "single-pass" && !device.int64BaseAtomics))
+            continue;
+          const unsigned long long reported = KernelLocalMemBytes(task, variant, spec);
+          const unsigned long long modelled = LocalMemNeeded(device, tile.bytes);
+          const std::string label = variant + " " + ToString(type) + " L=" + std::to_string(local) +
+                                    " parts " + std::to_string(stages);
+          EXPECT_LT(reported, modelled + 64) << label;
+          if (variant != "work-efficient") {
+            EXPECT_GE(reported, modelled) << label;
+          }
         }
-      }
 }
 
 }  // namespace

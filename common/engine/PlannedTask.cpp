@@ -92,6 +92,8 @@ std::map<std::string, size_t> PlannedTask::Tuning(const DeviceInfo& device,
   const LocalTile tile = Tile(device, variant, s);
   if (!tile.knob.empty())
     values[tile.knob] = tile.value;
+  for (const auto& [knob, value] : tile.chosen)
+    values[knob] = value;
   return values;
 }
 

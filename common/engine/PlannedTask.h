@@ -31,6 +31,7 @@ struct LocalTile {
   bool given = false;            // from --tune (never shrunk)
   unsigned long long bytes = 0;  // what the kernel's __local arrays declare
   bool fits = true;
+  std::map<std::string, size_t> chosen;  // other knobs whose value the tile settles (0 = auto)
 };
 // The tile of a variant with no knob: `bytes` at spec.localSize.
 LocalTile FixedTile(const DeviceInfo& device, const std::string& variant, const ProblemSpec& spec,

@@ -23,6 +23,12 @@ const std::vector<TuningKnob> kKnobs = {
     {"scan-gpu-items-64", "single-pass scan, GPU path, long/ulong/double: elements per work-item",
      16, 4, 64, 4},
     {"scan-cpu-items", "single-pass scan, CPU path: elements per work-item", 65536, 4, 1u << 20, 4},
+    // A tile larger than a work-group's local memory passes through it in parts
+    // (SinglePassTile.clh): 256 x 32 elements of 64 bits are 64 KiB, two parts of 32.
+    {"scan-gpu-stages",
+     "single-pass scan, GPU path: parts the tile passes through local memory in, 1, 2 or 4 "
+     "(0: the fewest in which it fits)",
+     0, 0, 4, 1},
 };
 
 bool Inclusive(const ProblemSpec& spec) {
@@ -212,6 +218,13 @@ namespace {
 const char* SinglePassItemsKnob(bool gpu, const ProblemSpec& spec) {
   return !gpu ? "scan-cpu-items" : SizeOf(spec.type) == 8 ? "scan-gpu-items-64" : "scan-gpu-items";
 }
+// Whether the GPU tile (L x items elements of `size` bytes) splits into `stages` parts
+// (SinglePassTile.clh): whole work-items per part, whole 16-byte vectors per work-item and part.
+bool SinglePassStagesSplit(size_t L, size_t items, size_t size, size_t stages) {
+  const size_t perVector = 16 / size;
+  return (stages == 1 || stages == 2 || stages == 4) && L % stages == 0 &&
+         items % (stages * perVector) == 0;
+}
 // The warp-shuffle work-group scan (inline PTX) where the device says it has 32-wide warps.
 bool NvWarpScan(const DeviceInfo& device, const ProblemSpec& spec) {
   return device.nvWarpSize == 32 && spec.localSize % 32 == 0 && !spec.portable;
@@ -232,16 +245,35 @@ LocalTile CScanTask::Tile(const DeviceInfo& device, const std::string& variant,
       break;
   }
   // SinglePassScan.cl: the work-group scan's scratch, lTile and lPrefix; on the GPU path the
-  // tile, padded one element per 128 bytes (SP_PAD).
+  // tile, or one of its parts, padded one element per 128 bytes (SP_PAD).
   const bool gpu = GpuPath(device, spec);
   const uint64_t scratch = gpu && NvWarpScan(device, spec) ? L / 32 : 4 * L;
   const uint64_t fixed = (scratch + 1) * size + sizeof(cl_uint);
   if (!gpu)
     return FixedTile(device, variant, spec, fixed);
-  return FitTile(device, kKnobs, variant, spec, SinglePassItemsKnob(true, spec), [&](size_t items) {
-    const uint64_t tile = L * items;
-    return fixed + (tile + (tile >> (size == 8 ? 4 : 5))) * size;
-  });
+  const auto bytesAt = [&](size_t items, size_t stages) -> uint64_t {
+    const uint64_t part = L * items / stages;
+    return fixed + (part + (part >> (size == 8 ? 4 : 5))) * size;
+  };
+  // The stages given, else the fewest of 1, 2, 4 that can split the tile and fit (if none fits,
+  // the most that can split it: the skip then names the least the tile needs).
+  const size_t given = Tuned(kKnobs, spec, "scan-gpu-stages");
+  const auto stagesAt = [&](size_t items) -> size_t {
+    if (given != 0)
+      return given;
+    size_t most = 1;
+    for (size_t s : {1, 2, 4})
+      if (SinglePassStagesSplit(L, items, size, s)) {
+        most = s;
+        if (FitsLocalMemory(device, bytesAt(items, s)))
+          return s;
+      }
+    return most;
+  };
+  LocalTile t = FitTile(device, kKnobs, variant, spec, SinglePassItemsKnob(true, spec),
+                        [&](size_t items) { return bytesAt(items, stagesAt(items)); });
+  t.chosen["scan-gpu-stages"] = stagesAt(t.value);
+  return t;
 }
 
 size_t CScanTask::SinglePassItems(const DeviceInfo& device, const std::string& variant,
@@ -268,6 +300,13 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   if (!tile.fits)
     throw VariantSkipped(LocalMemorySkip(device, tile));
   const size_t items = SinglePassItems(device, v.name, spec);
+  const size_t stages = gpu ? tile.chosen.at("scan-gpu-stages") : 1;
+  if (!SinglePassStagesSplit(L, items, size, stages))
+    throw VariantSkipped(fmt::format(
+        "single-pass at local size {}, {}={}: scan-gpu-stages={} cannot split its tile; allowed: "
+        "1, 2 or 4 parts that divide the local size and leave each work-item a multiple of {} "
+        "elements per part (0: the fewest in which the tile fits)",
+        L, SinglePassItemsKnob(true, spec), items, stages, 16 / size));
   const size_t words = size == 8 ? 2 : 1;  // status words per tile (SinglePassLookBack.clh)
   LaunchPlan plan;
   plan.file = v.file;
@@ -277,6 +316,8 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
     plan.options += " -DSP_RELOAD=1";
   else if (NvWarpScan(device, spec))
     plan.options += " -DSP_NV_WARP_SCAN=1";
+  if (stages > 1)
+    plan.options += fmt::format(" -DSP_STAGES={}", stages);
   if (spec.lookbackFallback)
     plan.options += " -DSP_FALLBACK_ONLY=1";
   const size_t tiles = CeilDiv(n, L * items);

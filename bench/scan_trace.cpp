@@ -1,12 +1,13 @@
 // scan-trace: where the time of one single-pass scan launch goes, tile by tile (NVIDIA only).
-// Builds kernels/SinglePassScan.cl's ScanSinglePass for uint sum with the suite's options and GPU
-// tile, prints ptxas's register and local-memory report (-cl-nv-verbose), runs it, validates the
-// output and prints the median event time. With --traced it builds the kernel with -DSP_TRACE=1
-// (kernels/SinglePassTrace.clh: per-tile timestamps in an extra last argument), reads the
-// timestamps of the last launch and prints the mean time of each phase by start time, and how
+// Builds kernels/SinglePassScan.cl's ScanSinglePass for uint (or ulong) sum with the suite's
+// options and GPU tile, prints ptxas's register and local-memory report (-cl-nv-verbose), runs it,
+// validates the output and prints the median event time. With --traced it builds the kernel with
+// -DSP_TRACE=1 (kernels/SinglePassTrace.clh: per-tile timestamps in an extra last argument), reads
+// the timestamps of the last launch and prints the mean time of each phase by start time, and how
 // many tiles were running, and looking back, over time.
 //
-//   scan-trace [--kernels DIR] [--n 2^24] [--runs 30] [--traced] [--portable] [--options "..."]
+//   scan-trace [--kernels DIR] [--n 2^24] [--type uint|ulong] [--runs 30] [--traced] [--portable]
+//              [--options "..."] [--tune NAME=V ...]
 //
 // --portable leaves out SP_NV_WARP_SCAN: the local-memory work-group scan and the one-word
 // look-back, as on devices without 32-wide warps. Experiments only: the suite never uses it.
@@ -20,6 +21,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -78,8 +81,9 @@ void PrintPtxasReport(const std::string& log, bool failed) {
   }
 }
 
+template <typename E>
 int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
-        const std::string& extra) {
+        const std::string& extra, const std::map<std::string, size_t>& tuning) {
   cl::Device device;
   try {
     device = SelectDevice("NVIDIA", "");
@@ -92,11 +96,21 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   if (!info.isGpu || info.nvWarpSize == 0)
     throw UsageError("an NVIDIA GPU is needed (the trace reads %globaltimer through PTX)");
   ProblemSpec spec;
+  spec.type = sizeof(E) == 8 ? ElementType::Ulong : ElementType::Uint;
+  spec.tuning = tuning;
   spec.scanKind = ScanKind::Inclusive;
   spec.n = n;
   spec.codePath = CodePath::Gpu;
   spec.portable = portable;
   const CScanTask task;
+  for (const auto& [name, value] : tuning) {
+    const auto knobs = task.Tunables();
+    const auto k = std::find_if(knobs.begin(), knobs.end(),
+                                [&](const TuningKnob& kn) { return kn.name == name; });
+    if (k == knobs.end() || !k->Allows(value))
+      throw UsageError("--tune " + name + "=" + std::to_string(value) +
+                       ": not a scan knob or not allowed (reduce-scan-bench --help lists them)");
+  }
   spec.localSize = task.LocalSize("single-pass", spec, info);
   const size_t local = spec.localSize;
   const size_t tileSize = task.SinglePassTile(info, spec);
@@ -128,15 +142,17 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
     throw DeviceError("the build of " + path + " failed (log above)");
   cl::Kernel kernel(program, "ScanSinglePass");
 
-  std::vector<cl_uint> input(n);
+  std::vector<E> input(n);
   std::mt19937 rng(1);
-  for (cl_uint& v : input)
+  for (E& v : input)
     v = rng() % 10;
   std::vector<cl_ulong> zeros(tiles * 8, 0);
   cl_uint zero = 0;
-  cl::Buffer src(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * 4, input.data());
-  cl::Buffer dst(context, CL_MEM_READ_WRITE, n * 4);
-  cl::Buffer status(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, tiles * 8, zeros.data());
+  cl::Buffer src(context, CL_MEM_READ_ONLY | CL_MEM_COPY_HOST_PTR, n * sizeof(E), input.data());
+  cl::Buffer dst(context, CL_MEM_READ_WRITE, n * sizeof(E));
+  // One status word per tile, two for a 64-bit type (SinglePassLookBack.clh).
+  cl::Buffer status(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, tiles * 8 * (sizeof(E) / 4),
+                    zeros.data());
   cl::Buffer ticket(context, CL_MEM_READ_WRITE | CL_MEM_COPY_HOST_PTR, sizeof zero, &zero);
   kernel.setArg(0, src);
   kernel.setArg(1, dst);
@@ -172,10 +188,10 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
                  1e3);
     ticketBase += cl_uint(tiles);
   }
-  std::vector<cl_uint> out(n);
-  queue.enqueueReadBuffer(dst, CL_TRUE, 0, n * 4, out.data());
+  std::vector<E> out(n);
+  queue.enqueueReadBuffer(dst, CL_TRUE, 0, n * sizeof(E), out.data());
   size_t wrong = 0;
-  cl_uint run = 0;
+  E run = 0;
   for (size_t i = 0; i < n; ++i) {
     run += input[i];
     wrong += out[i] != run;
@@ -184,9 +200,10 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   std::sort(sorted.begin(), sorted.end());
   const double median = sorted[sorted.size() / 2];
   std::printf(
-      "n=%zu tiles=%zu runs=%d wrong elements=%zu median %.1f us (min %.1f) = %.1f "
-      "Gelem/s\n",
-      n, tiles, runs, wrong, median, sorted.front(), n / median / 1e3);
+      "%s n=%zu tiles=%zu (%zu x %zu) runs=%d wrong elements=%zu median %.1f us (min %.1f) = "
+      "%.1f Gelem/s\n",
+      sizeof(E) == 8 ? "ulong" : "uint", n, tiles, local, tileSize / local, runs, wrong, median,
+      sorted.front(), n / median / 1e3);
   if (traced) {
     std::vector<cl_ulong> raw(tiles * 8);
     queue.enqueueReadBuffer(trace, CL_TRUE, 0, tiles * 64, raw.data());
@@ -208,11 +225,16 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
 
 int main(int argc, char** argv) {
   CLI::App app{"scan-trace: the single-pass scan's time, tile by tile, on an NVIDIA GPU"};
-  std::string dir = "kernels", size = "2^24", options;
+  std::string dir = "kernels", size = "2^24", options, type = "uint";
+  std::vector<std::string> tunes;
   int runs = 30;
   bool traced = false, portable = false;
   app.add_option("--kernels", dir, "kernels folder");
-  app.add_option("--n", size, "elements (uint): 16777216, 16M, 2^24 or 2^24+3");
+  app.add_option("--n", size, "elements: 16777216, 16M, 2^24 or 2^24+3");
+  app.add_option("--type", type, "uint or ulong (default uint)")
+      ->check(CLI::IsMember({"uint", "ulong"}));
+  app.add_option("--tune", tunes,
+                 "the suite's knob NAME=VALUE (repeatable), e.g. scan-gpu-items=16");
   app.add_option("--runs", runs, "launches; the median is printed")->check(CLI::Range(1, 100000));
   app.add_flag("--traced", traced, "build with -DSP_TRACE=1: print each phase's time per tile");
   app.add_flag("--portable", portable, "build without SP_NV_WARP_SCAN");
@@ -231,8 +253,20 @@ int main(int argc, char** argv) {
                  size.c_str());
     return 2;
   }
+  std::map<std::string, size_t> tuning;
+  for (const auto& t : tunes) {
+    const size_t eq = t.find('=');
+    const auto v = eq == std::string::npos ? std::nullopt : rsb::ParseSize(t.substr(eq + 1));
+    if (!v) {
+      std::fprintf(stderr, "scan-trace: --tune '%s': allowed: NAME=VALUE, e.g. scan-gpu-items=16\n",
+                   t.c_str());
+      return 2;
+    }
+    tuning[t.substr(0, eq)] = *v;
+  }
   try {
-    return rsb::Run(dir, *n, runs, traced, portable, options);
+    return type == "ulong" ? rsb::Run<cl_ulong>(dir, *n, runs, traced, portable, options, tuning)
+                           : rsb::Run<cl_uint>(dir, *n, runs, traced, portable, options, tuning);
   } catch (const rsb::UsageError& e) {
     std::fprintf(stderr, "scan-trace: %s\n", e.what());
     return 2;

@@ -15,6 +15,8 @@ check() {  # expected-status text args...
 check 2 "--n 'abc'" --n abc
 check 2 "--n '2^40+1'" --n 2^40+1
 check 2 "--runs" --runs 0
+check 2 "--type" --type int
+check 2 "--tune 'items'" --tune items
 # A small run: measured where there is an NVIDIA GPU, else the one-line reason.
 out=$("$bin" --n 1000 --runs 2 2>&1); rc=$?
 if ! { [ $rc -eq 0 ] && [[ $out == *"wrong elements=0"* ]]; } &&

@@ -175,7 +175,8 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 }
 
 // 6. tiled-2d: each work-group computes an output tile of OX = 4 * TPX columns by OY = TPY * K
-// rows, its L work-items arranged TPX = min(L, 16) across and TPY = L / TPX down. It loads the
+// rows, its L work-items arranged TPX = min(L, 16) across (convolution-across: TPX_MAX) and
+// TPY = L / TPX down. It loads the
 // input tile with its halo (ghosts 0) into local memory; then work-item (tx, ty) computes a block
 // of 4 columns x K rows of the tile (register blocking): it walks the tile rows its block needs,
 // reads each row's cells from local memory as vectors of 4 (Q of them: the block's 4 columns
@@ -200,7 +201,10 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 // contiguous (no bank conflicts) and their stores coalesce.
 // Global reads per output: (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the
 // width is not a multiple of 4), the mask from the constant cache. Steps: 2 (load, compute).
-#define TPX (LOCAL_SIZE < 16 ? LOCAL_SIZE : 16)
+#ifndef TPX_MAX
+#define TPX_MAX 16  // the host's convolution-across
+#endif
+#define TPX (LOCAL_SIZE < TPX_MAX ? LOCAL_SIZE : TPX_MAX)
 #define TPY (LOCAL_SIZE / TPX)
 #define OX (4 * TPX)
 #define OY (TPY * ITEMS)

@@ -5,6 +5,7 @@
 #include "TestSupport.h"
 #include "tasks/CConvolutionTask.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -101,6 +102,29 @@ TEST(Convolution, TiledVariantsAreRightForEveryItemCount) {
         continue;
       EXPECT_EQ(Failures(Validate(task, spec, {"basic-2d", "tiled-2d"})), "") << items;
     }
+}
+
+// The tiled-2d's width knob changes the tile (TPX = min(L, across) work-items across, 4 columns
+// each): it stays right with 1, 2, 32 and 64 across (fewer work-items across than L, more, and
+// L not a multiple of it), on images narrower than a tile, one tile, several, with odd widths
+// (cell by cell) and widths a multiple of 4 (vectors), masks 3 and 7; the kernel is built with
+// that width (TPX_MAX; the default, 16, is not passed, so that older hand-ins build unchanged).
+TEST(Convolution, Tiled2DIsRightForEveryWidthAcross) {
+  CConvolutionTask task;
+  for (size_t across : {1, 2, 32, 64})
+    for (size_t local : {16, 64})
+      for (auto [w, h] : {std::pair<size_t, size_t>{7, 5}, {64, 33}, {130, 70}, {257, 9}}) {
+        ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, w * h, local, h);
+        spec.tuning["convolution-across"] = across;
+        spec.tuning["convolution-rows"] = 3;
+        const std::string options = task.KernelOptions(Device().info, "tiled-2d", spec);
+        EXPECT_NE(options.find(fmt::format("-DTPX_MAX={}", across)), std::string::npos) << options;
+        for (size_t mask : {3, 7}) {
+          spec.params["mask-width"] = mask;
+          EXPECT_EQ(Failures(Validate(task, spec, {"tiled-2d"})), "")
+              << across << " across, L " << local << ", " << w << "x" << h << ", mask " << mask;
+        }
+      }
 }
 
 // Reads from global memory, counted by hand for n = 100, W = 5 (R = 2), L = 4, 4 items (tiles of

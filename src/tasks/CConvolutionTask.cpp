@@ -21,6 +21,9 @@ const std::vector<TuningKnob> kKnobs = {
     // the whole load share in flight (21:06-21:17 UTC): 343-344 and 244-245 against 341.5 and
     // 207.4 at 4 rows.
     {"convolution-rows", "tiled-2d: rows (outputs) per work-item", 8, 1, 16},
+    // Wider tiles read less halo per output (HP columns each side of 4 x across).
+    {"convolution-across", "tiled-2d: work-items across a tile (at most; 4 columns each)", 16, 1,
+     64},
 };
 
 const char* kMaskWidth = "mask-width";
@@ -163,10 +166,12 @@ uint64_t CConvolutionTask::SequentialWork(const std::string& variant,
   return uint64_t(spec.n) * (TakesShape(variant) ? w * w : w);
 }
 
-// The tiled-2d output tile (kernels/Convolution.cl): TPX = min(L, 16) work-items across, each
-// computing 4 columns, and L / TPX down, each computing `rows` rows.
+// The tiled-2d output tile (kernels/Convolution.cl): TPX = min(L, convolution-across, 16 by
+// default) work-items across, each computing 4 columns, and L / TPX down, each computing `rows`
+// rows.
 std::pair<size_t, size_t> CConvolutionTask::Tile2D(const ProblemSpec& spec, size_t rows) {
-  const size_t tpx = std::max<size_t>(1, std::min<size_t>(spec.localSize, 16));
+  const size_t tpx = std::max<size_t>(
+      1, std::min<size_t>(spec.localSize, Tuned(kKnobs, spec, "convolution-across")));
   return {4 * tpx, spec.localSize / tpx * rows};
 }
 
@@ -284,9 +289,14 @@ Expected CConvolutionTask::KeyedReference(const HostArray& input, const ProblemS
 }
 
 std::string CConvolutionTask::Options(const ProblemSpec& spec, size_t items) const {
-  return KernelBuildOptions(spec.type, Op::Sum) +
-         fmt::format(" -DMASK_WIDTH={} -DLOCAL_SIZE={} -DITEMS={}", MaskWidth(spec), spec.localSize,
-                     items);
+  std::string options = KernelBuildOptions(spec.type, Op::Sum) +
+                        fmt::format(" -DMASK_WIDTH={} -DLOCAL_SIZE={} -DITEMS={}", MaskWidth(spec),
+                                    spec.localSize, items);
+  // Only where it is not the default, so that a hand-in's Convolution.cl of before the knob
+  // (which defines TPX from 16 itself) builds as it did.
+  if (const size_t across = Tuned(kKnobs, spec, "convolution-across"); across != 16)
+    options += fmt::format(" -DTPX_MAX={}", across);
+  return options;
 }
 
 LaunchPlan CConvolutionTask::Plan(const DeviceInfo& device, const std::string& variant,

@@ -247,8 +247,17 @@ Dimension LocalDimension(const Group& g, const DeviceInfo& device, size_t deflt)
   return d;
 }
 
+// A knob's values: every allowed one where there are at most 16 (the tiled-2d's rows: 10 was
+// the H200's best, between the powers of two), else powers of two times the default.
 Dimension KnobDimension(const TuningKnob& k, size_t deflt) {
-  Dimension d{k.name, {deflt}};
+  Dimension d{k.name, {}};
+  if ((k.max - k.min) / k.multipleOf < 16) {
+    for (size_t v = k.min; v <= k.max; v += k.multipleOf)
+      if (k.Allows(v))
+        d.values.push_back(v);
+    return d;
+  }
+  d.values.push_back(deflt);
   for (size_t v = deflt / 2, i = 0; v >= 1 && i < 10; v /= 2, ++i)
     if (k.Allows(v))
       d.values.push_back(v);
@@ -295,7 +304,7 @@ class Tuner {
       std::cerr << line << "\n";
   }
   bool Better(const Outcome& out) const {
-    return out.ok && out.gelemS > bestGelemS_ * (1 + kTuneMargin);
+    return out.ok && out.gelemS > bestGelemS_ * (1 + kStepMargin);
   }
   Outcome Measure(const Group& g, const Point& p);
   // The point timed again (not from the cache): its Gelem/s, 0 where it did not pass.

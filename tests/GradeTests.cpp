@@ -3,6 +3,7 @@
 // instructor would.
 #include "TestSupport.h"
 #include "platform/Subprocess.h"
+#include "tools/grade/Grade.h"
 #include "tools/grade/Resident.h"
 
 #include <fmt/format.h>
@@ -973,8 +974,9 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
       }
     }
     EXPECT_FALSE(references.empty()) << how;
-    if (std::string(how).find("loop") != std::string::npos)
+    if (std::string(how).find("loop") != std::string::npos) {
       EXPECT_EQ(references.size(), 1u) << "the suite's rounds are timed once for the class";
+    }
   }
   // --trace: a line per child run; the residents ran the hand-ins' lists, timed runs and cyd's
   // cases one by one (its crash among them).
@@ -1032,8 +1034,9 @@ TEST_F(Grade, ResidentRunsAnswerAsChildProcessesWould) {
     EXPECT_EQ(r.timedOut, child.timedOut) << what;
     EXPECT_EQ(r.signal, child.signal) << what;
     EXPECT_EQ(r.exitCode, child.exitCode) << what;
-    if (c.argv == bad)
+    if (c.argv == bad) {
       EXPECT_EQ(r.err, child.err);
+    }
     EXPECT_TRUE(child.timedOut || child.signal || child.exitCode == 2) << what;
     fs::remove(out);
     const ProcessResult next = residents.Run(args(good), 60, root_.string());
@@ -1332,6 +1335,22 @@ TEST_F(Gradescope, RunAutograderGradesATarballOrLooseFilesAndSaysWhyWhenItCannot
   EXPECT_NE(r["output"].get<std::string>().find("Nothing to grade"), std::string::npos)
       << r.dump(2);
   EXPECT_NE(r["output"].get<std::string>().find("report.pdf"), std::string::npos);
+}
+
+// --jobs' default (a GPU is not here to run a class on): the cores on a CPU device; on a GPU 16
+// where residents run the hand-ins (residents on and --sandbox none), else 4; capped by the
+// cores, at least 1.
+TEST(GradeJobs, DefaultJobsFollowTheDeviceAndHowChildRunsStart) {
+  EXPECT_EQ(DefaultJobs(true, false, false, 2), 2u);
+  EXPECT_EQ(DefaultJobs(true, true, true, 64), 64u);  // residents never change a CPU's default
+  EXPECT_EQ(DefaultJobs(false, true, true, 16), 16u);
+  EXPECT_EQ(DefaultJobs(false, true, true, 64), 16u);
+  EXPECT_EQ(DefaultJobs(false, true, true, 2), 2u);
+  EXPECT_EQ(DefaultJobs(false, true, false, 16), 4u);  // a sandbox: every run a process
+  EXPECT_EQ(DefaultJobs(false, false, true, 16), 4u);
+  EXPECT_EQ(DefaultJobs(false, false, false, 3), 3u);
+  EXPECT_EQ(DefaultJobs(true, false, false, 0), 1u);  // cores unknown
+  EXPECT_EQ(DefaultJobs(false, false, false, 0), 1u);
 }
 
 }  // namespace

@@ -384,7 +384,7 @@ bool SetUpDevice(Context& ctx, const char* argv0) {
   // --jobs' default: the cores on a CPU device (on a GPU: SetUpChildren, which knows how child
   // runs start).
   if (ctx.opt.jobs == 0 && cpuDevice)
-    ctx.opt.jobs = std::max<size_t>(1, std::thread::hardware_concurrency());
+    ctx.opt.jobs = DefaultJobs(true, false, false, std::thread::hardware_concurrency());
   std::error_code ec;
   ctx.suite.binary = fs::canonical("/proc/self/exe", ec).string();
   if (ec)
@@ -424,10 +424,9 @@ ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevic
   }
   const std::string& r = ctx.opt.residentRuns;
   const bool resident = r == "on" || (r == "auto" && loop);
-  if (ctx.opt.jobs == 0)  // a GPU's default: kGpuJobs
-    ctx.opt.jobs = std::max<size_t>(
-        1, std::min<size_t>(std::thread::hardware_concurrency(),
-                            resident && ctx.opt.sandbox == "none" ? kGpuResidentJobs : kGpuJobs));
+  if (ctx.opt.jobs == 0)  // a GPU's default
+    ctx.opt.jobs = DefaultJobs(false, resident, ctx.opt.sandbox == "none",
+                               std::thread::hardware_concurrency());
   if (!resident)
     return services;
   fs::create_directories(work + "/residents");
@@ -496,6 +495,11 @@ int GradeAll(int argc, char** argv) {
 }
 
 }  // namespace
+
+size_t DefaultJobs(bool cpuDevice, bool residents, bool sandboxNone, size_t cores) {
+  const size_t cap = cpuDevice ? cores : residents && sandboxNone ? kGpuResidentJobs : kGpuJobs;
+  return std::max<size_t>(1, std::min(cores, cap));
+}
 
 int Grade(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "merge")

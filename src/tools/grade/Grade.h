@@ -6,7 +6,14 @@
 // DIR/<name>.json and DIR/summary.csv.
 #pragma once
 
+#include <cstddef>
+
 namespace rsb {
+
+// --jobs' default: on a CPU device the cores; on a GPU 16 where resident child runs take the
+// hand-ins' runs (residents on, --sandbox none: process starts no longer serialise in the
+// driver), else 4; never more than the cores, never 0 (docs/COURSE.md, docs/BENCHMARKS.md).
+size_t DefaultJobs(bool cpuDevice, bool residents, bool sandboxNone, size_t cores);
 
 // argv[0] is "grade". Returns the exit status: 0 reports written, 2 bad input, 3 system error
 // (output folder not writable), 130 interrupted.

@@ -205,6 +205,22 @@ TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
       << csv.out;
 }
 
+// What tiled-2d's search walks, in order: the local size, then the tile's width (powers of two
+// times its default of 16 up to 64), then its rows (every value from 1 to 16: a knob of at most
+// 16 values takes each, the H200's best being 10).
+TEST(Tune, Tiled2DSearchesItsWidthThenEveryRowCount) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  const CacheHome home("tiled-2d");
+  const CommandResult t = Bench(home,
+                                "tune --budget 1 --candidate-time 0.02 --variant tiled-2d "
+                                "--size-class small --type-bytes 4 -o " +
+                                    home.Profiles() + "/t.json");
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.err.find("convolution-across (7 values), convolution-rows (16 values)"),
+            std::string::npos)
+      << t.err;
+}
+
 // --tune and --local-size win over the profile (their source: command line), --no-profile
 // ignores it, --profile names one.
 TEST(Tune, CommandLineAndNoProfileWinOverTheProfile) {

@@ -11,6 +11,7 @@
 //
 // --portable leaves out SP_NV_WARP_SCAN: the local-memory work-group scan and the one-word
 // look-back, as on devices without 32-wide warps. Experiments only: the suite never uses it.
+#include "cli/Cli.h"
 #include "engine/TaskUtil.h"
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
@@ -103,14 +104,6 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   spec.codePath = CodePath::Gpu;
   spec.portable = portable;
   const CScanTask task;
-  for (const auto& [name, value] : tuning) {
-    const auto knobs = task.Tunables();
-    const auto k = std::find_if(knobs.begin(), knobs.end(),
-                                [&](const TuningKnob& kn) { return kn.name == name; });
-    if (k == knobs.end() || !k->Allows(value))
-      throw UsageError("--tune " + name + "=" + std::to_string(value) +
-                       ": not a scan knob or not allowed (reduce-scan-bench --help lists them)");
-  }
   spec.localSize = task.LocalSize("single-pass", spec, info);
   const size_t local = spec.localSize;
   const size_t tileSize = task.SinglePassTile(info, spec);
@@ -234,7 +227,8 @@ int main(int argc, char** argv) {
   app.add_option("--type", type, "uint or ulong (default uint)")
       ->check(CLI::IsMember({"uint", "ulong"}));
   app.add_option("--tune", tunes,
-                 "the suite's knob NAME=VALUE (repeatable), e.g. scan-gpu-items=16");
+                 "the suite's knob NAME=VALUE (repeatable), e.g. scan-gpu-items=16")
+      ->check(rsb::TuneCheck(rsb::CScanTask().Tunables()));
   app.add_option("--runs", runs, "launches; the median is printed")->check(CLI::Range(1, 100000));
   app.add_flag("--traced", traced, "build with -DSP_TRACE=1: print each phase's time per tile");
   app.add_flag("--portable", portable, "build without SP_NV_WARP_SCAN");
@@ -253,17 +247,7 @@ int main(int argc, char** argv) {
                  size.c_str());
     return 2;
   }
-  std::map<std::string, size_t> tuning;
-  for (const auto& t : tunes) {
-    const size_t eq = t.find('=');
-    const auto v = eq == std::string::npos ? std::nullopt : rsb::ParseSize(t.substr(eq + 1));
-    if (!v) {
-      std::fprintf(stderr, "scan-trace: --tune '%s': allowed: NAME=VALUE, e.g. scan-gpu-items=16\n",
-                   t.c_str());
-      return 2;
-    }
-    tuning[t.substr(0, eq)] = *v;
-  }
+  const std::map<std::string, size_t> tuning = rsb::TuningOf(tunes);
   try {
     return type == "ulong" ? rsb::Run<cl_ulong>(dir, *n, runs, traced, portable, options, tuning)
                            : rsb::Run<cl_uint>(dir, *n, runs, traced, portable, options, tuning);

@@ -16,7 +16,8 @@ check 2 "--n 'abc'" --n abc
 check 2 "--n '2^40+1'" --n 2^40+1
 check 2 "--runs" --runs 0
 check 2 "--type" --type int
-check 2 "--tune 'items'" --tune items
+check 2 "--tune: 'items': unknown knob" --tune items
+check 2 "--tune: 'scan-gpu-items=5': not allowed" --tune scan-gpu-items=5
 # A small run: measured where there is an NVIDIA GPU, else the one-line reason.
 out=$("$bin" --n 1000 --runs 2 2>&1); rc=$?
 if ! { [ $rc -eq 0 ] && [[ $out == *"wrong elements=0"* ]]; } &&

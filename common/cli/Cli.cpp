@@ -57,26 +57,7 @@ CLI::Validator TuneCheck(const TaskCatalog& catalog) {
   std::vector<TuningKnob> knobs;
   for (const auto& t : catalog)
     knobs.insert(knobs.end(), t.knobs.begin(), t.knobs.end());
-  return CLI::Validator(
-      [knobs](std::string& v) {
-        const size_t eq = v.find('=');
-        const std::string name = v.substr(0, eq);
-        std::vector<std::string> names;
-        for (const auto& k : knobs) {
-          if (std::find(names.begin(), names.end(), k.name) == names.end())
-            names.push_back(k.name);
-          if (k.name != name)
-            continue;
-          const auto value =
-              eq == std::string::npos ? std::nullopt : ParseUnsigned(v.substr(eq + 1));
-          if (value && k.Allows(*value))
-            return std::string();
-          return fmt::format("'{}': not allowed; allowed: {}={}", v, name, k.AllowedText());
-        }
-        return fmt::format("'{}': unknown knob; allowed: NAME=VALUE with NAME one of {}", v,
-                           Join(names));
-      },
-      "");
+  return rsb::TuneCheck(knobs);
 }
 
 std::string TuneHelp(const TaskCatalog& catalog) {
@@ -359,10 +340,7 @@ void ResolveLists(const Raw& raw, Options& o) {
   o.problem.codePath = raw.codePath == "gpu"   ? CodePath::Gpu
                        : raw.codePath == "cpu" ? CodePath::Cpu
                                                : CodePath::Auto;
-  for (const auto& t : raw.tune) {
-    const size_t eq = t.find('=');
-    o.problem.tuning[t.substr(0, eq)] = *ParseUnsigned(t.substr(eq + 1));
-  }
+  o.problem.tuning = TuningOf(raw.tune);
   o.format = raw.format == "csv"        ? OutputFormat::Csv
              : raw.format == "json"     ? OutputFormat::Json
              : raw.format == "markdown" ? OutputFormat::Markdown
@@ -451,6 +429,38 @@ void ResolveValues(const Raw& raw, Options& o) {
 }
 
 }  // namespace
+
+CLI::Validator TuneCheck(const std::vector<TuningKnob>& knobs) {
+  return CLI::Validator(
+      [knobs](std::string& v) {
+        const size_t eq = v.find('=');
+        const std::string name = v.substr(0, eq);
+        std::vector<std::string> names;
+        for (const auto& k : knobs) {
+          if (std::find(names.begin(), names.end(), k.name) == names.end())
+            names.push_back(k.name);
+          if (k.name != name)
+            continue;
+          const auto value =
+              eq == std::string::npos ? std::nullopt : ParseUnsigned(v.substr(eq + 1));
+          if (value && k.Allows(*value))
+            return std::string();
+          return fmt::format("'{}': not allowed; allowed: {}={}", v, name, k.AllowedText());
+        }
+        return fmt::format("'{}': unknown knob; allowed: NAME=VALUE with NAME one of {}", v,
+                           Join(names));
+      },
+      "");
+}
+
+std::map<std::string, size_t> TuningOf(const std::vector<std::string>& tune) {
+  std::map<std::string, size_t> tuning;
+  for (const auto& t : tune) {
+    const size_t eq = t.find('=');
+    tuning[t.substr(0, eq)] = *ParseUnsigned(t.substr(eq + 1));
+  }
+  return tuning;
+}
 
 Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog) {
   Options o;

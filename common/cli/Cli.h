@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class Validator;
+}
+
 namespace rsb {
 
 enum class OutputFormat { Table, Csv, Json, Markdown };
@@ -104,6 +108,12 @@ struct TaskEntry {
   std::vector<TaskParameter> params;
 };
 using TaskCatalog = std::vector<TaskEntry>;
+
+// --tune NAME=VALUE: one of `knobs` with a value it allows, else "'NAME=VALUE': not allowed;
+// allowed: ..." or "unknown knob" (CLI11 adds the option's name).
+CLI::Validator TuneCheck(const std::vector<TuningKnob>& knobs);
+// The values of --tune arguments that TuneCheck passed, by knob name.
+std::map<std::string, size_t> TuningOf(const std::vector<std::string>& tune);
 
 // Throws UsageError on bad input.
 Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog);

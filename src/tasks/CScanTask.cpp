@@ -301,7 +301,7 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
     throw VariantSkipped(LocalMemorySkip(device, tile));
   const size_t items = SinglePassItems(device, v.name, spec);
   const size_t stages = gpu ? tile.chosen.at("scan-gpu-stages") : 1;
-  if (!SinglePassStagesSplit(L, items, size, stages))
+  if (gpu && !SinglePassStagesSplit(L, items, size, stages))
     throw VariantSkipped(fmt::format(
         "single-pass at local size {}, {}={}: scan-gpu-stages={} cannot split its tile; allowed: "
         "1, 2 or 4 parts that divide the local size and leave each work-item a multiple of {} "

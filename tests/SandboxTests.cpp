@@ -3,6 +3,7 @@
 // outside. Each test would fail if the command ran without the sandbox. Skipped where bwrap
 // cannot create its namespaces (SandboxStatus says why).
 #include "TestSupport.h"
+#include "platform/ChildPause.h"
 #include "platform/Subprocess.h"
 #include "tools/grade/Sandbox.h"
 
@@ -14,9 +15,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 namespace fs = std::filesystem;
 
@@ -293,6 +296,63 @@ TEST(RunProcess, StartsTheChildAsTheGraderNeeds) {
   EXPECT_TRUE(noDir.started);
   EXPECT_EQ(noDir.exitCode, 127);
   EXPECT_EQ(noDir.err, "");
+  fs::remove_all(dir);
+}
+
+// While a thread holds OthersPaused (platform/ChildPause.h), RunProcess's children of other
+// threads are stopped, a descendant in a session of its own too (as a sandboxed one is), a new
+// child of another thread waits to start, the holder's own children run, and a stopped child's
+// deadline and `seconds` leave the stopped time out.
+TEST(RunProcess, ATimedRunStopsTheOtherChildrenAndHoldsTheirStarts) {
+  using Clock = std::chrono::steady_clock;
+  const fs::path dir = fs::current_path() / fmt::format("rsb-pause-{}", ::getpid());
+  fs::create_directories(dir);
+  const std::string count = (dir / "count").string();
+  // A counter that a descendant in a new session writes every 10 ms for about 1.5 s.
+  const std::string writer = "setsid sh -c 'i=0; while [ $i -lt 150 ]; do i=$((i+1)); echo $i > " +
+                             count + "; sleep 0.01; done' & wait";
+  auto read = [&] {
+    std::ifstream in(count);
+    long v = -1;
+    in >> v;
+    return v;
+  };
+  ProcessResult slow;
+  std::thread a([&] { slow = RunProcess({"/bin/sh", "-c", writer}, 4.0); });
+  const auto until = Clock::now() + std::chrono::seconds(10);
+  while (read() < 5 && Clock::now() < until)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_GE(read(), 5) << "the writer did not start";
+  const double pauseS = 3.0;
+  Clock::time_point pauseEnd, otherStart;
+  ProcessResult other;
+  std::thread b;
+  {
+    const OthersPaused paused;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // a write in flight lands
+    const long before = read();
+    b = std::thread([&] {
+      other = RunProcess({"/bin/sh", "-c", "echo started"}, 30);
+      otherStart = Clock::now() - std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(other.seconds));
+    });
+    const ProcessResult own = RunProcess({"/bin/sh", "-c", "echo own"}, 30);
+    EXPECT_EQ(own.out, "own\n");
+    EXPECT_EQ(own.pausedSeconds, 0);
+    std::this_thread::sleep_for(std::chrono::duration<double>(pauseS - 0.1));
+    EXPECT_EQ(read(), before) << "the other thread's child went on while stopped";
+    pauseEnd = Clock::now();
+  }
+  a.join();
+  b.join();
+  EXPECT_EQ(other.out, "started\n");
+  EXPECT_GE(otherStart, pauseEnd - std::chrono::milliseconds(50)) << "started while stopped";
+  // 1.5 s of writing and a 3 s stop: past the 4 s deadline unless the stop is left out.
+  EXPECT_FALSE(slow.timedOut);
+  EXPECT_EQ(slow.exitCode, 0) << slow.err;
+  EXPECT_EQ(read(), 150);
+  EXPECT_NEAR(slow.pausedSeconds, pauseS, 0.5);
+  EXPECT_LT(slow.seconds, 3.5);
   fs::remove_all(dir);
 }
 

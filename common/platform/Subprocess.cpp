@@ -1,5 +1,7 @@
 #include "platform/Subprocess.h"
 
+#include "platform/ChildPause.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -277,26 +279,31 @@ void StartFailed(int error, const std::string& workDir, ProcessResult& r) {
     r.err = "cannot execute the program\n";
 }
 
-// Waits for the child until the deadline or this process's interrupt (then its group is killed);
-// its wait status.
+// Waits for the child until the deadline (later by the time it was stopped, ChildPause.h) or
+// this process's interrupt (then its group is killed); its wait status. The child is seen to end
+// before it is reaped (WNOWAIT), so that its pid is not reused while it is still registered.
 int WaitUntil(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& r) {
-  int status = 0;
   for (;;) {
-    const pid_t done = ::waitpid(pid, &status, WNOHANG);
-    if (done == pid)
+    siginfo_t info{};
+    const int got = ::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+    if (got == 0 && info.si_pid == pid)
       break;
-    if (done < 0 && errno != EINTR)
+    if (got < 0 && errno != EINTR)
       break;
-    const bool late = std::chrono::steady_clock::now() >= deadline;
+    const auto pausedFor = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(child_pause::PausedSeconds(pid)));
+    const bool late = std::chrono::steady_clock::now() >= deadline + pausedFor;
     if (late || gInterrupted) {
       KillChild(pid);
-      status = ReapChild(pid);
       r.timedOut = late && !gInterrupted;
       r.interrupted = gInterrupted;
       break;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  r.pausedSeconds = child_pause::PausedSeconds(pid);
+  child_pause::Unregister(pid);
+  const int status = ReapChild(pid);
   ::killpg(pid, SIGKILL);  // anything the child left behind in its group
   return status;
 }
@@ -317,9 +324,10 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
   setup.files = {{0, "/dev/null", O_RDONLY}};
   setup.workDir = workDir;
   setup.noCoreDumps = true;
-  const auto start = std::chrono::steady_clock::now();
   int error = 0;
-  const pid_t pid = SpawnChild(setup, error);
+  // Where another thread times alone on a CPU device (ChildPause.h), the start waits for it.
+  const pid_t pid = child_pause::StartRegistered([&] { return SpawnChild(setup, error); });
+  const auto start = std::chrono::steady_clock::now();
   capture.Close();
   if (pid < 0) {
     StartFailed(error, workDir, r);
@@ -331,7 +339,8 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
                 start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
                             std::chrono::duration<double>(timeoutS)),
                 r);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+              r.pausedSeconds;
   if (!r.timedOut && !r.interrupted) {
     if (WIFEXITED(status))
       r.exitCode = WEXITSTATUS(status);

@@ -20,8 +20,9 @@ struct ProcessResult {
   bool interrupted = false;  // killed because this process got SIGINT/SIGTERM
   int exitCode = -1;         // when it exited on its own
   int signal = 0;            // when a signal ended it (SIGSEGV...)
-  double seconds = 0;
-  std::string out, err;  // captured (the first kMaxCapture bytes of each)
+  double seconds = 0;        // its wall time, the time it was stopped left out:
+  double pausedSeconds = 0;  // while another thread's child was timed alone (ChildPause.h)
+  std::string out, err;      // captured (the first kMaxCapture bytes of each)
   std::string startError;
 };
 

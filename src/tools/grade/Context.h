@@ -3,6 +3,7 @@
 // And the runs of a hand-in's case groups against the reference's time limits.
 #pragma once
 
+#include "platform/ChildPause.h"
 #include "tools/grade/ChildRun.h"
 #include "tools/grade/Options.h"
 #include "tools/grade/Rubric.h"
@@ -32,8 +33,12 @@ constexpr int kSpeedRounds = 3;
 // Turns on the device: every child run that validates shares it; a speed measurement has it
 // alone (no other child run of the grader on the device while it times). Writers first: a speed
 // measurement waiting stops new shared turns, so that it is never starved by a busy class.
+// On a CPU device (PauseOthers) an alone turn does not wait for the shared ones to end: the
+// grader's other children are stopped for its length (platform/ChildPause.h), so that a core
+// is not left idle while a case list ends.
 class DeviceTurns {
  public:
+  void PauseOthers(bool on) { pauseOthers_ = on; }
   void Share() {
     std::unique_lock l(mu_);
     free_.wait(l, [&] { return !alone_ && waiting_ == 0; });
@@ -47,11 +52,15 @@ class DeviceTurns {
   void Alone() {
     std::unique_lock l(mu_);
     ++waiting_;
-    free_.wait(l, [&] { return !alone_ && sharing_ == 0; });
+    free_.wait(l, [&] { return !alone_ && (pauseOthers_ || sharing_ == 0); });
     --waiting_;
     alone_ = true;
+    l.unlock();
+    if (pauseOthers_)  // only the thread with the alone turn touches paused_
+      paused_.emplace();
   }
   void EndAlone() {
+    paused_.reset();
     std::lock_guard l(mu_);
     alone_ = false;
     free_.notify_all();
@@ -62,6 +71,8 @@ class DeviceTurns {
   std::condition_variable free_;
   int sharing_ = 0, waiting_ = 0;
   bool alone_ = false;
+  bool pauseOthers_ = false;  // set before the first turn
+  std::optional<OthersPaused> paused_;
 };
 
 // A turn on the device for one scope (None: a run that does not use it).

@@ -427,6 +427,9 @@ ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevic
   if (ctx.opt.jobs == 0)  // a GPU's default
     ctx.opt.jobs = DefaultJobs(false, resident, ctx.opt.sandbox == "none",
                                std::thread::hardware_concurrency());
+  // A timed run on a CPU device stops the other children instead of waiting for them to end;
+  // residents (long-lived, serving any hand-in) are not stopped, so with them it waits.
+  ctx.turns.PauseOthers(cpuDevice && !loop && !resident);
   if (!resident)
     return services;
   fs::create_directories(work + "/residents");

@@ -87,7 +87,8 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
       }));
   app.add_option("--speed-alone", o.speedAlone,
                  "What of a speed measurement has the device alone: run (its whole child run, "
-                 "builds included), loop (only its timed loops: the children share a lock file, "
+                 "builds included; on a CPU device the other children are stopped meanwhile), loop "
+                 "(only its timed loops: the children share a lock file, "
                  "and the suite's own rounds are timed once for the class), or auto (default: run "
                  "on a CPU device, whose speed is the machine's load; loop on any other)")
       ->check(CLI::IsMember({"auto", "run", "loop"}));

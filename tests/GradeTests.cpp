@@ -756,6 +756,36 @@ TEST_F(Grade, ARaceOnlyOclgrindSeesCostsTheItemUnderDeductAndIsANoteUnderReport)
       << note.dump(2);
 }
 
+// An interrupt while the suite's own code is measured kills that child run: no fault of the
+// suite's code, so no "does not pass" warning, only the interrupt (exit 130). The Oclgrind
+// reference (seconds at this size) is where a killed run would otherwise be taken for one.
+TEST_F(Grade, InterruptDuringAReferenceRunIsNotAFailingReference) {
+  if (!HaveOclgrind())
+    GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
+  std::ofstream(root_ / "slow-oclgrind.json") << R"({"name": "a long Oclgrind reference",
+    "items": [{"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+      "cases": [{"sizes": [257]}], "oclgrind": "deduct",
+      "oclgrind_case": {"sizes": [65536], "local_size": 64}}]})";
+  const std::string h = HandIn("ann");
+  const fs::path err = root_ / "grader-err";
+  std::string selectors;
+  for (const auto& [var, opt] :
+       {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
+    if (const char* v = std::getenv(var); v && *v)
+      selectors += fmt::format(" {} '{}'", opt, v);
+  // Signalled a second after the grader says it starts the Oclgrind reference.
+  const CommandResult r = RunCommand(fmt::format(
+      "('{}' grade{} --rubric '{}' --output-dir '{}'{} '{}' 2>'{}' & p=$!; "
+      "for i in $(seq 600); do grep -q 'scan-naive on Oclgrind' '{}' && break; sleep 0.1; done; "
+      "sleep 1; kill -INT $p; wait $p; s=$?; cat '{}' >&2; exit $s)",
+      RSB_BINARY, SandboxArg(), (root_ / "slow-oclgrind.json").string(), (root_ / "out").string(),
+      selectors, h, err.string(), err.string(), err.string()));
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.err.find("scan-naive on Oclgrind"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("does not pass"), std::string::npos) << r.err;
+}
+
 TEST_F(Grade, WorkCeilingCatchesAKernelThatDoesLTimesTheWork) {
   if (!HaveOclgrind())
     GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";

@@ -386,6 +386,8 @@ void Runner::Recover(IComputeTask& task, Result& r) {
     endedEarly_ = true;
     return;
   }
+  if (lastCase_)  // no case left for a new context (NVIDIA refuses one for seconds after a fault)
+    return;
   try {
     ctx_.Recreate();
   } catch (const cl::Error& e) {
@@ -516,6 +518,7 @@ std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn
     if (stop_ && *stop_)
       break;
     Progress p{++index, total, &job, job.variants[i], nullptr};
+    lastCase_ = total > 0 && index == total;
     if (progress)
       progress(p);
     results.push_back(RunVariant(*job.task, job.variants[i], job.SpecFor(job.variants[i])));

@@ -185,6 +185,7 @@ class Runner {
   const std::atomic<bool>* stop_ = nullptr;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
   bool endJobAfterError_ = false, endedEarly_ = false;
+  bool lastCase_ = false;    // the case running is the run's last (Run knows the total)
   std::string contextLost_;  // why the device gave no new context after an error (empty: it did)
   cl::Buffer flush_;         // --cold: written before every timed run to evict the cache
   size_t flushBytes_ = 0;

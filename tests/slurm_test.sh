@@ -2,10 +2,8 @@
 # scripts/grade-slurm against a real Slurm started here, as the current user:
 #  - its refusals (bad --shards, --time, no --output-dir, no hand-ins, no sbatch on PATH) and
 #    sbatch's (--gpu where the node has none, --partition that does not exist): exit 2, one line;
-#  - munged (own key, socket, pid and log in a temp folder), slurmctld and slurmd (-D, a
-#    generated slurm.conf: one node with nproc CPUs, free ports from 16817 on, state and spool in
-#    the temp folder, proctrack/linuxproc, task/none, no cgroups), a trivial job array with a
-#    dependent job run to the end;
+#  - a one-node Slurm started by scripts/slurm-local.sh (munged, slurmctld and slurmd in a temp
+#    folder, no cgroups), a trivial job array with a dependent job run to the end;
 #  - a class of 8 hand-ins (the suite's kernels and task sources; student-3's reduction and
 #    student-6's scan kernels broken) graded with a two-item rubric once by `grade` and once by
 #    `grade-slurm --shards 4 --wait`: the merged summary.csv equals the single run's, every
@@ -21,27 +19,14 @@ bin=$1
 src=$2
 gs=$src/scripts/grade-slurm
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/rsb-slurm.XXXXXX")
-chmod 755 "$tmp"  # munged wants its socket's folder searchable by all
+chmod 755 "$tmp"  # munged wants its socket's folders searchable by all
 fail=0
 say() { echo "FAIL: $*"; fail=1; }
 skip() { echo "SKIP: $*"; exit 77; }
 phase() { echo "== $* (at $SECONDS s)"; }
-ctld=0 slurmd=0
-
-stop_pid() {  # pid: TERM, then KILL after 5 s
-  [ "$1" -gt 0 ] && kill -0 "$1" 2>/dev/null || return 0
-  kill "$1" 2>/dev/null
-  for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done
-  kill -9 "$1" 2>/dev/null
-}
+. "$src/scripts/slurm-local.sh"
 cleanup() {
-  if [ $ctld -gt 0 ] && kill -0 $ctld 2>/dev/null; then  # no job step left behind
-    scancel --user="$(id -un)" 2>/dev/null
-    for _ in $(seq 50); do [ -z "$(squeue -h -o %i 2>/dev/null)" ] && break; sleep 0.2; done
-  fi
-  stop_pid $slurmd
-  stop_pid $ctld
-  [ -f "$tmp/munged.pid" ] && stop_pid "$(cat "$tmp/munged.pid")"
+  slurm_local_stop
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -74,92 +59,22 @@ expect_usage "slurm-wlm's sbatch" env PATH=/nonexistent /bin/bash "$gs" --binary
 
 # --- munge and Slurm -----------------------------------------------------------------------------
 phase "starting munged, slurmctld and slurmd"
-for c in munged munge slurmctld slurmd sbatch squeue scontrol scancel sinfo; do
-  command -v $c >/dev/null ||
-    skip "$c not found: install slurm-wlm and munge (scripts/install-deps.sh)"
-done
-head -c 1024 /dev/urandom >"$tmp/munge.key" && chmod 600 "$tmp/munge.key"
-munged --force --key-file="$tmp/munge.key" --socket="$tmp/munge.socket" \
-  --pid-file="$tmp/munged.pid" --log-file="$tmp/munged.log" --seed-file="$tmp/munged.seed" \
-  >"$tmp/munged.out" 2>&1 ||
-  skip "munged does not start here: $(tail -3 "$tmp/munged.out" "$tmp/munged.log" 2>/dev/null)"
-munge -S "$tmp/munge.socket" -n | unmunge -S "$tmp/munge.socket" >/dev/null 2>&1 ||
-  skip "munge does not encode and decode a credential here: $(tail -3 "$tmp/munged.log")"
-
-# Two free TCP ports in a row from 16817 on (slurmctld, slurmd).
-ports=$(python3 -c '
-import socket
-for p in range(16817, 17817, 2):
-    try:
-        for q in (p, p + 1):
-            with socket.socket() as s:
-                s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-                s.bind(("", q))
-        print(p, p + 1)
-        break
-    except OSError:
-        pass')
-read -r ctld_port slurmd_port <<<"$ports"
-[ -n "${slurmd_port:-}" ] || skip "no two free TCP ports from 16817 to 17817"
-node=$(hostname -s)
-user=$(id -un)
-mkdir -p "$tmp/state" "$tmp/spool" "$tmp/jobs"
-cat >"$tmp/slurm.conf" <<EOF
-ClusterName=rsbtest
-SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$ctld_port
-SlurmdPort=$slurmd_port
-SlurmUser=$user
-SlurmdUser=$user
-AuthType=auth/munge
-AuthInfo=socket=$tmp/munge.socket
-CredType=cred/munge
-StateSaveLocation=$tmp/state
-SlurmdSpoolDir=$tmp/spool
-SlurmctldPidFile=$tmp/slurmctld.pid
-SlurmdPidFile=$tmp/slurmd.pid
-SlurmctldLogFile=$tmp/slurmctld.log
-SlurmdLogFile=$tmp/slurmd.log
-ProctrackType=proctrack/linuxproc
-TaskPlugin=task/none
-JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
-JobCompType=jobcomp/none
-MpiDefault=none
-SelectType=select/cons_tres
-SelectTypeParameters=CR_CPU
-ReturnToService=2
-MailProg=/bin/true
-NodeName=$node NodeAddr=127.0.0.1 CPUs=$(nproc) State=UNKNOWN
-PartitionName=test Nodes=$node Default=YES MaxTime=INFINITE State=UP
-EOF
-export SLURM_CONF=$tmp/slurm.conf
-slurmctld -D -c -f "$SLURM_CONF" >"$tmp/slurmctld.out" 2>&1 &
-ctld=$!
-slurmd -D -N "$node" -f "$SLURM_CONF" >"$tmp/slurmd.out" 2>&1 &
-slurmd=$!
-slurm_logs() { tail -n 4 "$tmp"/slurmctld.out "$tmp"/slurmd.out 2>/dev/null | tr '\n' ' '; }
-for _ in $(seq 100); do
-  [ "$(sinfo -h -n "$node" -o %t 2>/dev/null)" = idle ] && break
-  kill -0 $ctld 2>/dev/null && kill -0 $slurmd 2>/dev/null || break
-  sleep 0.2
-done
-[ "$(sinfo -h -n "$node" -o %t 2>/dev/null)" = idle ] ||
-  skip "slurmctld and slurmd did not bring node $node up within 20 s: $(slurm_logs)"
+mkdir -p "$tmp/slurm-local" "$tmp/jobs"
+slurm_local_start "$tmp/slurm-local" || skip "$slurm_local_why"
 
 # A trivial job array and a job after it: Slurm runs jobs here.
 phase "a trivial job array and a job after it"
 a=$(sbatch --parsable -o "$tmp/jobs/a-%a.out" --array=1-2 --wrap 'echo $SLURM_ARRAY_TASK_ID' \
      2>&1) &&
   b=$(sbatch --parsable -o "$tmp/jobs/b.out" --dependency=afterok:"$a" --wrap true 2>&1) ||
-  skip "sbatch does not take a job here: $a ${b:-} $(slurm_logs)"
+  skip "sbatch does not take a job here: $a ${b:-} $(slurm_local_logs)"
 for _ in $(seq 150); do
   [ -z "$(squeue -h -j "$a,$b" -o %i 2>/dev/null)" ] && break
   sleep 0.2
 done
 [[ $(scontrol -o show job "$b" 2>&1) == *JobState=COMPLETED* ]] ||
   skip "a trivial job array and a dependent job did not run to the end within 30 s:" \
-       "$(scontrol -o show job "$b" 2>&1) $(slurm_logs)"
+       "$(scontrol -o show job "$b" 2>&1) $(slurm_local_logs)"
 
 # What sbatch refuses (no GPU on this node, no such partition): exit 2 with sbatch's reason, and
 # no merge job left waiting.

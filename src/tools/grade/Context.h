@@ -117,9 +117,10 @@ struct Context {
   std::set<std::string> warned;  // items whose reference failed (said once)
   std::string deviceName;
 
-  // Oclgrind runs on the CPU, beside the device; a timed run has the device alone: for its whole
-  // child run on a CPU device (whose builds and start-up compete with the timing), only around
-  // its timed loops where the children share a device lock (a GPU: child.deviceLock).
+  // Oclgrind runs on the CPU, beside the device (on a CPU device it is stopped with every other
+  // child while a timed run has the device alone); a timed run has the device alone: for its
+  // whole child run on a CPU device (whose builds and start-up compete with the timing), only
+  // around its timed loops where the children share a device lock (a GPU: child.deviceLock).
   DeviceTurn::Kind TurnOf(RunKind kind) const {
     if (kind == RunKind::Oclgrind || !child.deviceLock.empty())
       return DeviceTurn::None;

@@ -799,11 +799,7 @@ TEST(Cli, QuietKeepsTheCompilersOwnLinesOffStderr) {
         std::filesystem::temp_directory_path() /
         fmt::format("rsb-cli-pocl-cache-{}-{}", (long)::getpid(), flags.size());
     std::filesystem::remove_all(cache);
-    std::string selectors;  // as RunBench adds them
-    for (const auto& [env, option] :
-         {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
-      if (const char* v = std::getenv(env); v && *v)
-        selectors += fmt::format(" {} '{}'", option, v);
+    const std::string selectors = DeviceSelectors();
     const CommandResult r = RunCommand(fmt::format(
         "POCL_CACHE_DIR='{}' '{}' {}{}{}", cache.string(), RSB_BINARY, args, flags, selectors));
     std::filesystem::remove_all(cache);

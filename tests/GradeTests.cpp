@@ -445,11 +445,7 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
                              fs::path(RSB_BINARY).parent_path().string(), prefix.string()));
   ASSERT_EQ(c.status, 0) << c.out << c.err;
   const std::string h = HandInWithHostCode("installed", {"Reduction"});
-  std::string selectors;
-  for (const auto& [env, option] :
-       {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
-    if (const char* v = std::getenv(env); v && *v)
-      selectors += fmt::format(" {} '{}'", option, v);
+  const std::string selectors = DeviceSelectors();
   const CommandResult r = RunCommand(
       fmt::format("'{}/bin/reduce-scan-bench' grade{} --rubric '{}' --output-dir '{}' -q{} '{}'",
                   prefix.string(), SandboxArg(), (root_ / "rubric.json").string(),
@@ -770,11 +766,7 @@ TEST_F(Grade, InterruptDuringAReferenceRunIsNotAFailingReference) {
       "oclgrind_case": {"sizes": [65536], "local_size": 64}}]})";
   const std::string h = HandIn("ann");
   const fs::path err = root_ / "grader-err";
-  std::string selectors;
-  for (const auto& [var, opt] :
-       {std::pair{"RSB_TEST_PLATFORM", "--platform"}, std::pair{"RSB_TEST_DEVICE", "--device"}})
-    if (const char* v = std::getenv(var); v && *v)
-      selectors += fmt::format(" {} '{}'", opt, v);
+  const std::string selectors = DeviceSelectors();
   // Signalled a second after the grader says it starts the Oclgrind reference.
   const CommandResult r = RunCommand(fmt::format(
       "('{}' grade{} --rubric '{}' --output-dir '{}'{} '{}' 2>'{}' & p=$!; "

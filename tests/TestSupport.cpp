@@ -234,14 +234,18 @@ std::string Failures(const std::vector<Result>& results, bool allowSkip) {
 // profile tests clear RSB_NO_PROFILE for their own runs).
 const bool kEnvironmentSaved = (setenv("RSB_NO_PROFILE", "1", 0), SaveEnvironment(), true);
 
-CommandResult RunBench(const std::string& args) {
-  RestoreStartupEnvironment();
+std::string DeviceSelectors() {
   std::string selectors;
   if (!Env("RSB_TEST_PLATFORM").empty())
     selectors += " --platform '" + Env("RSB_TEST_PLATFORM") + "'";
   if (!Env("RSB_TEST_DEVICE").empty())
     selectors += " --device '" + Env("RSB_TEST_DEVICE") + "'";
-  return RunCommand(fmt::format("'{}' {}{}", RSB_BINARY, args, selectors));
+  return selectors;
+}
+
+CommandResult RunBench(const std::string& args) {
+  RestoreStartupEnvironment();
+  return RunCommand(fmt::format("'{}' {}{}", RSB_BINARY, args, DeviceSelectors()));
 }
 
 CommandResult RunCommand(const std::string& command) {

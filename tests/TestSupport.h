@@ -103,8 +103,11 @@ struct CommandResult {
   int status = -1;
   std::string out, err;
 };
-// Runs reduce-scan-bench with args (shell words) and the test device's platform/device
-// selectors from the environment, capturing stdout, stderr and the exit status.
+// The test device's selectors from the environment (RSB_TEST_PLATFORM, RSB_TEST_DEVICE) as
+// shell words, each with a leading space: " --platform 'P' --device 'D'", or "".
+std::string DeviceSelectors();
+// Runs reduce-scan-bench with args (shell words) and DeviceSelectors(), capturing stdout,
+// stderr and the exit status.
 CommandResult RunBench(const std::string& args);
 // Runs a shell command line (no device selectors added), capturing as RunBench does.
 CommandResult RunCommand(const std::string& command);

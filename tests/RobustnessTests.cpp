@@ -606,6 +606,31 @@ class ScopedEnv {
   const char* name_;
 };
 
+// A timer verdict the caller already found (--worker-timer: the grader's timed children, after
+// its first timed run) is taken as told: an in-process run without ceilings does not check the
+// timer again, so the forced verdict of RSB_FORCE_UNTIMED does not reach it, and a told reason
+// makes the cases untimed with that reason.
+TEST(Timer, AVerdictToldByTheCallerIsTakenWithoutACheck) {
+  const ScopedEnv force("RSB_FORCE_UNTIMED", "1");
+  const std::string file = fmt::format("/tmp/rsb-told-{}.json", getpid());
+  const std::string args = "-q --format json --output " + file +
+                           " --task reduction --variant sequential --size 4096 --no-isolate "
+                           "--no-ceilings --iterations 3 ";
+  ASSERT_EQ(RunBench(args + "--worker-timer usable").status, 0);
+  auto j = ReadJson(file);
+  ASSERT_EQ(j["results"].size(), 1u);
+  EXPECT_EQ(j["results"][0]["status"], "passed") << j["results"][0].dump();
+  EXPECT_TRUE(j["results"][0].contains("time_ms"));
+  ASSERT_EQ(RunBench(args + "--worker-timer 'told: no clock'").status, 0);
+  j = ReadJson(file);
+  EXPECT_EQ(j["results"][0]["status"], "untimed");
+  EXPECT_NE(j["results"][0]["message"].get<std::string>().find("told: no clock"), std::string::npos)
+      << j["results"][0].dump();
+  ASSERT_EQ(RunBench(args).status, 0);  // not told: checked, and the check is forced
+  EXPECT_EQ(ReadJson(file)["results"][0]["status"], "untimed");
+  std::remove(file.c_str());
+}
+
 // The whole untimed path on any device: RSB_FORCE_UNTIMED (a test setting) judges the timer
 // unusable. Every case validated, reported untimed with the reason, no time, throughput or
 // ceiling anywhere, the table's timer line once, exit 0; a wrong kernel still fails (exit 1);

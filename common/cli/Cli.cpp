@@ -256,7 +256,8 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--device-lock", o.run.deviceLock,
                  "A lock file shared by processes that use one device (the grader's child runs): "
                  "validated runs hold it shared, each case's timed loop alone");
-  // Hidden (no group): how an isolated run starts its workers.
+  // Hidden (no group): how an isolated run starts its workers; --worker-timer is also how the
+  // grader tells its timed children the timer verdict its first timed run found.
   app.add_option("--worker-fd", o.worker.fd)->group("");
   app.add_option("--worker-job", o.worker.job)->group("");
   app.add_option("--worker-skip", o.worker.skip)->group("");

@@ -1018,6 +1018,74 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
         << crashed.dump(2);
 }
 
+// --check-platform: the runs that only validate go to another OpenCL implementation (Mesa's
+// rusticl on the CPU, which builds faster than pocl), the timed runs stay on the device; every
+// hand-in gets the points, statuses and details that grading on the device alone gives, and the
+// reports name both devices. A platform that matches nothing, or rusticl without its CPU device
+// enabled, is a usage error in the option's words.
+TEST_F(Grade, CheckPlatformValidatesElsewhereWithTheSamePointsAndTimesOnTheDevice) {
+  if (Device().info.platform.find("Portable") == std::string::npos)
+    GTEST_SKIP() << "times on pocl and validates on rusticl; the device is "
+                 << Device().info.platform;
+  const char* before = std::getenv("RUSTICL_ENABLE");
+  const std::string saved = before ? before : "";
+  ::setenv("RUSTICL_ENABLE", "llvmpipe", 1);
+  struct Restore {
+    bool had;
+    std::string value;
+    ~Restore() {
+      had ? ::setenv("RUSTICL_ENABLE", value.c_str(), 1) : ::unsetenv("RUSTICL_ENABLE");
+    }
+  } restore{before != nullptr, saved};
+  if (RunCommand(fmt::format("'{}' --list-devices", RSB_BINARY)).out.find("llvmpipe") ==
+      std::string::npos)
+    GTEST_SKIP() << "no rusticl CPU device (mesa-opencl-icd, RUSTICL_ENABLE=llvmpipe)";
+  const std::string handins = MakeSmallClass();
+  ASSERT_EQ(RunGrade(handins, "--jobs 2").status, 0);
+  const std::string onDevice = ReadFile(root_ / "out" / "summary.csv");
+  std::map<std::string, json> items;
+  for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
+    items[n] = Report(n)["items"];
+  fs::remove_all(root_ / "out");
+  const CommandResult r = RunGrade(handins, "--jobs 2 --check-platform rusticl");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(ReadFile(root_ / "out" / "summary.csv"), onDevice);
+  for (const auto& [name, was] : items) {
+    const json report = Report(name);
+    // Each name comes from the results of the runs that went there.
+    EXPECT_NE(report["check_device"].get<std::string>().find("llvmpipe"), std::string::npos)
+        << report["check_device"];
+    EXPECT_EQ(report["device"], Device().info.name);
+    const json& now = report["items"];
+    ASSERT_EQ(now.size(), was.size());
+    for (size_t i = 0; i < now.size(); ++i) {
+      EXPECT_EQ(now[i]["status"], was[i]["status"]) << name << " " << now[i].dump(2);
+      EXPECT_EQ(now[i]["points"], was[i]["points"]) << name;
+      ASSERT_EQ(now[i]["cases"].size(), was[i]["cases"].size()) << name;
+      for (size_t c = 0; c < now[i]["cases"].size(); ++c)
+        EXPECT_EQ(now[i]["cases"][c]["status"], was[i]["cases"][c]["status"])
+            << name << " " << now[i]["cases"][c].dump();
+    }
+  }
+  // The speed item was timed on the device: a ratio, met.
+  const json speed = Item(Report("ann"), "reduction-sequential")["speed"];
+  EXPECT_TRUE(speed.value("met", false)) << speed.dump();
+  EXPECT_NE(ReadFile(root_ / "out" / "ann.md").find("(correctness runs on llvmpipe"),
+            std::string::npos);
+  const json m = json::parse(ReadFile(root_ / "out" / "grading.json"));
+  EXPECT_NE(m["check_device"].get<std::string>().find("llvmpipe"), std::string::npos) << m;
+
+  const std::string one = (root_ / "ann").string();
+  CommandResult bad = RunGrade(one, "--check-platform nosuch");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("--check-platform 'nosuch' matches no platform"), std::string::npos)
+      << bad.err;
+  ::unsetenv("RUSTICL_ENABLE");
+  bad = RunGrade(one, "--check-platform rusticl");
+  EXPECT_EQ(bad.status, 2);
+  EXPECT_NE(bad.err.find("RUSTICL_ENABLE=llvmpipe"), std::string::npos) << bad.err;
+}
+
 // A resident child run (Resident.h) answers every run as a child process of the same command
 // line would: results, exit status, stderr, a crash's signal, a hang's timeout; after a crash, a
 // hang or an error it is replaced, otherwise it serves the next run in the same process.

@@ -29,13 +29,18 @@ void AddRunArgs(const ChildSettings& s, std::vector<std::string>& a, const std::
                      "--no-profile"});
 }
 
-void AddDeviceArgs(const ChildSettings& s, std::vector<std::string>& a) {
+// A timed run's device is --platform and --device's; a run that only validates goes to
+// --check-platform and --check-device's (the same unless given).
+void AddDeviceArgs(const ChildSettings& s, RunKind kind, std::vector<std::string>& a) {
   if (!s.deviceLock.empty())
     a.insert(a.end(), {"--device-lock", s.deviceLock});
-  if (!s.platform.empty())
-    a.insert(a.end(), {"--platform", s.platform});
-  if (!s.device.empty())
-    a.insert(a.end(), {"--device", s.device});
+  const bool timed = kind == RunKind::Timed || kind == RunKind::TimedDeviceCheck;
+  const std::string& platform = timed ? s.platform : s.checkPlatform;
+  const std::string& device = timed ? s.device : s.checkDevice;
+  if (!platform.empty())
+    a.insert(a.end(), {"--platform", platform});
+  if (!device.empty())
+    a.insert(a.end(), {"--device", device});
 }
 
 std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, const Item& it,
@@ -64,6 +69,8 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
     // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run).
     a.insert(a.end(),
              {"--iterations", "30", "--time-budget", "0.3", "--warmup", "1", "--no-ceilings"});
+    if (!s.timerVerdict.empty())
+      a.insert(a.end(), {"--worker-timer", s.timerVerdict});
   } else {
     a.push_back("--check");
     if (kind == RunKind::Oclgrind)
@@ -73,7 +80,7 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   }
   // Under Oclgrind the only platform is Oclgrind's: the grading run's device does not apply.
   if (kind != RunKind::Oclgrind)
-    AddDeviceArgs(s, a);
+    AddDeviceArgs(s, kind, a);
   return a;
 }
 
@@ -398,7 +405,7 @@ GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector
   a.insert(a.end(), {code.binary, "--kernels", code.kernels, "--cases", file, "--check",
                      "--no-isolate", "--validate-runs", std::to_string(validateRuns)});
   AddRunArgs(s, a, output);
-  AddDeviceArgs(s, a);
+  AddDeviceArgs(s, RunKind::Check, a);
   GroupRun run = Collect(s, code, a, dir, output, cases, timeoutS, /*oneProcess=*/true);
   std::error_code ec;
   fs::remove(file, ec);

@@ -49,6 +49,13 @@ struct ChildSettings {
   Residents* residents = nullptr;
   std::string residentBinary;  // the binary the residents run (the suite's)
   RunTrace* trace = nullptr;   // --trace (null: none)
+  // --check-platform, --check-device: where the runs that only validate go (lists, groups,
+  // cases one by one); the timed runs go to platform and device.
+  std::string checkPlatform, checkDevice;
+  // The device's timer verdict once the grader's first timed run found it usable ("usable",
+  // given to the timed runs as --worker-timer, so that each need not check it again; "": not
+  // known, each timed run checks it).
+  std::string timerVerdict;
 };
 
 // The code a child run runs: a binary and a kernels folder, started through `wrapper` (a
@@ -61,8 +68,10 @@ struct Code {
 };
 
 // What a child run does with its cases: validate them, time them, or validate them under
-// Oclgrind (races, out-of-bounds accesses, instruction counts).
-enum class RunKind { Check, Timed, Oclgrind };
+// Oclgrind (races, out-of-bounds accesses, instruction counts). TimedDeviceCheck validates on the
+// device that times (--platform) where validating runs go elsewhere (--check-platform): it builds
+// a speed case's programs there before the timed runs, which have the device alone.
+enum class RunKind { Check, Timed, Oclgrind, TimedDeviceCheck };
 
 struct CaseOutcome {
   std::string label, status, message;

@@ -79,8 +79,8 @@ std::string SummaryCsv(const std::vector<std::string>& itemIds,
 std::string IndexMarkdown(const ClassManifest& m, const std::vector<SummaryRow>& rows) {
   std::string md = fmt::format("# Grades: {}\n\n", m.rubricName);
   md += fmt::format("Rubric `{}` ({}), seed {}, device {}, {}. {} of {} hand-in(s) graded{}.\n\n",
-                    m.rubricPath, m.rubricHash, m.seed, m.device.empty() ? "-" : m.device, m.suite,
-                    rows.size(), m.classNames.size(), m.complete ? "" : " so far");
+                    m.rubricPath, m.rubricHash, m.seed, DeviceText(m.device, m.checkDevice),
+                    m.suite, rows.size(), m.classNames.size(), m.complete ? "" : " so far");
   md += "| hand-in | total |";
   for (const auto& id : m.itemIds)
     md += " " + id + " |";
@@ -110,6 +110,7 @@ json ToJson(const ClassManifest& m) {
           {"items", m.itemIds},
           {"seed", m.seed},
           {"device", m.device},
+          {"check_device", m.checkDevice},
           {"shard", {{"index", m.shardIndex}, {"count", m.shardCount}}},
           {"class", m.classNames},
           {"graded", m.graded},
@@ -177,6 +178,7 @@ Shard ReadShard(const fs::path& dir) {
   m.itemIds = Field<std::vector<std::string>>(j, "items", file);
   m.seed = Field<uint64_t>(j, "seed", file);
   m.device = Field<std::string>(j, "device", file);
+  m.checkDevice = j.value("check_device", m.device);  // absent before --check-platform
   const json shard = Field<json>(j, "shard", file);
   m.shardIndex = Field<size_t>(shard, "index", file);
   m.shardCount = Field<size_t>(shard, "count", file);
@@ -213,6 +215,9 @@ void CheckAlike(const std::vector<Shard>& shards) {
     if (b.m.device != a.m.device && !a.m.device.empty() && !b.m.device.empty())
       std::cerr << fmt::format("warning: {} graded on '{}', {} on '{}'\n", a.dir.string(),
                                a.m.device, b.dir.string(), b.m.device);
+    if (b.m.checkDevice != a.m.checkDevice && !a.m.checkDevice.empty() && !b.m.checkDevice.empty())
+      std::cerr << fmt::format("warning: {} validated on '{}', {} on '{}'\n", a.dir.string(),
+                               a.m.checkDevice, b.dir.string(), b.m.checkDevice);
   }
 }
 

@@ -27,6 +27,7 @@ struct ClassManifest {
   std::vector<std::string> itemIds;  // the items graded (--items)
   uint64_t seed = 0;
   std::string device;
+  std::string checkDevice;  // the validating runs' device (--check-platform; "" in older files)
   size_t shardIndex = 1, shardCount = 1;  // 1-based
   std::vector<std::string> classNames;    // every hand-in of the class, in the order given
   std::vector<std::string> graded;        // the hand-ins whose reports this folder holds

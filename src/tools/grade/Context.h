@@ -115,7 +115,9 @@ struct Context {
   // class (GradeSpeed).
   std::map<std::string, std::pair<std::vector<double>, std::string>> referenceSpeed;
   std::set<std::string> warned;  // items whose reference failed (said once)
-  std::string deviceName;
+  // The device's name as the children's results give it: the timed runs' (--platform, --device)
+  // and the validating runs' (--check-platform, --check-device: the same device unless given).
+  std::string deviceName, checkDeviceName;
 
   // Oclgrind runs on the CPU, beside the device (on a CPU device it is stopped with every other
   // child while a timed run has the device alone); a timed run has the device alone: for its
@@ -134,7 +136,7 @@ struct Context {
       const DeviceTurn turn(turns, TurnOf(kind));
       run = RunGroup(child, code, it, g, ls, kind, timeoutS, isolation);
     }
-    NoteDevice(run);
+    NoteDevice(run, kind);
     return run;
   }
 
@@ -146,14 +148,25 @@ struct Context {
       const DeviceTurn turn(turns, TurnOf(RunKind::Check));
       run = RunCaseList(child, code, cases, validateRuns, timeoutS);
     }
-    NoteDevice(run);
+    NoteDevice(run, RunKind::Check);
     return run;
   }
 
-  void NoteDevice(const GroupRun& run) {
+  void NoteDevice(const GroupRun& run, RunKind kind) {
+    if (kind == RunKind::Oclgrind || !run.results || !(*run.results)["device"].is_object())
+      return;
+    const std::string name = (*run.results)["device"].value("name", "");
+    const bool timing = kind == RunKind::Timed || kind == RunKind::TimedDeviceCheck;
     std::lock_guard l(mu);
-    if (deviceName.empty() && run.results && (*run.results)["device"].is_object())
-      deviceName = (*run.results)["device"].value("name", "");
+    if ((timing || !CheckElsewhere()) && deviceName.empty())
+      deviceName = name;
+    if ((!timing || !CheckElsewhere()) && checkDeviceName.empty())
+      checkDeviceName = name;
+  }
+
+  // --check-platform or --check-device sent the validating runs to another selection.
+  bool CheckElsewhere() const {
+    return child.checkPlatform != child.platform || child.checkDevice != child.device;
   }
 };
 

@@ -306,6 +306,7 @@ ClassManifest Manifest(const Context& ctx, const ClassProgress& cls, bool comple
     m.itemIds.push_back(it.id);
   m.seed = ctx.rubric.seed;
   m.device = ctx.deviceName;
+  m.checkDevice = ctx.checkDeviceName;
   m.shardIndex = ctx.opt.shardIndex;
   m.shardCount = ctx.opt.shardCount;
   m.classNames = cls.names;
@@ -323,7 +324,7 @@ void WriteReports(Context& ctx, ClassProgress& cls, size_t index, const HandinGr
                   double seconds) {
   const fs::path dir(ctx.opt.outputDir);
   std::lock_guard l(cls.mu);
-  const RunInfo info{&ctx.rubric, ctx.deviceName, ctx.opt.timeoutS};
+  const RunInfo info{&ctx.rubric, ctx.deviceName, ctx.checkDeviceName, ctx.opt.timeoutS};
   WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
@@ -376,11 +377,40 @@ void ListClass(const Context& ctx, ClassProgress& cls) {
       cls.mine.push_back(i);
 }
 
+// --check-platform and --check-device name a device, or a usage error in their words. Where
+// either is given, the other defaults to "" (the platform's first device) and --platform.
+void CheckCheckDevice(GradeOptions& o) {
+  if (!o.checkPlatform && !o.checkDevice) {
+    o.checkPlatform = o.platform;
+    o.checkDevice = o.device;
+    return;
+  }
+  if (!o.checkPlatform)
+    o.checkPlatform = o.platform;
+  if (!o.checkDevice)
+    o.checkDevice = "";
+  try {
+    SelectDevice(*o.checkPlatform, *o.checkDevice);
+  } catch (const UsageError& e) {
+    std::string m = e.what();
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{"--platform '", "--check-platform '"},
+          {"--device '", "--check-device '"}})
+      if (const size_t at = m.find(from); at != std::string::npos)
+        m.replace(at, from.size(), to);
+    const bool rusticl = Lower(*o.checkPlatform).find("rusticl") != std::string::npos;
+    if (rusticl && m.find("lists no device") != std::string::npos && !std::getenv("RUSTICL_ENABLE"))
+      m += " (rusticl lists a CPU device only with RUSTICL_ENABLE=llvmpipe in the environment)";
+    throw UsageError(m);
+  }
+}
+
 // The device (checked once here, so that a wrong --platform is one usage error instead of an
 // error in every item), --jobs' default and the suite's own code. True on a CPU device.
 bool SetUpDevice(Context& ctx, const char* argv0) {
   const bool cpuDevice =
       SelectDevice(ctx.opt.platform, ctx.opt.device).getInfo<CL_DEVICE_TYPE>() & CL_DEVICE_TYPE_CPU;
+  CheckCheckDevice(ctx.opt);
   // --jobs' default: the cores on a CPU device (on a GPU: SetUpChildren, which knows how child
   // runs start).
   if (ctx.opt.jobs == 0 && cpuDevice)
@@ -407,7 +437,17 @@ ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevic
   fs::create_directories(refCache);
   ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache,
                        "CUDA_CACHE_PATH=" + refCache + "/nv"};
-  ctx.child = {ctx.opt.platform, ctx.opt.device, ctx.rubric.seed, work, "", nullptr, ""};
+  ctx.child = {ctx.opt.platform,
+               ctx.opt.device,
+               ctx.rubric.seed,
+               work,
+               "",
+               nullptr,
+               "",
+               nullptr,
+               ctx.opt.checkPlatform.value_or(ctx.opt.platform),
+               ctx.opt.checkDevice.value_or(ctx.opt.device),
+               ""};  // the timer's verdict: CheckSpeedTimer's
   if (loop && cpuDevice && !ctx.opt.quiet)
     std::cerr << "note: --speed-alone loop on a CPU device: the other children's builds and runs "
                  "load the CPU that is timed, and the suite's own rounds are timed once; speed "

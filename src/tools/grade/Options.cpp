@@ -60,6 +60,15 @@ void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
   app.add_option("--output-dir", o.outputDir, "Folder of the reports (default grades)");
   app.add_option("--platform", o.platform, "Platform: index or name substring");
   app.add_option("--device", o.device, "Device: index or name substring");
+  app.add_option("--check-platform", o.checkPlatform,
+                 "Platform of the runs that only validate (every child run but the timed ones): "
+                 "index or name substring (default: --platform's). A right answer does not "
+                 "depend on the OpenCL implementation, so on a CPU one that builds faster grades "
+                 "sooner: Mesa's rusticl (RUSTICL_ENABLE=llvmpipe) builds about twice as fast as "
+                 "pocl. Speed items are still timed on --platform, and the reports name both");
+  app.add_option("--check-device", o.checkDevice,
+                 "Device of those runs: index or name substring (default: --device's where "
+                 "--check-platform is not given)");
   app.add_option("--handin-kit", o.handinKit,
                  "The hand-in kit that hand-ins' host code is built against (default: "
                  "handin-kit next to this binary, or the installed one)");

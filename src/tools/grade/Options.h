@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,10 @@ namespace rsb::grade {
 struct GradeOptions {
   std::vector<std::string> handins;
   std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
+  // --check-platform, --check-device: where the runs that only validate go (every child run but
+  // the timed ones); unset: --platform and --device's. Either given: the other defaults to "" (the
+  // platform's first device) and --platform respectively.
+  std::optional<std::string> checkPlatform, checkDevice;
   std::vector<std::string> items;  // --items: grade only these rubric items
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
   std::string format;              // --format gradescope: also DIR/results.json (Report.h)

@@ -92,6 +92,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
           {"rubric_file", ctx.rubric->path},
           {"seed", ctx.rubric->seed},
           {"device", ctx.device.empty() ? "-" : ctx.device},
+          {"check_device", ctx.checkDevice.empty() ? "-" : ctx.checkDevice},
           {"timeout_s", ctx.timeoutS},
           {"host_code", host},
           {"total", h.total},
@@ -102,7 +103,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
 std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
   std::string md = fmt::format("# {}: {} / {} points\n\n", h.name, Points(h.total), Points(h.max));
   md += fmt::format("Hand-in `{}`, rubric {} (`{}`), device {}, seed {}, timeout {:g} s.\n", h.path,
-                    ctx.rubric->name, ctx.rubric->path, ctx.device.empty() ? "-" : ctx.device,
+                    ctx.rubric->name, ctx.rubric->path, DeviceText(ctx.device, ctx.checkDevice),
                     ctx.rubric->seed, ctx.timeoutS);
   if (h.host.tasks.empty())
     md += "Host code: the suite's (the hand-in brings no task sources).\n";
@@ -168,7 +169,7 @@ json ToGradescope(const RunInfo& ctx, const HandinGrade& h) {
   }
   std::string output =
       fmt::format("{} / {} points. Rubric {}, device {}, seed {}, timeout {:g} s.", Points(h.total),
-                  Points(h.max), ctx.rubric->name, ctx.device.empty() ? "-" : ctx.device,
+                  Points(h.max), ctx.rubric->name, DeviceText(ctx.device, ctx.checkDevice),
                   ctx.rubric->seed, ctx.timeoutS);
   // Nothing could be graded (no kernels/, host code that does not build): the reason up front.
   if (!h.items.empty() && std::all_of(h.items.begin(), h.items.end(),

@@ -37,7 +37,8 @@ struct HandinGrade {
 // What every report of a grading run says about the run.
 struct RunInfo {
   const Rubric* rubric = nullptr;
-  std::string device;  // "" until a child run named it
+  std::string device;       // "" until a child run named it (the timed runs')
+  std::string checkDevice;  // the validating runs' (--check-platform; the same unless given)
   double timeoutS = 0;
 };
 

@@ -51,4 +51,11 @@ std::string ShortenPaths(std::string text, const std::string& root) {
   return text;
 }
 
+std::string DeviceText(const std::string& device, const std::string& checkDevice) {
+  const std::string d = device.empty() ? "-" : device;
+  if (checkDevice.empty() || checkDevice == device)
+    return d;
+  return d + " (correctness runs on " + checkDevice + ")";
+}
+
 }  // namespace rsb::grade

@@ -26,6 +26,10 @@ std::string Excerpt(const std::string& text, size_t maxLines = 20);
 // error), else the first with "error", else the first.
 std::string Headline(const std::string& text);
 
+// The device a report names: "-" until a run named it; where the validating runs went to another
+// (--check-platform), "D (correctness runs on C)".
+std::string DeviceText(const std::string& device, const std::string& checkDevice);
+
 // Paths inside the hand-in read as the student wrote them: kernels/Scan.cl:12:3.
 std::string ShortenPaths(std::string text, const std::string& root);
 

@@ -16,7 +16,7 @@ json.dump(r,open('/tmp/rubric-gpu.json','w'),indent=1)
 PY
 rm -rf /tmp/class; python3 bench/make-class /tmp/class 96 --seed 7 --host-share 0 >/dev/null
 for round in 1 2; do for b in /tmp/base/build build-dev; do
-  rm -rf /tmp/grades /tmp/gcache; mkdir -p /tmp/gcache; s=$(date +%s.%N)
+  rm -rf /tmp/grades /tmp/gcache; mkdir -p /tmp/gcache; s=$(date +%s%N)
   XDG_CACHE_HOME=/tmp/gcache timeout 170 $b/reduce-scan-bench grade --platform NVIDIA --sandbox none --jobs 16 --resident-runs on --rubric /tmp/rubric-gpu.json --output-dir /tmp/grades /tmp/class/*/ 2>/dev/null
-  echo "$b round $round: $(echo "$(date +%s.%N) - $s" | bc) s, $(python3 bench/make-class /tmp/class --check /tmp/grades 2>&1 | tail -1)"
+  echo "$b round $round: $(( ($(date +%s%N) - s) / 1000000 )) ms, $(python3 bench/make-class /tmp/class --check /tmp/grades 2>&1 | tail -1)"
 done; done | tee "$out/ab.txt"

@@ -152,10 +152,13 @@ struct Context {
     return run;
   }
 
+  // A run's results may name no device (the cases of a group run one by one in residents are
+  // gathered without one): read with value(), never with a const operator[] on a missing key.
   void NoteDevice(const GroupRun& run, RunKind kind) {
-    if (kind == RunKind::Oclgrind || !run.results || !(*run.results)["device"].is_object())
+    const json device = run.results ? run.results->value("device", json()) : json();
+    if (kind == RunKind::Oclgrind || !device.is_object())
       return;
-    const std::string name = (*run.results)["device"].value("name", "");
+    const std::string name = device.value("name", "");
     const bool timing = kind == RunKind::Timed || kind == RunKind::TimedDeviceCheck;
     std::lock_guard l(mu);
     if ((timing || !CheckElsewhere()) && deviceName.empty())

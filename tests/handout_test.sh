@@ -132,11 +132,33 @@ for b in bad:
 sys.exit(1 if bad else 0)
 EOF
 
+# How the grading steps grade where the machine lacks what the default needs (the GPU machines
+# have neither): --sandbox none without bubblewrap, the shipped rubric with its Oclgrind gates off
+# without Oclgrind (as bench/gpu_grade_class.sh grades there).
+grading=()
+if ! command -v bwrap >/dev/null 2>&1; then
+  echo "note: no bwrap on PATH: the grading steps use --sandbox none"
+  grading+=(--sandbox none)
+fi
+if ! command -v oclgrind >/dev/null 2>&1; then
+  echo "note: no oclgrind on PATH: the grading steps use the shipped rubric with its Oclgrind gates off"
+  python3 - "$src/grading/rubric.json" "$tmp/rubric.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for it in r["items"]:
+    it["oclgrind"] = "off"
+    it.pop("work_ceiling", None)
+    it.pop("oclgrind_case", None)
+json.dump(r, open(sys.argv[2], "w"))
+PY
+  grading+=(--rubric "$tmp/rubric.json")
+fi
+
 # The hand-out's kernels graded as a hand-in: no crash, no hang, 0 points.
 mkdir -p "$tmp/class/handout"
 cp -r "$ho/kernels" "$tmp/class/handout/"
 (cd "$ho/build" && timeout 300 ./reduce-scan-bench grade --output-dir "$tmp/graded" \
-   "${selectors[@]}" "$tmp/class/handout" >"$tmp/grade.out" 2>&1)
+   "${selectors[@]}" "${grading[@]}" "$tmp/class/handout" >"$tmp/grade.out" 2>&1)
 rc=$?
 if [ $rc -ne 0 ]; then
   say "grading the hand-out -> exit $rc: $(tail -5 "$tmp/grade.out")"
@@ -166,7 +188,7 @@ else
   # (Two items, one per task: the host builds are what is checked; the full rubric ran above.)
   (cd "$ho/build" && timeout 300 ./reduce-scan-bench grade --output-dir "$tmp/graded2" \
      --items reduction-interleaved,scan-naive \
-     "${selectors[@]}" "$tmp/class2/packed" >"$tmp/grade2.out" 2>&1)
+     "${selectors[@]}" "${grading[@]}" "$tmp/class2/packed" >"$tmp/grade2.out" 2>&1)
   rc=$?
   if [ $rc -ne 0 ]; then
     say "grading the packed hand-in -> exit $rc: $(tail -5 "$tmp/grade2.out")"

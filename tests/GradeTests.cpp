@@ -3,8 +3,10 @@
 // instructor would.
 #include "TestSupport.h"
 #include "platform/Subprocess.h"
+#include "tools/grade/ChildRun.h"
 #include "tools/grade/Grade.h"
 #include "tools/grade/Resident.h"
+#include "tools/grade/Rubric.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -1140,6 +1142,36 @@ TEST_F(Grade, ResidentRunsAnswerAsChildProcessesWould) {
     EXPECT_EQ(next.exitCode, 0) << next.err;
     EXPECT_EQ(residents.Started(), before + 1) << "a fresh resident after " << what;
   }
+}
+
+// A group run again case by case in residents (a run per case, as where the grader isolates a
+// failed group on a GPU) gives its results as one child run's: every case's, and the device
+// they ran on, which the grader reads from every run it notes (Context::NoteDevice).
+TEST_F(Grade, CasesRunOneByOneInResidentsNameTheirDevice) {
+  const grade::Rubric rubric = grade::LoadRubric((root_ / "rubric.json").string());
+  const grade::Item& it = rubric.items.front();  // scan-naive: 3 sizes, 2 kinds
+  fs::create_directories(root_ / "residents");
+  grade::Residents residents({RSB_BINARY, "serve"}, (root_ / "residents").string());
+  grade::ChildSettings s;
+  const char* platform = std::getenv("RSB_TEST_PLATFORM");
+  const char* device = std::getenv("RSB_TEST_DEVICE");
+  s.platform = s.checkPlatform = platform ? platform : "";
+  s.device = s.checkDevice = device ? device : "";
+  s.workDir = root_.string();
+  s.residents = &residents;
+  s.residentBinary = RSB_BINARY;
+  const grade::Code code{RSB_BINARY, HandIn("good") + "/kernels", {}, ""};
+  const grade::CaseGroup& g = it.groups.front();
+  const grade::GroupRun run = grade::RunGroup(
+      s, code, it, g, g.localSizes.front(), grade::RunKind::Check, 120, grade::Isolation::PerCase);
+  ASSERT_EQ(run.cases.size(), 6u);
+  for (const auto& c : run.cases)
+    EXPECT_EQ(c.status, "passed") << c.label << ": " << c.message;
+  EXPECT_EQ(residents.Started(), 1u) << "the cases ran in a resident";
+  ASSERT_TRUE(run.results.has_value());
+  EXPECT_EQ((*run.results)["results"].size(), 6u);
+  ASSERT_TRUE(run.results->contains("device")) << run.results->dump(1);
+  EXPECT_EQ((*run.results)["device"].value("name", ""), Device().info.name);
 }
 
 TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {

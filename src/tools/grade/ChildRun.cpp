@@ -330,7 +330,7 @@ GroupRun RunCasesInResidents(const ChildSettings& s, const Code& code, const Ite
   const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
   const auto begin = std::chrono::steady_clock::now();
   GroupRun all;
-  json results = json::array();
+  json results = json::array(), device;  // the device: as the first run that names one says
   for (const CaseSpec& spec : Expand(g)) {
     const ListedCase one{&it, spec, localSize};
     const double left =
@@ -353,12 +353,18 @@ GroupRun RunCasesInResidents(const ChildSettings& s, const Code& code, const Ite
                          dir, output, {one}, left, /*oneProcess=*/true, {true, timeoutS});
     all.seconds += r.seconds;
     all.timedOut = all.timedOut || r.timedOut;
-    if (r.results)
+    if (r.results) {
       for (const auto& res : (*r.results)["results"])
         results.push_back(res);
+      if (device.is_null())
+        device = r.results->value("device", json());
+    }
     all.cases.push_back(std::move(r.cases.front()));
   }
+  // Shaped as a child's results (a device, when any run named one, and the cases' results).
   all.results = json{{"results", results}};
+  if (device.is_object())
+    (*all.results)["device"] = device;
   return all;
 }
 

@@ -184,6 +184,30 @@ class Grade : public testing::Test {
           "  dst[i] = v\n  // SOLUTION END");
     return all;
   }
+  // The items of every hand-in of MakeSmallClass's class, from the reports in root_/out.
+  std::map<std::string, json> SmallClassItems() {
+    std::map<std::string, json> items;
+    for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
+      items[n] = Report(n)["items"];
+    return items;
+  }
+  // A hand-in's items graded again (now) as before: each item's status and points and every
+  // case's status; its detail too where `detail` (a compiler's message names its implementation).
+  static void ExpectSameItems(const json& now, const json& before, const std::string& what,
+                              bool detail) {
+    ASSERT_EQ(now.size(), before.size()) << what;
+    for (size_t i = 0; i < now.size(); ++i) {
+      EXPECT_EQ(now[i]["status"], before[i]["status"]) << what << " " << now[i].dump(2);
+      EXPECT_EQ(now[i]["points"], before[i]["points"]) << what;
+      if (detail) {
+        EXPECT_EQ(now[i]["detail"], before[i]["detail"]) << what;
+      }
+      ASSERT_EQ(now[i]["cases"].size(), before[i]["cases"].size()) << what;
+      for (size_t c = 0; c < now[i]["cases"].size(); ++c)
+        EXPECT_EQ(now[i]["cases"][c]["status"], before[i]["cases"][c]["status"])
+            << what << " " << now[i]["cases"][c].dump();
+    }
+  }
 
   fs::path root_;
 };
@@ -962,9 +986,7 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
   const std::string handins = MakeSmallClass();
   ASSERT_EQ(RunGrade(handins, "--jobs 1").status, 0);
   const std::string sequential = ReadFile(root_ / "out" / "summary.csv");
-  std::map<std::string, json> items;
-  for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
-    items[n] = Report(n)["items"];
+  const std::map<std::string, json> items = SmallClassItems();
   // In parallel; then with only the timed loops alone (a device lock shared by the children,
   // the suite's own speed rounds timed once for the class), as on a GPU.
   // And with the loop mode's residents (Resident.h) running the hand-ins' kernels too (outside a
@@ -987,17 +1009,10 @@ TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
     std::set<double> references;
     for (const auto& [name, before] : items) {
       const json now = Report(name)["items"];
-      ASSERT_EQ(now.size(), before.size());
-      for (size_t i = 0; i < now.size(); ++i) {
-        EXPECT_EQ(now[i]["status"], before[i]["status"]) << how << name << " " << now[i].dump(2);
-        EXPECT_EQ(now[i]["detail"], before[i]["detail"]) << how << name;
-        ASSERT_EQ(now[i]["cases"].size(), before[i]["cases"].size()) << name;
-        for (size_t c = 0; c < now[i]["cases"].size(); ++c)
-          EXPECT_EQ(now[i]["cases"][c]["status"], before[i]["cases"][c]["status"])
-              << how << name << " " << now[i]["cases"][c].dump();
-        if (now[i].contains("speed") && now[i]["speed"].contains("reference_ms"))
-          references.insert(now[i]["speed"]["reference_ms"].get<double>());
-      }
+      ExpectSameItems(now, before, how + " " + name, true);
+      for (const auto& item : now)
+        if (item.contains("speed") && item["speed"].contains("reference_ms"))
+          references.insert(item["speed"]["reference_ms"].get<double>());
     }
     EXPECT_FALSE(references.empty()) << how;
     if (std::string(how).find("loop") != std::string::npos) {
@@ -1045,9 +1060,7 @@ TEST_F(Grade, CheckPlatformValidatesElsewhereWithTheSamePointsAndTimesOnTheDevic
   const std::string handins = MakeSmallClass();
   ASSERT_EQ(RunGrade(handins, "--jobs 2").status, 0);
   const std::string onDevice = ReadFile(root_ / "out" / "summary.csv");
-  std::map<std::string, json> items;
-  for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
-    items[n] = Report(n)["items"];
+  const std::map<std::string, json> items = SmallClassItems();
   fs::remove_all(root_ / "out");
   const CommandResult r = RunGrade(handins, "--jobs 2 --check-platform rusticl");
   ASSERT_EQ(r.status, 0) << r.err;
@@ -1058,16 +1071,7 @@ TEST_F(Grade, CheckPlatformValidatesElsewhereWithTheSamePointsAndTimesOnTheDevic
     EXPECT_NE(report["check_device"].get<std::string>().find("llvmpipe"), std::string::npos)
         << report["check_device"];
     EXPECT_EQ(report["device"], Device().info.name);
-    const json& now = report["items"];
-    ASSERT_EQ(now.size(), was.size());
-    for (size_t i = 0; i < now.size(); ++i) {
-      EXPECT_EQ(now[i]["status"], was[i]["status"]) << name << " " << now[i].dump(2);
-      EXPECT_EQ(now[i]["points"], was[i]["points"]) << name;
-      ASSERT_EQ(now[i]["cases"].size(), was[i]["cases"].size()) << name;
-      for (size_t c = 0; c < now[i]["cases"].size(); ++c)
-        EXPECT_EQ(now[i]["cases"][c]["status"], was[i]["cases"][c]["status"])
-            << name << " " << now[i]["cases"][c].dump();
-    }
+    ExpectSameItems(report["items"], was, name, false);
   }
   // The speed item was timed on the device: a ratio, met.
   const json speed = Item(Report("ann"), "reduction-sequential")["speed"];

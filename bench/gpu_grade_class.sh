@@ -17,13 +17,7 @@ mkdir -p $OUT
 t0=$(date +%s)
 cmake -S . -B build-dev -DCMAKE_BUILD_TYPE=Release -DRSB_CUDA_ARCH=90 -DRSB_BUILD_TESTS=OFF -DRSB_BUILD_REFERENCES=OFF >/dev/null && cmake --build build-dev -j16 >/dev/null 2>&1 || { echo build failed; cmake --build build-dev -j16 2>&1 | tail -20; exit 1; }
 echo "build $(( $(date +%s) - t0 )) s" | tee -a $OUT/machine.txt
-python3 - <<'PY'
-import json; r=json.load(open('grading/rubric.json'))
-for it in r['items']:
-    it['oclgrind']='off'; it.pop('work_ceiling',None); it.pop('oclgrind_case',None)
-r['name']+=' (no Oclgrind: not installed on this machine)'
-json.dump(r,open('/tmp/rubric-gpu.json','w'),indent=1)
-PY
+python3 scripts/rubric-without-oclgrind grading/rubric.json /tmp/rubric-gpu.json
 for spec in "$@"; do
   read -r tag n share jobs limit extra <<< "$spec"
   rm -rf /tmp/class /tmp/grades /tmp/gcache; mkdir -p /tmp/gcache

@@ -1,7 +1,9 @@
 # The hand-in kit (included by CMakeLists.txt): what `reduce-scan-bench grade` needs to build a
 # hand-in's task sources (src/tasks/C*Task.{h,cpp}) against the suite's own parts in seconds, with the
-# compiler alone (no CMake, no source tree). Written to <build>/handin-kit by every build of the
-# executable, installed to <prefix>/<libdir>/reduce-scan-bench/handin-kit:
+# compiler alone (no CMake, no source tree). Written to <build>/handin-kit by the target
+# handin-kit (the grader builds it the first time a hand-in brings host code, when run from its
+# build tree; the tests and `cmake --install` build it too), installed to
+# <prefix>/<libdir>/reduce-scan-bench/handin-kit:
 #   kit.txt        how to compile and link: compiler, flags, defines, include folders, libraries
 #                  (paths not starting with / are relative to the kit)
 #   MANIFEST       every file of the kit; the grader checks them before the first hand-in
@@ -17,11 +19,12 @@
 set(RSB_KIT ${CMAKE_CURRENT_BINARY_DIR}/handin-kit)
 set(RSB_KIT_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/reduce-scan-bench/handin-kit)
 
-add_library(rsb-kit STATIC $<TARGET_OBJECTS:rsb-core>)
+add_library(rsb-kit STATIC EXCLUDE_FROM_ALL $<TARGET_OBJECTS:rsb-core>)
 set_target_properties(rsb-kit PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${RSB_KIT}/lib)
 # The grader looks for the kit next to its binary, then where it is installed.
+# In a build tree it builds the kit itself when it is missing, with the CMake that configured it.
 set_source_files_properties(src/tools/grade/HostBuild.cpp PROPERTIES COMPILE_DEFINITIONS
-  "RSB_KIT_INSTALL_DIR=\"${RSB_KIT_INSTALL_DIR}\"")
+  "RSB_KIT_INSTALL_DIR=\"${RSB_KIT_INSTALL_DIR}\";RSB_CMAKE_COMMAND=\"${CMAKE_COMMAND}\"")
 
 # kit.txt, one "key value" a line.
 set(rsb_kit_flags ${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${RSB_BUILD_TYPE_UPPER}})
@@ -69,7 +72,8 @@ add_custom_command(
           ${CMAKE_CURRENT_SOURCE_DIR}/cmake/CopyHandinKit.cmake
   COMMAND_EXPAND_LISTS VERBATIM
   COMMENT "Hand-in kit")
-add_custom_target(rsb-handin-kit ALL DEPENDS ${RSB_KIT}/MANIFEST)
-add_dependencies(rsb-handin-kit rsb-kit rsb-tasks rsb-main rsb-sizes rsb-git-revision)
-add_dependencies(reduce-scan-bench rsb-handin-kit)
+add_custom_target(handin-kit DEPENDS ${RSB_KIT}/MANIFEST)
+add_dependencies(handin-kit rsb-kit rsb-tasks rsb-main rsb-sizes rsb-git-revision)
+# `cmake --install` installs the kit: built first.
+install(CODE "execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${CMAKE_CURRENT_BINARY_DIR}\" --target handin-kit COMMAND_ERROR_IS_FATAL ANY)")
 install(DIRECTORY ${RSB_KIT}/ DESTINATION ${RSB_KIT_INSTALL_DIR})

@@ -1,16 +1,41 @@
 #!/usr/bin/env bash
-# Installs what reduce-scan-bench needs to build, test and run on Debian 12 (or Ubuntu 22.04+):
-# a C++17 compiler, CMake, the OpenCL ICD loader and C++ bindings, pocl (an OpenCL device on the
-# CPU, so the suite runs on any machine), CLI11, nlohmann-json, fmt, GoogleTest, and Python 3 with
-# matplotlib for `reduce-scan-bench plot` and jsonschema for the result-schema test, and oneTBB
-# for the bench/ CPU reference (cpu-reference: C++17 parallel algorithms), Oclgrind for
-# `--check --oclgrind` and the grader's Oclgrind gate, and bubblewrap with util-linux (prlimit,
-# setpriv) for the grader's sandbox, and Mesa's OpenCL (rusticl: a second CPU device,
-# `RUSTICL_ENABLE=llvmpipe`, that scripts/run-tests runs the device tests on), and Slurm with
-# munge (slurm-wlm: sbatch for scripts/grade-slurm; tests/slurm_test.sh starts its own munged,
-# slurmctld and slurmd, so the packages' own services are not started here: see below).
-# Safe to run again: what is installed stays.
+# Installs with apt-get (through sudo when not root) what reduce-scan-bench needs on Debian 12 (or
+# Ubuntu 22.04+), in groups, so that a first run waits only for what it uses:
+#   (no option)    build and run the benchmark: a C++17 compiler, CMake, the OpenCL ICD loader and
+#                  C++ bindings, pocl (an OpenCL device on the CPU, so the suite runs on any
+#                  machine), CLI11, nlohmann-json, fmt
+#   --plot         `reduce-scan-bench plot`: Python 3 with matplotlib
+#   --grade        `reduce-scan-bench grade` as the shipped rubric grades: Oclgrind (its race and
+#                  out-of-bounds gate, also `--check --oclgrind`), bubblewrap and util-linux
+#                  (prlimit, setpriv: the sandbox)
+#   --slurm        scripts/grade-slurm: Slurm and MUNGE (their services kept from starting, see
+#                  below; tests/slurm_test.sh starts its own)
+#   --references   the bench/ references that need more (-DRSB_BUILD_REFERENCES=ON): oneTBB
+#   --tests        the test command (scripts/run-tests): all of the above, GoogleTest, Python's
+#                  jsonschema, Mesa's OpenCL (rusticl: a second CPU device, RUSTICL_ENABLE=llvmpipe),
+#                  clang-format
+# Options combine (--plot --grade). Safe to run again: what is installed stays.
 set -euo pipefail
+base="g++ cmake make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
+      clinfo libcli11-dev nlohmann-json3-dev libfmt-dev"
+plot="python3 python3-matplotlib"
+grade="oclgrind bubblewrap util-linux"
+slurm="slurm-wlm munge"
+references="libtbb-dev"
+tests="$plot $grade $slurm $references libgtest-dev python3-jsonschema mesa-opencl-icd clang-format"
+packages=$base
+for arg in "$@"; do
+  case $arg in
+    --plot) packages+=" $plot" ;;
+    --grade) packages+=" $grade" ;;
+    --slurm) packages+=" $slurm" ;;
+    --references) packages+=" $references" ;;
+    --tests) packages+=" $tests" ;;
+    -h | --help) sed -n '2,17p' "$0" | cut -c3-; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg'; allowed: --plot --grade --slurm --references --tests" >&2
+       exit 2 ;;
+  esac
+done
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive
@@ -20,14 +45,11 @@ $SUDO apt-get update -qq
 # for this install (101: action forbidden), so no daemon of theirs is left holding the default
 # ports (6817, 6818) or munge's socket.
 policy=/usr/sbin/policy-rc.d
-if [ ! -e "$policy" ]; then
+if [[ " $packages " == *" slurm-wlm "* ]] && [ ! -e "$policy" ]; then
   printf '#!/bin/sh\nexit 101\n' | $SUDO tee "$policy" >/dev/null
   $SUDO chmod 755 "$policy"
   trap '$SUDO rm -f "$policy"' EXIT
 fi
-$SUDO apt-get install -y -qq --no-install-recommends \
-  g++ cmake make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd \
-  clinfo libcli11-dev nlohmann-json3-dev libfmt-dev libgtest-dev python3 python3-matplotlib \
-  python3-jsonschema libtbb-dev oclgrind bubblewrap util-linux mesa-opencl-icd slurm-wlm \
-  munge clang-format >/dev/null
+# shellcheck disable=SC2086 # the lists split into package names
+$SUDO apt-get install -y -qq --no-install-recommends $packages >/dev/null
 echo "dependencies installed"

@@ -980,3 +980,107 @@ TEST(Cli, BinaryInItsBuildTreeRunsTheSourceTreesKernels) {
 
 }  // namespace
 }  // namespace rsb::test
+
+namespace rsb::test {
+namespace {
+
+// One missing ';' in Reduction.cl, which five variants share, over several cases: each case's
+// line says the compiler's first error (file:line:col as the compiler wrote it), the log itself
+// is shown once per run with the offending source line and a caret under its column, nothing of
+// the compiler is glued to a progress line, and the build options only with --verbose.
+TEST(Cli, KernelBuildLogIsShownOnceWithTheSourceLineAndACaret) {
+  const std::string dir = CopyKernels("build-log-once");
+  const std::string broken = "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;";
+  Patch(dir + "/Reduction.cl", broken, "  dst[i] = i + h < m ? OP(a, src[i + h]) : a");
+  std::ifstream in(dir + "/Reduction.cl");
+  std::string line;
+  size_t number = 1;
+  while (std::getline(in, line) && line.rfind("  dst[i] = i + h < m ? OP(a, src[i + h]) : a", 0))
+    ++number;
+  const std::string args =
+      "--check --task reduction --variant interleaved,sequential,decomposition "
+      "--size 100,1000 --kernels " +
+      dir;
+  const CommandResult r = RunBench(args);
+  EXPECT_EQ(r.status, 3) << r.err;
+  const std::string where = fmt::format("Reduction.cl:{}:", number);
+  // Six cases, each with its one line in the progress and in the table's notes.
+  EXPECT_EQ(LinesWith(r.err, {"... error: kernel build failed: ", where}), 6u) << r.err;
+  EXPECT_EQ(LinesWith(r.out, {"error reduction/", "kernel build failed: ", where}), 6u) << r.out;
+  // The log once: its source line under a gutter with the line number, and a caret.
+  EXPECT_EQ(CountOf(r.err, fmt::format("{:>5} | {}", number, line)), 1u) << r.err;
+  EXPECT_EQ(LinesWith(r.err, {"      | ", "^"}), 1u) << r.err;
+  EXPECT_EQ(CountOf(r.out, fmt::format("{:>5} | ", number)), 0u) << r.out;
+  // No -D options without --verbose; no compiler line glued to a progress line.
+  EXPECT_EQ(CountOf(r.err + r.out, "-DT="), 0u) << r.err;
+  EXPECT_EQ(LinesWith(r.err, {"... ", "generated"}), 0u) << r.err;
+  const CommandResult verbose = RunBench(args + " --verbose -q");
+  EXPECT_EQ(LinesWith(verbose.err, {"kernel build options: ", "-DT=uint"}), 1u) << verbose.err;
+  EXPECT_EQ(CountOf(verbose.err, fmt::format("{:>5} | {}", number, line)), 1u) << verbose.err;
+  std::filesystem::remove_all(dir);
+}
+
+// A location that clang writes as two (a macro argument's expansion and spelling) reads as the
+// compiler wrote it, with the real file name in both places.
+TEST(BuildLog, TwoLocationsOfAMacroArgumentStayAsWritten) {
+  EXPECT_EQ(WithRealFileName("error: /tmp/pocl/tempfile_Ab3.cl:54:24 <Spelling=/tmp/pocl/"
+                             "tempfile_Ab3.cl:54:30>: use of undeclared identifier 'srcx'",
+                             "/k/Reduction.cl"),
+            "error: /k/Reduction.cl:54:24 <Spelling=/k/Reduction.cl:54:30>: use of undeclared "
+            "identifier 'srcx'");
+  EXPECT_EQ(FirstError("Device failed\nerror: /k/R.cl:5:3: expected ';'\nmore"),
+            "/k/R.cl:5:3: expected ';'");
+  EXPECT_EQ(FirstError("CL_INVALID_BUILD_OPTIONS (-43)\n"), "CL_INVALID_BUILD_OPTIONS (-43)");
+}
+
+// Every run's and check's table ends with its count, alone on the last line: passed and failed
+// always, the other statuses where there are any.
+TEST(Cli, TableEndsWithTheCountOfEachStatus) {
+  CommandResult r = RunBench("--check -q --task reduction --variant sequential,atomic --size 100");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1), "2 passed, 0 failed\n") << r.out;
+  const std::string dir = CopyKernels("count-line");
+  Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;",
+        "  dst[i] = i + h < m ? OP(a, src[i + h]) : a + (T)1;");
+  Patch(dir + "/Scan.cl", "__kernel", "this is not C; __kernel");
+  r = RunBench(
+      "--check -q --variant sequential,atomic,naive --size 100 --type uint,double "
+      "--kernels " +
+      dir);
+  EXPECT_EQ(r.status, 3) << r.err;
+  const std::string last = r.out.substr(r.out.rfind('\n', r.out.size() - 2) + 1);
+  const size_t skipped = Lacks(Need::Fp64).empty() ? 0 : 3;
+  const std::string want =
+      skipped ? "1 passed, 1 failed, 3 skipped, 1 error\n" : "2 passed, 2 failed, 2 errors\n";
+  EXPECT_EQ(last, want) << r.out;
+  std::filesystem::remove_all(dir);
+}
+
+// --fail-fast: the run stops after the first case that does not pass (here the sequential
+// reduction, wrong at every size), in a worker process and in this one alike; without it every
+// case runs.
+TEST(Cli, FailFastStopsAfterTheFirstCaseThatDoesNotPass) {
+  const std::string dir = CopyKernels("fail-fast");
+  Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;", "  dst[i] = (T)7;");
+  const std::string args =
+      "--check --task reduction --variant atomic,sequential "
+      "--size 100,1000,10000 --kernels " +
+      dir;
+  for (const char* mode : {"", " --no-isolate"}) {
+    const CommandResult fast = RunBench(args + mode + " --fail-fast");
+    EXPECT_EQ(fast.status, 1) << mode << fast.err;
+    EXPECT_EQ(LinesWith(fast.out, {"reduction ", " failed "}), 1u) << mode << fast.out;
+    // The first case (variants run in table order: sequential before atomic) fails.
+    EXPECT_NE(fast.out.find("\n0 passed, 1 failed\n"), std::string::npos) << mode << fast.out;
+    EXPECT_NE(fast.err.find("stopped after the first case that did not pass (--fail-fast): 1 "),
+              std::string::npos)
+        << mode << fast.err;
+  }
+  const CommandResult all = RunBench(args + " -q");
+  EXPECT_EQ(all.status, 1) << all.err;
+  EXPECT_NE(all.out.find("\n3 passed, 3 failed\n"), std::string::npos) << all.out;
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace rsb::test

@@ -115,12 +115,16 @@ class Grade : public testing::Test {
   }
   static fs::path SuiteKit() { return fs::path(RSB_BINARY).parent_path() / "handin-kit"; }
 
-  // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out.
+  // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out. The tests'
+  // hand-ins are their own: every child run shares the test run's kernel cache (ctest sets
+  // POCL_CACHE_DIR), so that a kernel is compiled once for all of them.
   CommandResult RunGrade(const std::string& handIns, const std::string& extra = "",
                          const std::string& rubric = "") {
     const bool sandboxGiven = extra.find("--sandbox") != std::string::npos;
-    return RunBench(fmt::format("grade{} --rubric '{}' --output-dir '{}' -q {} {}",
+    const char* cache = std::getenv("POCL_CACHE_DIR");
+    return RunBench(fmt::format("grade{}{} --rubric '{}' --output-dir '{}' -q {} {}",
                                 sandboxGiven ? "" : SandboxArg(),
+                                cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
                                 rubric.empty() ? (root_ / "rubric.json").string() : rubric,
                                 (root_ / "out").string(), extra, handIns));
   }

@@ -156,6 +156,49 @@ TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
   std::filesystem::remove_all(dir);
 }
 
+// The hand-out's stubbed plan: only the tree's first step, which writes a scratch buffer.
+class FirstStepOnly : public CReductionTask {
+ public:
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override {
+    LaunchPlan plan = CReductionTask::Plan(device, variant, spec);
+    plan.steps.resize(1);
+    return plan;
+  }
+};
+
+// A host plan that stops short leaves the output as poisoned, and no launch of the plan writes
+// it: the failure says that the plan is at fault and where to see its launches (--explain). A
+// kernel that writes nothing leaves the output poisoned too, but its plan writes the output:
+// no such words.
+TEST(Reduction, PlanThatNeverWritesTheOutputReadsAsAPlanFault) {
+  FirstStepOnly stubbed;
+  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 3);
+  const auto plan = Validate(stubbed, spec, {"sequential"});
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].status, Status::Failed);
+  EXPECT_NE(plan[0].message.find("never written"), std::string::npos) << plan[0].message;
+  EXPECT_NE(plan[0].message.find("no launch of the plan writes the output"), std::string::npos)
+      << plan[0].message;
+  EXPECT_NE(plan[0].message.find("--explain --task reduction --variant sequential"),
+            std::string::npos)
+      << plan[0].message;
+  const std::string dir = CopyKernels("writes-nothing");
+  Patch(dir + "/Reduction.cl", "  const IDX i = get_global_id(0);\n  if (i >= h)",
+        "  return;\n  const IDX i = get_global_id(0);\n  if (i >= h)");
+  CReductionTask task;
+  TaskContext ctx(Device().ctx->device, dir);
+  RunSettings settings;
+  settings.timed = false;
+  Runner runner(ctx, settings);
+  const auto kernel = runner.Run({Job{&task, spec, {"sequential"}}});
+  ASSERT_EQ(kernel.size(), 1u);
+  EXPECT_EQ(kernel[0].status, Status::Failed);
+  EXPECT_NE(kernel[0].message.find("never written"), std::string::npos) << kernel[0].message;
+  EXPECT_EQ(kernel[0].message.find("plan"), std::string::npos) << kernel[0].message;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Reduction, FloatSumStaysWithinTheBoundAtLargeN) {
   CReductionTask task;
   ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, size_t(1) << 22, 256, 3);

@@ -110,12 +110,12 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
 
 // An OpenCL error at run time (here a kernel with an argument the host never sets:
 // CL_INVALID_KERNEL_ARGS at enqueue) is that case's error with the error's name; the next cases
-// run, in process in a new context, isolated in a fresh worker.
+// run, in process in a new context, in workers (one for all, or one per problem) in a fresh one.
 TEST(Robustness, OpenClErrorIsThatCaseErrorAndTheNextCasesRun) {
   const std::string dir = CopyKernels("enqueue-error");
   Patch(dir + "/Scan.cl", "IDX offset, uint shift) {",
         "IDX offset, uint shift, __global T* unset) {");
-  for (const char* isolation : {"--no-isolate", "--isolate"}) {
+  for (const char* isolation : {"--no-isolate", "", "--isolate"}) {
     const std::string out = dir + "/results.json";
     const auto r = RunBench(fmt::format(
         "--check -q --task scan --variant naive,kogge-stone,work-efficient --size 1000,5000 "
@@ -717,6 +717,42 @@ TEST(Timer, RusticlRunsAreUntimed) {
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("timer: "), std::string::npos) << table.out;
   EXPECT_EQ(UntimedRows(table.out), 1u) << table.out;
+}
+
+}  // namespace
+}  // namespace rsb::test
+
+namespace rsb::test {
+namespace {
+
+// By default every case runs in one worker process; a case that crashes it (here the naive scan
+// writing 2^31 elements past its output at n = 257 only) runs again alone in a worker of its
+// own, which decides it: that case is the error, named, and the cases after it run on in a fresh
+// worker and pass.
+TEST(Robustness, CaseThatCrashesTheSharedWorkerIsItsOwnErrorAndTheOthersRun) {
+  const std::string dir = CopyKernels("shared-crash");
+  Patch(dir + "/Scan.cl", "  dst[i] = v;\n  // SOLUTION END",
+        "  dst[i + (n == 257 ? (1u << 31) : 0u)] = v;\n  // SOLUTION END");
+  const std::string out = dir + "/results.json";
+  const CommandResult r = RunBench(
+      "--check -q --task scan --variant naive --type uint,int --size 100,257,1000 "
+      "--format json -o " +
+      out + " --kernels " + dir);
+  EXPECT_EQ(r.status, 3) << r.err;
+  const auto j = ReadJson(out);
+  ASSERT_EQ(j["results"].size(), 6u) << j.dump(1);
+  for (const auto& res : j["results"]) {
+    const std::string message = res["message"];
+    if (res["n"] != 257) {
+      EXPECT_TRUE(Ok(res["status"].get<std::string>())) << res["n"] << " " << message;
+      continue;
+    }
+    EXPECT_EQ(res["status"], "error") << message;
+    if (message.find("signal") != std::string::npos) {  // a CPU device: the process died
+      EXPECT_NE(message.find("alone in a process of its own"), std::string::npos) << message;
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace

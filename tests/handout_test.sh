@@ -3,12 +3,14 @@
 #  - make-handout's marker handling on a small tree (stub uncommented, solution gone) and its
 #    refusals (unbalanced marker, OUT not empty): exit 2, one line, nothing written;
 #  - the hand-out of this tree holds no marker, no stub prefix and none of the solution's lines;
-#  - it builds (the executable only) and `--check` runs on the test device within 120 s: exit
-#    status 1, every course variant `failed` with a message naming it, single-pass `passed`;
+#  - it builds (the executable only, as its README says) and `--check` runs on the test device
+#    within 120 s: exit status 1, every course variant `failed` with a message naming it,
+#    single-pass `passed`;
 #  - its kernels, graded as a hand-in, get 0 points without a crash or a hang;
 #  - its handin target packs kernels/, the task sources and the results file just written;
-#  - that hand-in, its scan source edited, graded by the hand-out's binary: the host code built
-#    against the hand-out's own hand-in kit.
+#  - that hand-in, its scan source edited, graded by the hand-out's binary: the grader builds the
+#    hand-out's own hand-in kit (it is not there yet) and says so, and the host code is built
+#    against it.
 #   tests/handout_test.sh SOURCE_DIR [CMAKE]
 # The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests (default: the first).
 set -u
@@ -81,9 +83,9 @@ for f in kernels/WorkGroup.clh kernels/Atomics.clh kernels/Common.clh kernels/Si
   cmp -s "$src/$f" "$ho/$f" || say "the hand-out's $f differs from the source tree's"
 done
 
-# Build the executable only (no tests, no references; no optimisation: it builds faster).
-if ! timeout 600 "$cmake" -S "$ho" -B "$ho/build" -DRSB_BUILD_TESTS=OFF \
-       -DRSB_BUILD_REFERENCES=OFF -DCMAKE_BUILD_TYPE=None >"$tmp/configure.log" 2>&1; then
+# Build the executable only (a plain build: no tests, no references, no kit; no optimisation: it
+# builds faster).
+if ! timeout 600 "$cmake" -S "$ho" -B "$ho/build" -DCMAKE_BUILD_TYPE=None >"$tmp/configure.log" 2>&1; then
   say "configuring the hand-out: $(tail -20 "$tmp/configure.log")"; exit 1
 fi
 if ! timeout 600 "$cmake" --build "$ho/build" --target reduce-scan-bench -j2 >"$tmp/build.log" 2>&1
@@ -136,6 +138,8 @@ EOF
 # have neither): --sandbox none without bubblewrap, the shipped rubric with its Oclgrind gates off
 # without Oclgrind (as bench/gpu_grade_class.sh grades there).
 grading=()
+# The test run's kernel cache (ctest sets POCL_CACHE_DIR): these hand-ins are this test's own.
+[ -n "${POCL_CACHE_DIR:-}" ] && grading+=(--kernel-cache "$POCL_CACHE_DIR")
 if ! command -v bwrap >/dev/null 2>&1; then
   echo "note: no bwrap on PATH: the grading steps use --sandbox none"
   grading+=(--sandbox none)
@@ -184,6 +188,9 @@ else
   rc=$?
   if [ $rc -ne 0 ]; then
     say "grading the packed hand-in -> exit $rc: $(tail -5 "$tmp/grade2.out")"
+  elif ! grep -q "no hand-in kit in this build tree yet: building it once" "$tmp/grade2.out" ||
+       [ ! -f "$ho/build/handin-kit/MANIFEST" ]; then
+    say "the grader did not build the hand-out's kit, saying so: $(head -5 "$tmp/grade2.out")"
   else
     python3 - "$tmp/graded2/packed.json" <<'PY' || fail=1
 import json, sys

@@ -110,6 +110,8 @@ cat >"$tmp/rubric.json" <<'EOF'
  ]}
 EOF
 opts=(--rubric "$tmp/rubric.json" --sandbox none -q)
+# The test run's kernel cache (ctest sets POCL_CACHE_DIR): the class is this test's own.
+[ -n "${POCL_CACHE_DIR:-}" ] && opts+=(--kernel-cache "$POCL_CACHE_DIR")
 [ -n "${RSB_TEST_PLATFORM:-}" ] && opts+=(--platform "$RSB_TEST_PLATFORM")
 [ -n "${RSB_TEST_DEVICE:-}" ] && opts+=(--device "$RSB_TEST_DEVICE")
 

@@ -244,13 +244,18 @@ bool PositiveSeconds(const std::string& v) {
 
 void AddIsolationOptions(CLI::App& app, Options& o) {
   auto* isolate = app.add_flag(
-      "--isolate", o.isolate,
-      "Run each problem's cases in a worker process: a kernel that crashes is that case's error, "
-      "not the run's end (default with --kernels or --timeout)");
-  app.add_flag("--no-isolate", o.noIsolate, "Run every case in this process")->excludes(isolate);
+      "--isolate", o.perProblem,
+      "Run each problem's cases in a worker process of their own (default: every case in one "
+      "worker process; where a case crashes it, that case runs again alone and a fresh worker "
+      "goes on)");
+  app.add_flag("--no-isolate", o.noIsolate, "Run every case in this process (a crash ends the run)")
+      ->excludes(isolate);
+  app.add_flag("--fail-fast,-x", o.failFast,
+               "Stop after the first case that fails, errs or times out (its table ends there; "
+               "the cases after it are not run)");
   app.add_option("--timeout", o.timeoutS,
                  "Seconds a case may run before it is stopped and reported as timeout, a plain "
-                 "decimal (implies --isolate)")
+                 "decimal")
       ->check(Allowed("seconds as a plain decimal, more than 0 and at most 86400, e.g. 30",
                       PositiveSeconds));
   app.add_option("--device-lock", o.run.deviceLock,
@@ -261,6 +266,9 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--worker-fd", o.worker.fd)->group("");
   app.add_option("--worker-job", o.worker.job)->group("");
   app.add_option("--worker-skip", o.worker.skip)->group("");
+  app.add_option("--worker-scope", o.worker.scope)
+      ->group("")
+      ->check(OneOf({"job", "rest", "case"}, false));
   app.add_option("--worker-device", o.worker.device)->group("");
   app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
   app.add_option("--worker-timer", o.worker.timer)->group("");
@@ -280,6 +288,8 @@ void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
       ->excludes(breakdown);
   app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+  app.add_flag("--verbose,-v", o.verbose,
+               "With a kernel build log, the options the kernel was built with");
 }
 
 template <class E, class ParseFn>
@@ -417,9 +427,9 @@ void ResolveIsolation(const Raw& raw, Options& o) {
   if (o.oclgrind && o.noIsolate)
     throw UsageError(
         "--no-isolate: --oclgrind runs its cases in worker processes; allowed: one of the two");
-  // Isolated by default where the kernels are a copy (a student's, a hand-in): the suite's own
-  // are trusted, and in-process runs save a worker start per problem (docs/USAGE.md, "Isolation").
-  o.isolate = !o.noIsolate && (o.isolate || o.timeoutS > 0 || !o.kernels.empty() || o.oclgrind);
+  // In a worker process unless --no-isolate: a kernel that crashes or hangs is its case's,
+  // whoever wrote it (docs/USAGE.md, "Isolation").
+  o.isolate = !o.noIsolate;
 }
 
 void ResolveValues(const Raw& raw, Options& o) {
@@ -500,7 +510,6 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   }
   ResolveSelection(raw, catalog, o);
   ResolveValues(raw, o);
-  ShowCompilerStderr(!o.quiet);  // quiet is quiet: no "1 warning generated." from pocl's clang
   return o;
 }
 

@@ -30,6 +30,8 @@ struct Options {
   bool listDevices = false;
   bool listVariants = false;
   bool quiet = false;
+  bool verbose = false;   // --verbose: a build log says the kernel's build options
+  bool failFast = false;  // --fail-fast: stop after the first case that failed, errored or hung
   std::string platform, kernels, output;
   // --device: each an index or a name substring, or "all" (empty: the first GPU, else the first
   // device); the selection runs on each device selected (CLUtil.h's SelectDevices).
@@ -64,8 +66,10 @@ struct Options {
   // --explain: the course's measures of every selected case from its launch plan (launches, S(n),
   // W(n), p, cost, the optimality verdicts, bytes), nothing run or timed (common/engine/Explain.h).
   bool explain = false;
-  // Cases in worker processes the suite can kill (--isolate; --timeout implies it).
-  bool isolate = false;
+  // Cases in worker processes the suite can kill (the default; engine/Worker.h): one for all
+  // (isolate), or one per problem (perProblem, --isolate); --no-isolate: in this process.
+  bool isolate = true;
+  bool perProblem = false;
   bool noIsolate = false;
   // --no-ceilings: timed without measuring the memory ceilings first (no utilisation); the
   // profiling timer is still checked.
@@ -80,8 +84,9 @@ struct Options {
   struct Worker {
     int fd = -1;
     size_t job = 0, skip = 0;
-    size_t device = 0;       // which of the selected devices (--device all: their order)
-    bool bandwidth = false;  // measure the copy bandwidth first
+    std::string scope = "job";  // how far it runs: job, rest (every job after) or case
+    size_t device = 0;          // which of the selected devices (--device all: their order)
+    bool bandwidth = false;     // measure the copy bandwidth first
     // The device's profiling timer as an earlier worker found it (TimerText): "usable", or why
     // it is not; empty: not known yet (a timed run's worker checks it and says so).
     std::string timer;

@@ -412,6 +412,7 @@ Validation OutputComparison::Result() const {
     v.passed = true;
     return v;
   }
+  v.neverWritten = unwritten_;
   v.message = fmt::format(
       "{}: wrong result at index {}: expected {}, got {}{} ({} of {} "
       "elements wrong)",

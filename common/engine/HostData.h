@@ -19,7 +19,8 @@ namespace rsb {
 
 struct Validation {
   bool passed = false;
-  std::string message;  // on failure: variant, first wrong index, expected, actual
+  std::string message;        // on failure: variant, first wrong index, expected, actual
+  bool neverWritten = false;  // the first wrong element still holds the poison
 };
 
 // Poison written into outputs before a validated run: 0x7F in every byte is implausible for

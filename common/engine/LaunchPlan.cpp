@@ -49,6 +49,17 @@ void CountCacheServedReads(LaunchPlan& plan, uint64_t cacheBytes) {
   }
 }
 
+bool StepsTouch(const LaunchPlan& plan, size_t buffer) {
+  for (const LaunchStep& s : plan.steps) {
+    if (s.kernel.empty() && s.fillBuffer == buffer)
+      return true;
+    for (const KernelArg& a : s.args)
+      if (const auto* b = std::get_if<BufferArg>(&a); b && b->id == buffer)
+        return true;
+  }
+  return false;
+}
+
 CostModel CostOf(const LaunchPlan& plan) {
   CostModel c;
   for (const LaunchStep& s : plan.steps) {

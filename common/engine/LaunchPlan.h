@@ -120,6 +120,10 @@ struct LaunchPlan {
 // applies it with the device's CL_DEVICE_GLOBAL_MEM_CACHE_SIZE.
 void CountCacheServedReads(LaunchPlan& plan, uint64_t cacheBytes);
 
+// Whether a step of the run (not a prepare step) writes the buffer: a kernel that takes it as an
+// argument, or a fill of it.
+bool StepsTouch(const LaunchPlan& plan, size_t buffer);
+
 // The run's cost: the sum of its steps (prepare steps are not part of a run); workItems the
 // largest global size among them.
 CostModel CostOf(const LaunchPlan& plan);

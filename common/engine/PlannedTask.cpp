@@ -273,10 +273,22 @@ void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const
   Enqueued(plan, variant);
 }
 
+// An output left as poisoned where no step of the plan writes it: the host code's plan, not a
+// kernel, is at fault; said so (--explain lists the plan's launches).
 Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& variant,
                                         const ProblemSpec& spec) {
-  return ReadBackAndCompare(ctx.queue, output_d_, OutputElements(spec), variant,
-                            ExpectedFor(variant), input_);
+  Validation v = ReadBackAndCompare(ctx.queue, output_d_, OutputElements(spec), variant,
+                                    ExpectedFor(variant), input_);
+  if (v.passed || !v.neverWritten)
+    return v;
+  const LaunchPlan plan = PlanFor(ctx.info, variant, spec);
+  if (!StepsTouch(plan, kOutputBuffer))
+    v.message += fmt::format(
+        "; no launch of the plan writes the output (its {} command(s) write only scratch "
+        "buffers): the host code's plan stops short, not a kernel; `--explain --task {} "
+        "--variant {}` lists its launches",
+        plan.steps.size(), Name(), variant);
+  return v;
 }
 
 CostModel PlannedTask::Cost(const DeviceInfo& device, const std::string& variant,

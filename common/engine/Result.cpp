@@ -231,6 +231,8 @@ nlohmann::json ResultToJson(const Result& r) {
   });
   if (r.scanKind)
     o["scan_kind"] = ToString(*r.scanKind);
+  if (!r.buildLog.empty())
+    o["build_log"] = r.buildLog;
   if (r.height)
     o["shape"] = SizeText(r.n, r.height);
   if (r.status != Status::Untimed)  // nothing the device's timer said is shown
@@ -252,6 +254,7 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.localSize = j.at("local_size").get<size_t>();
   r.status = ParseStatus(j.at("status").get<std::string>()).value_or(Status::Skipped);
   r.message = j.at("message").get<std::string>();
+  r.buildLog = j.value("build_log", std::string());
   r.iterations = j.at("iterations").get<size_t>();
   // An untimed result has no measured fields (ResultToJson): they stay 0.
   if (j.contains("time_ms")) {

@@ -50,6 +50,9 @@ struct Result {
   std::string kernelOptions;
   Status status = Status::Skipped;
   std::string message;
+  // A kernel that did not build: the compiler's log, real file names and each error's source
+  // line (CLUtil.h's KernelBuildError); message holds its first error. Empty otherwise.
+  std::string buildLog;
   size_t iterations = 0;
   TimeStats timeMs;
   bool ciMet = false;             // the median's interval is within +-ciTarget of it

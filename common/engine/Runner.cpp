@@ -493,7 +493,11 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
   } catch (const VariantSkipped& e) {
     r.status = Status::Skipped;
     r.message = e.what();
-  } catch (const DeviceError& e) {  // a kernel that does not build: the context is still fine
+  } catch (const KernelBuildError& e) {  // the context is still fine
+    r.status = Status::Error;
+    r.message = e.what();
+    r.buildLog = e.Log();
+  } catch (const DeviceError& e) {
     r.status = Status::Error;
     r.message = e.what();
   } catch (const cl::Error& e) {
@@ -515,7 +519,7 @@ std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn
   std::vector<Result> results;
   inputSeed_.reset();
   for (size_t i = skip; i < job.variants.size(); ++i) {
-    if (stop_ && *stop_)
+    if (stop_ && stop_())
       break;
     Progress p{++index, total, &job, job.variants[i], nullptr};
     lastCase_ = total > 0 && index == total;
@@ -539,7 +543,7 @@ std::vector<Result> Runner::Run(const std::vector<Job>& jobs, const ProgressFn& 
     total += j.variants.size();
   std::vector<Result> results;
   for (const auto& job : jobs) {
-    if (stop_ && *stop_)
+    if (stop_ && stop_())
       break;
     for (auto& r : RunJob(job, 0, progress, index, total))
       results.push_back(std::move(r));

@@ -153,7 +153,10 @@ class Runner {
   // (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), at least 128 MiB (a driver may report a per-unit cache).
   static size_t FlushBytes(const DeviceInfo& device);
   // Checked between cases: once it reads true, Run returns what has finished.
-  void SetStopFlag(const std::atomic<bool>* stop) { stop_ = stop; }
+  void SetStopFlag(const std::atomic<bool>* stop) {
+    stop_ = [stop] { return stop->load(); };
+  }
+  void SetStop(std::function<bool()> stop) { stop_ = std::move(stop); }
   std::vector<Result> Run(const std::vector<Job>& jobs, const ProgressFn& progress = {});
   // The variants of one job, from the skip-th on, one result each (progress as in Run).
   std::vector<Result> RunJob(const Job& job, size_t skip, const ProgressFn& progress, size_t& index,
@@ -182,7 +185,7 @@ class Runner {
   RunSettings settings_;
   std::shared_ptr<const DeviceLock> lock_;
   Ceilings ceilings_;
-  const std::atomic<bool>* stop_ = nullptr;
+  std::function<bool()> stop_;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
   bool endJobAfterError_ = false, endedEarly_ = false;
   bool lastCase_ = false;    // the case running is the run's last (Run knows the total)

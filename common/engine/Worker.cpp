@@ -50,10 +50,12 @@ using Clock = std::chrono::steady_clock;
 
 // The worker's arguments: the run's own, and which job and variants it runs.
 std::vector<std::string> WorkerArguments(std::vector<std::string> args, size_t job, size_t skip,
-                                         bool bandwidth, const std::string& timer) {
+                                         bool bandwidth, const std::string& timer,
+                                         const char* scope) {
   for (const std::string& a :
        {std::string("--worker-fd"), std::string("3"), std::string("--worker-job"),
-        std::to_string(job), std::string("--worker-skip"), std::to_string(skip)})
+        std::to_string(job), std::string("--worker-skip"), std::to_string(skip),
+        std::string("--worker-scope"), std::string(scope)})
     args.push_back(a);
   if (bandwidth)
     args.push_back("--worker-bandwidth");
@@ -79,7 +81,7 @@ class WorkerProcess {
  public:
   // timer: the device's timer verdict, once known (TimerText; "": not known yet).
   WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth,
-                const std::string& timer) {
+                const std::string& timer, const char* scope) {
     static size_t started = 0;  // names each worker's Oclgrind files
     if (!settings.oclgrindDir.empty()) {
       logPath_ = fmt::format("{}/worker-{}.log", settings.oclgrindDir, started);
@@ -95,7 +97,7 @@ class WorkerProcess {
     // whose environment lists the NVIDIA ICD there.
     ChildSetup setup;
     setup.program = "/proc/self/exe";
-    setup.argv = WorkerArguments(settings.command, job, skip, bandwidth, timer);
+    setup.argv = WorkerArguments(settings.command, job, skip, bandwidth, timer, scope);
     setup.fds = {{report[1], 3}, {err[1], 2}};
     setup.closeFrom = 4;
     // Under --oclgrind: Oclgrind's log to a file of this worker's, stdout (the instruction
@@ -134,7 +136,7 @@ class WorkerProcess {
   // The next protocol line, or nullopt at the end of the pipe (the worker is gone) or once
   // the deadline has passed (timedOut) or stop is set.
   std::optional<std::string> NextLine(std::optional<Clock::time_point> deadline,
-                                      const std::atomic<bool>& stop, bool& timedOut) {
+                                      const std::function<bool()>& stop, bool& timedOut) {
     timedOut = false;
     for (;;) {
       const size_t nl = lines_.find('\n');
@@ -143,7 +145,7 @@ class WorkerProcess {
         lines_.erase(0, nl + 1);
         return line;
       }
-      if (reportClosed_ || stop)
+      if (reportClosed_ || stop())
         return std::nullopt;
       int waitMs = 200;  // stop is checked at least this often
       if (deadline) {
@@ -266,27 +268,43 @@ Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& 
   return r;
 }
 
-// One isolated run: its workers, job by job, and the results so far.
+// Where a worker starts, and how far it goes (--worker-scope).
+enum class Scope { Job, Rest, Case };
+
+const char* ScopeName(Scope s) {
+  return s == Scope::Rest ? "rest" : s == Scope::Case ? "case" : "job";
+}
+
+// One isolated run: its workers, and the results so far. A worker starts at a case (job,
+// variant) and runs to the end of its scope; the run follows it case by case.
 class IsolatedRun {
  public:
-  IsolatedRun(const IsolationSettings& settings, size_t total, const DeviceInfo& device,
-              const ProgressFn& progress, const std::atomic<bool>& stop, Ceilings& ceilings)
+  IsolatedRun(const IsolationSettings& settings, const std::vector<Job>& jobs,
+              const DeviceInfo& device, const ProgressFn& progress,
+              const std::function<bool()>& stop, Ceilings& ceilings)
       : settings_(settings),
-        total_(total),
+        jobs_(jobs),
         device_(device),
         progress_(progress),
         stop_(stop),
         ceilings_(ceilings),
         wantBandwidth_(settings.measureBandwidth),
-        ceilingsLimitS_(std::max(kCeilingsLimitS, settings.timeoutS)) {}
+        ceilingsLimitS_(std::max(kCeilingsLimitS, settings.timeoutS)) {
+    for (const auto& j : jobs)
+      total_ += j.variants.size();
+  }
 
-  // The job's variants, a worker after another until each has a result (or stop is set).
-  void RunJob(const Job& job, size_t k) {
-    size_t next = 0;  // the job's next variant without a result
-    while (next < job.variants.size() && !stop_) {
-      WorkerProcess worker(settings_, k, next, wantBandwidth_,
-                           ceilings_.timer.checked ? TimerText(ceilings_.timer) : "");
-      Round r(job, next, Progress{0, total_, &job, "", nullptr});
+  // Every case: a worker after another until each has a result (or stop is set). Per problem:
+  // a worker per job. Shared: one worker for all; after a crash the case runs again alone, in a
+  // worker of its own, which decides it; then a fresh worker goes on from the next case.
+  void RunAll() {
+    Position at = Skip({0, 0});
+    Scope scope = settings_.perProblem ? Scope::Job : Scope::Rest;
+    while (at.job < jobs_.size() && !stop_()) {
+      WorkerProcess worker(settings_, at.job, at.variant, wantBandwidth_,
+                           ceilings_.timer.checked ? TimerText(ceilings_.timer) : "",
+                           ScopeName(scope));
+      Round r(at, scope);
       r.measuring = wantBandwidth_;  // the ceilings first: no case's clock runs
       r.deadline = r.measuring ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                     std::chrono::duration<double>(ceilingsLimitS_))
@@ -295,24 +313,49 @@ class IsolatedRun {
         if (!OnLine(worker, r, *line))
           break;
       wantBandwidth_ = false;  // a worker that failed measuring them is not asked again
-      EndWorker(worker, r);
+      scope = EndWorker(worker, r);
+      at = r.at;
     }
   }
 
   std::vector<Result> results;
 
  private:
+  struct Position {
+    size_t job = 0, variant = 0;
+  };
   // What one worker did so far.
   struct Round {
-    Round(const Job& j, size_t& n, const Progress& start) : job(j), next(n), p(start) {}
-    const Job& job;
-    size_t& next;
-    Progress p;
+    Round(Position start, Scope s) : at(start), first(start), scope(s) {}
+    Position at;     // the case in progress, or the next one
+    Position first;  // where the worker started
+    Scope scope;
     bool begun = false, timedOut = false, restart = false, fresh = false, measuring = false;
     std::string ceilingsFailed;     // the worker's `ceilings-failed` reason
     size_t outEnd = 0, logEnd = 0;  // --oclgrind: where the case's output ends
     std::optional<Clock::time_point> deadline;
   };
+
+  // The first case at or after p (jobs without variants have none).
+  Position Skip(Position p) const {
+    while (p.job < jobs_.size() && p.variant >= jobs_[p.job].variants.size())
+      p = {p.job + 1, 0};
+    return p;
+  }
+  // Whether a worker of this round has run every case of its scope.
+  bool ScopeDone(const Round& r) const {
+    if (r.at.job >= jobs_.size())
+      return true;
+    if (r.scope == Scope::Case)
+      return r.at.job != r.first.job || r.at.variant != r.first.variant;
+    if (r.scope == Scope::Job)
+      return r.at.job != r.first.job;
+    return false;
+  }
+  const Job& JobAt(const Round& r) const { return jobs_[r.at.job]; }
+  const std::string& VariantAt(const Round& r) const {
+    return jobs_[r.at.job].variants[r.at.variant];
+  }
 
   std::optional<Clock::time_point> DeadlineFrom(Clock::time_point t) const {
     if (settings_.timeoutS <= 0)
@@ -343,8 +386,8 @@ class IsolatedRun {
       return false;
     } else if (line == "begin") {
       r.begun = true;
-      r.p = Progress{++index_, total_, &r.job, r.job.variants[r.next], nullptr};
-      Report(r.p);
+      if (!confirming_)  // a case run again alone was reported when it began the first time
+        Report(Progress{++index_, total_, &JobAt(r), VariantAt(r), nullptr});
       r.deadline = DeadlineFrom(Clock::now());
     } else if (line.rfind("oclgrind ", 0) == 0) {
       std::istringstream in(line.substr(9));
@@ -365,17 +408,33 @@ class IsolatedRun {
       r.fresh = !results.back().oclgrind->diagnostics.empty();
       r.outEnd = r.logEnd = 0;
     }
-    r.p.result = &results.back();
-    Report(r.p);
+    if (confirming_) {  // the case that crashed a shared worker, run again alone
+      results.back().message = AloneNote(results.back());
+      confirming_.reset();
+    }
+    Report(Progress{index_, total_, &JobAt(r), VariantAt(r), &results.back()});
     r.begun = false;
-    ++r.next;
+    r.at = Skip({r.at.job, r.at.variant + 1});
     r.deadline = DeadlineFrom(Clock::now());
-    return !r.fresh;
+    return !r.fresh && !ScopeDone(r);
   }
 
-  // The worker's end: why it ended decides what the run does next.
-  void EndWorker(WorkerProcess& worker, Round& r) {
-    if (r.measuring && !stop_) {  // no case began: none is charged, a fresh worker runs them
+  // A case that crashed a shared worker and then ran alone: its own result, and what happened.
+  std::string AloneNote(const Result& alone) const {
+    const std::string note =
+        fmt::format("run alone after the process that ran it with the cases before it ended ({})",
+                    *confirming_);
+    if (alone.status == Status::Passed || alone.status == Status::Untimed)
+      return (alone.message.empty() ? "" : alone.message + "; ") + "passed when " + note +
+             ": an earlier case may have damaged that process's memory (--isolate runs each "
+             "problem in a process of its own)";
+    return alone.message + " (" + note + ")";
+  }
+
+  // The worker's end: why it ended decides where the next one starts, and its scope.
+  Scope EndWorker(WorkerProcess& worker, Round& r) {
+    const Scope shared = settings_.perProblem ? Scope::Job : Scope::Rest;
+    if (r.measuring && !stop_()) {  // no case began: none is charged, a fresh worker runs them
       const std::string how = worker.Finish(/*kill=*/r.timedOut);
       if (settings_.ceilingsNotMeasured)
         settings_.ceilingsNotMeasured(
@@ -383,59 +442,69 @@ class IsolatedRun {
             : r.timedOut
                 ? fmt::format("still running after {} s; the worker was stopped", ceilingsLimitS_)
                 : how);
-    } else if (stop_ || r.next == r.job.variants.size()) {
-      worker.Finish(/*kill=*/stop_.load());
+    } else if (stop_() || ScopeDone(r)) {
+      worker.Finish(/*kill=*/stop_());
     } else if (r.restart && !r.begun) {
       worker.Finish(/*kill=*/false);
     } else if (r.fresh) {  // after Oclgrind's diagnostics: a fresh worker (and message count)
       worker.Finish(/*kill=*/true);
+    } else if (r.scope == Scope::Rest && !r.timedOut) {
+      // A shared worker ended in the middle of a case: that case alone decides.
+      confirming_ = worker.Finish(/*kill=*/false);
+      return Scope::Case;
     } else {
       Charge(worker, r);
     }
+    return shared;
   }
 
-  // The worker ended, or ran out of time, in the middle of variant `next`.
+  // The worker ended, or ran out of time, in the middle of the case at r.at.
   void Charge(WorkerProcess& worker, Round& r) {
     const std::string how = worker.Finish(/*kill=*/r.timedOut);
-    const std::string& variant = r.job.variants[r.next];
-    if (!r.begun) {
-      r.p = Progress{++index_, total_, &r.job, variant, nullptr};
-      Report(r.p);
-    }
+    const Job& job = JobAt(r);
+    const std::string& variant = VariantAt(r);
+    if (!r.begun && !confirming_)
+      Report(Progress{++index_, total_, &job, variant, nullptr});
     results.push_back(
-        r.timedOut ? Unfinished(r.job, variant, device_, Status::Timeout,
+        r.timedOut ? Unfinished(job, variant, device_, Status::Timeout,
                                 fmt::format("still running after {} s; the worker was stopped",
                                             settings_.timeoutS))
-                   : Unfinished(r.job, variant, device_, Status::Error, how));
+                   : Unfinished(job, variant, device_, Status::Error, how));
     if (!settings_.oclgrindDir.empty())  // what Oclgrind said before the worker ended
       ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir));
-    r.p.result = &results.back();
-    Report(r.p);
-    ++r.next;
+    if (confirming_) {
+      results.back().message +=
+          *confirming_ == how
+              ? std::string(" (alone in a process of its own, as with the cases before it)")
+              : fmt::format(" (alone in a process of its own; with the cases before it: {})",
+                            *confirming_);
+      confirming_.reset();
+    }
+    Report(Progress{index_, total_, &job, variant, &results.back()});
+    r.at = Skip({r.at.job, r.at.variant + 1});
   }
 
   const IsolationSettings& settings_;
-  const size_t total_;
+  const std::vector<Job>& jobs_;
+  size_t total_ = 0;
   const DeviceInfo& device_;
   const ProgressFn& progress_;
-  const std::atomic<bool>& stop_;
+  const std::function<bool()>& stop_;
   Ceilings& ceilings_;
   size_t index_ = 0;
   bool wantBandwidth_;
   const double ceilingsLimitS_;
+  // Set while the case that ended a shared worker runs again alone: how that worker ended.
+  std::optional<std::string> confirming_;
 };
 
 }  // namespace
 
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
-                                const std::atomic<bool>& stop, Ceilings& ceilings) {
-  size_t total = 0;
-  for (const auto& j : jobs)
-    total += j.variants.size();
-  IsolatedRun run(settings, total, device, progress, stop, ceilings);
-  for (size_t k = 0; k < jobs.size() && !stop; ++k)
-    run.RunJob(jobs[k], k);
+                                const std::function<bool()>& stop, Ceilings& ceilings) {
+  IsolatedRun run(settings, jobs, device, progress, stop, ceilings);
+  run.RunAll();
   return std::move(run.results);
 }
 

@@ -1,7 +1,12 @@
-// Isolated runs: the cases of each job run in a worker process (this same program, started with
-// hidden --worker-* options) that the run can kill. OpenCL cannot cancel a kernel, and a kernel
-// that writes out of bounds may kill its process or break its context: in a worker, either is
-// that case's `timeout` or `error`, and a new worker goes on with the job's remaining variants.
+// Isolated runs: the cases run in a worker process (this same program, started with hidden
+// --worker-* options) that the run can kill. OpenCL cannot cancel a kernel, and a kernel that
+// writes out of bounds may kill its process or break its context: in a worker, either is that
+// case's `timeout` or `error`, and a new worker goes on with the cases after it.
+// Shared (the default): one worker runs every case; where it ends in the middle of a case, that
+// case runs again alone in a worker of its own, whose outcome is the case's (a crash that an
+// earlier case's damage caused then reads as such), and a fresh worker goes on from the next
+// case; a case that times out is charged at once (a second try would cost another timeout).
+// Per problem (--isolate): a worker per job, a fresh one after a case that ended it.
 //
 // Protocol, one line per message on a pipe (not stdout: a kernel's printf goes there):
 //   timer <verdict>      the device's profiling timer (TimerText), before `ceilings`, when the
@@ -12,7 +17,9 @@
 //                        was asked to measure them (before its first case)
 //   ceilings-failed <why>
 //                        instead, where measuring them failed; the cases go on without them
-//   begin                a case starts (its clock starts here)
+//   begin                a case starts (its clock starts here); the cases come in order, from
+//                        --worker-job/--worker-skip to the end of --worker-scope: job (that
+//                        job's variants), rest (every job after it too) or case (that one)
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
 //                        broken): a new worker goes on with the job's next variant
@@ -34,6 +41,7 @@ namespace rsb {
 struct IsolationSettings {
   std::vector<std::string> command;  // this program and the run's own arguments
   double timeoutS = 0;               // per case (0: none)
+  bool perProblem = false;           // --isolate: a worker per job (else one for all)
   // The first worker measures the memory ceilings before its first case, under a limit of its
   // own (kCeilingsLimitS, or timeoutS where longer), not any case's: a worker that exceeds it or
   // ends first is stopped, ceilingsNotMeasured (below) gets why, once, and a fresh worker runs
@@ -54,11 +62,11 @@ struct IsolationSettings {
 constexpr double kCeilingsLimitS = 120;
 
 // Runs every job's variants in workers; progress as Runner::Run. `ceilings` gets the memory
-// ceilings when asked for (unknown, zero, where not measured). Once *stop reads true (checked at
+// ceilings when asked for (unknown, zero, where not measured). Once stop() reads true (asked at
 // least every 0.2 s) it kills the worker in progress (its process group) and returns.
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,
-                                const std::atomic<bool>& stop, Ceilings& ceilings);
+                                const std::function<bool()>& stop, Ceilings& ceilings);
 
 // A timer verdict on one line and back (the protocol's `timer` line, --worker-timer): "usable",
 // or the reason it is unusable.

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -43,6 +44,13 @@ std::map<std::string, std::string> KernelFileHashes(const std::string& kernelDir
 std::string HostName() {
   char name[256] = {};
   return gethostname(name, sizeof name - 1) == 0 ? std::string(name) : std::string();
+}
+
+std::string UtcNow() {
+  const std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
 }
 
 }  // namespace rsb

@@ -21,6 +21,7 @@
 #include <iostream>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -48,16 +49,12 @@ std::string Trim(std::string s) {
   return s;
 }
 
-std::atomic<bool> gCompilerStderr{true};
-
-// While alive and `silence`, file descriptor 2 goes to /dev/null: the compiler's own lines
-// (clang in pocl writes "1 warning generated." there, not to the build log) stay out of a
-// --quiet run. Restored when it ends, a failed build included.
+// While alive, file descriptor 2 goes to /dev/null: the compiler's own lines (clang in pocl
+// writes "1 error generated." there, not to the build log, which holds the error itself) stay
+// off the progress line. Restored when it ends, a failed build included.
 class SilencedStderr {
  public:
-  explicit SilencedStderr(bool silence) {
-    if (!silence)
-      return;
+  SilencedStderr() {
     std::cerr.flush();
     std::fflush(stderr);
     const int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -419,37 +416,136 @@ std::string FindKernelDir(const std::string& explicitDir, const std::string& arg
       "install prefix); pass --kernels DIR");
 }
 
-IncludeDir::IncludeDir(std::string dir) : real_(std::move(dir)), forOptions_(real_) {
-  const bool plain = std::all_of(real_.begin(), real_.end(), [](char ch) {
-    return std::isalnum(static_cast<unsigned char>(ch)) || std::strchr("/._-+,=@~", ch);
-  });
-  if (plain)
-    return;
-  char tmpl[] = "/tmp/rsb-kernels-XXXXXX";
-  if (!mkdtemp(tmpl))
-    return;  // no temporary folder: the path as it is (the build error then names the folder)
-  tempDir_ = tmpl;
-  const std::string link = tempDir_ + "/kernels";
+namespace {
+
+// The folder's headers, by name: what a kernel may include.
+std::map<std::string, std::string> Headers(const std::string& dir) {
+  std::map<std::string, std::string> headers;
   std::error_code ec;
-  fs::create_directory_symlink(fs::absolute(real_, ec), link, ec);
-  if (ec) {
-    fs::remove(tempDir_, ec);
-    tempDir_.clear();
-    return;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".clh" && e.is_regular_file(ec))
+      headers[e.path().filename().string()] = ReadFile(e.path());
+  return headers;
+}
+
+// /tmp/rsb-includes-<uid>/<hash>: the headers, written into a fresh folder renamed into place
+// (a folder of that name already there holds the same); "" where that fails.
+std::string ContentAddressedCopy(const std::map<std::string, std::string>& headers) {
+  uint64_t h = 1469598103934665603ull;  // FNV-1a over names and contents
+  for (const auto& [name, text] : headers)
+    for (const std::string* s : {&name, &text})
+      for (unsigned char c : *s + '\0')
+        h = (h ^ c) * 1099511628211ull;
+  const fs::path root = fmt::format("/tmp/rsb-includes-{}", ::getuid());
+  const fs::path dir = root / fmt::format("{:016x}", h);
+  std::error_code ec;
+  if (fs::is_directory(dir, ec))
+    return dir.string();
+  fs::create_directories(root, ec);
+  fs::permissions(root, fs::perms::owner_all, ec);
+  std::string tmpl = (root / ".new-XXXXXX").string();
+  if (!mkdtemp(tmpl.data()))
+    return "";
+  for (const auto& [name, text] : headers) {
+    std::ofstream out(fs::path(tmpl) / name, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {  // a copy that is not whole is never renamed into place
+      fs::remove_all(tmpl, ec);
+      return "";
+    }
   }
-  forOptions_ = link;
+  fs::rename(tmpl, dir, ec);
+  if (ec)  // another process made it meanwhile
+    fs::remove_all(tmpl, ec);
+  return fs::is_directory(dir, ec) ? dir.string() : "";
 }
 
-IncludeDir::~IncludeDir() {
-  if (tempDir_.empty())
-    return;
-  std::error_code ec;
-  fs::remove(tempDir_ + "/kernels", ec);  // the link, not what it points to
-  fs::remove(tempDir_, ec);
+}  // namespace
+
+IncludeDir::IncludeDir(std::string dir) : real_(std::move(dir)), forOptions_(real_) {
+  const std::string copy = ContentAddressedCopy(Headers(real_));
+  if (!copy.empty())
+    forOptions_ = copy;
 }
 
-void ShowCompilerStderr(bool show) {
-  gCompilerStderr = show;
+KernelBuildError::KernelBuildError(std::string path, std::string options, std::string log)
+    : DeviceError("kernel build failed: " + FirstError(log)),
+      path_(std::move(path)),
+      options_(std::move(options)),
+      log_(std::move(log)) {}
+
+std::string FirstError(const std::string& log) {
+  std::istringstream in(log);
+  std::string line, first;
+  while (std::getline(in, line)) {
+    if (first.empty() && !Trim(line).empty())
+      first = Trim(line);
+    if (line.find("error") != std::string::npos) {
+      line = Trim(line);
+      return line.rfind("error: ", 0) == 0 ? line.substr(7) : line;
+    }
+  }
+  return first.empty() ? "(no build log)" : first;
+}
+
+namespace {
+
+// file:line:col in a diagnostic line: the first location of a .cl or .clh file.
+std::optional<std::tuple<std::string, size_t, size_t>> Location(const std::string& line) {
+  static const std::regex where(R"(([^\s:<>=']+\.clh?):(\d+):(\d+))");
+  std::smatch m;
+  if (!std::regex_search(line, m, where))
+    return std::nullopt;
+  return std::make_tuple(m[1].str(), size_t(std::stoul(m[2].str())),
+                         size_t(std::stoul(m[3].str())));
+}
+
+// Line `number` (1-based) of a file, through a cache of the files read.
+std::optional<std::string> SourceLine(std::map<std::string, std::vector<std::string>>& files,
+                                      const std::string& path, size_t number) {
+  auto it = files.find(path);
+  if (it == files.end()) {
+    std::vector<std::string> lines;
+    std::ifstream in(path);
+    for (std::string l; std::getline(in, l);)
+      lines.push_back(l);
+    it = files.emplace(path, std::move(lines)).first;
+  }
+  if (number == 0 || number > it->second.size())
+    return std::nullopt;
+  return it->second[number - 1];
+}
+
+}  // namespace
+
+std::string WithSourceLines(const std::string& log) {
+  std::vector<std::string> lines;
+  std::istringstream in(log);
+  for (std::string l; std::getline(in, l);)
+    lines.push_back(l);
+  std::map<std::string, std::vector<std::string>> files;
+  std::string out;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    out += lines[i] + "\n";
+    const bool diagnostic = lines[i].find("error") != std::string::npos ||
+                            lines[i].find("warning") != std::string::npos;
+    const auto at = diagnostic ? Location(lines[i]) : std::nullopt;
+    if (!at)
+      continue;
+    const auto& [path, number, column] = *at;
+    const auto source = SourceLine(files, path, number);
+    // Where the compiler printed the line itself (Mesa's clang), it comes next.
+    if (!source || (i + 1 < lines.size() && !Trim(*source).empty() &&
+                    lines[i + 1].find(Trim(*source)) != std::string::npos))
+      continue;
+    std::string caret;
+    for (size_t k = 0; k + 1 < column && k < source->size(); ++k)
+      caret += (*source)[k] == '\t' ? '\t' : ' ';
+    const std::string gutter = fmt::format("{:>5} | ", number);
+    out += gutter + *source + "\n" + std::string(gutter.size() - 2, ' ') + "| " + caret + "^\n";
+  }
+  return out;
 }
 
 ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string kernelDir)
@@ -461,7 +557,9 @@ ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string k
 // "$" is special in a replacement: a path's own is doubled. Mesa's name only where a name
 // starts (not in "myinput.cl").
 std::string WithRealFileName(const std::string& log, const std::string& path) {
-  static const std::regex anonymous(R"((<[a-z-]+>|[^\s:]*tempfile_\w+\.cl)(?=:\d+))");
+  // pocl's temporary file, a path of no spaces or colons; not "<Spelling=" before it (clang's
+  // second location of a macro argument: "f.cl:54:24 <Spelling=f.cl:54:30>").
+  static const std::regex anonymous(R"((<[a-z-]+>|[^\s:<>=]*tempfile_\w+\.cl)(?=:\d+))");
   static const std::regex mesa(R"((^|[\s'"(])input\.cl(?=:\d+))");
   const std::string real = ReplaceAll(path, "$", "$$");
   return std::regex_replace(std::regex_replace(log, anonymous, real), mesa, "$1" + real);
@@ -481,7 +579,7 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
   const std::string fullOptions =
       fmt::format("-cl-std=CL1.2 -I {} {}", include_->ForOptions(), options);
   try {
-    SilencedStderr silenced(!gCompilerStderr);
+    SilencedStderr silenced;
     program.build({device_}, fullOptions.c_str());
   } catch (const cl::Error& e) {
     std::string log;
@@ -493,8 +591,9 @@ cl::Program& ProgramCache::Get(const std::string& file, const std::string& optio
     log = WithRealFileName(log, path.string());
     if (include_->ForOptions() != include_->Real())  // included files: the folder's real name
       log = ReplaceAll(log, include_->ForOptions(), include_->Real());
-    throw DeviceError(fmt::format("kernel build failed for {} with options '{}': {}\n{}",
-                                  path.string(), fullOptions, ClErrorName(e.err()), Trim(log)));
+    if (e.err() != CL_BUILD_PROGRAM_FAILURE)  // the driver's own error, not the compiler's
+      log = ClErrorName(e.err()) + "\n" + log;
+    throw KernelBuildError(path.string(), fullOptions, WithSourceLines(Trim(log)));
   }
   return programs_.emplace(key, std::move(program)).first->second;
 }

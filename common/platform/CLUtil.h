@@ -2,6 +2,7 @@
 // device, and loading and building programs from the kernels folder (cached by file + options).
 #pragma once
 
+#include "platform/Errors.h"
 #include "platform/OpenCL.h"
 
 #include <map>
@@ -77,29 +78,48 @@ std::vector<cl::Device> SelectDevices(const std::string& platformSel,
 // prefix/share), else the source tree this binary was built from.
 std::string FindKernelDir(const std::string& explicitDir, const std::string& argv0);
 
-// Whether what the compiler writes to stderr itself during a build (pocl's clang: "1 warning
-// generated.", without the warning, which is in the build log) reaches it; false under --quiet.
-// Default true. A failed build's log is in its error either way.
-void ShowCompilerStderr(bool show);
-
 // Builds programs from <kernelDir>/<file> and keeps them: a program is built once per
 // (file, options) and reused by every run and every variant that needs it.
-// The folder compilers are told to include from (-I). OpenCL build options are one string that
-// each driver splits itself, and pocl splits a quoted or escaped path at its spaces: a folder
-// whose path needs quoting is reached through a symbolic link in a fresh temporary folder whose
-// path does not, removed again when the cache goes.
+// The folder compilers are told to include from (-I): a copy of the kernel folder's headers
+// (*.clh) in /tmp/rsb-includes-<uid>/<hash of their names and contents>, made once and kept.
+// Drivers cache built programs by source and options (pocl's kernel cache, NVIDIA's): the same
+// headers in another folder (a student's copy, a hand-in) then hit that cache as the suite's
+// own do, and the path never needs quoting (OpenCL build options are one string that each
+// driver splits itself; pocl splits a quoted path at its spaces). Where the copy cannot be made,
+// the folder itself. Build logs name the real folder again.
 class IncludeDir {
  public:
   explicit IncludeDir(std::string dir);
-  ~IncludeDir();
-  IncludeDir(const IncludeDir&) = delete;
-  IncludeDir& operator=(const IncludeDir&) = delete;
   const std::string& Real() const { return real_; }
   const std::string& ForOptions() const { return forOptions_; }
 
  private:
-  std::string real_, forOptions_, tempDir_;
+  std::string real_, forOptions_;
 };
+
+// A kernel file that does not build: its path, the options it was built with and the compiler's
+// log, real file names in it and each error's or warning's source line with a caret under its
+// column (WithSourceLines). what(): "kernel build failed: " and the log's first error as the
+// compiler wrote it, on one line (the log's first line where it has no error line).
+class KernelBuildError : public DeviceError {
+ public:
+  KernelBuildError(std::string path, std::string options, std::string log);
+  const std::string& Path() const { return path_; }
+  const std::string& Options() const { return options_; }
+  const std::string& Log() const { return log_; }
+
+ private:
+  std::string path_, options_, log_;
+};
+
+// The log's first diagnostic line that is an error (the first line where none is), without a
+// leading "error: " of the driver's own.
+std::string FirstError(const std::string& log);
+
+// The log with the source line and a caret under the column after each error or warning that
+// names file:line:col of a readable file, where the compiler did not print them itself (pocl
+// and NVIDIA do not; Mesa's clang does).
+std::string WithSourceLines(const std::string& log);
 
 // A build log with the compiler's name for the source it was given ("<kernel>" on NVIDIA, a
 // temporary file on pocl, "input.cl" on Mesa's rusticl and clover) replaced by the real path,

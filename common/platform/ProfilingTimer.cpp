@@ -12,7 +12,7 @@ namespace rsb {
 
 namespace {
 
-std::string BytesText(uint64_t bytes) {
+std::string CopyBytesText(uint64_t bytes) {
   return bytes >= (uint64_t(1) << 20) ? fmt::format("{} MiB", bytes >> 20)
                                       : fmt::format("{} KiB", bytes >> 10);
 }
@@ -27,15 +27,15 @@ std::string BadSpan(const std::vector<TimerSample>& samples) {
     if (s.endNs < s.startNs)
       return fmt::format(
           "a {} copy's profiling span ends before it starts (start {} ns, end {} ns)",
-          BytesText(s.bytes), s.startNs, s.endNs);
+          CopyBytesText(s.bytes), s.startNs, s.endNs);
     if (s.endNs == s.startNs)
-      return fmt::format("a {} copy took 0 ns by its profiling events", BytesText(s.bytes));
+      return fmt::format("a {} copy took 0 ns by its profiling events", CopyBytesText(s.bytes));
     // The host's clock runs from before the enqueue to after the wait: the command ran inside.
     const double spanNs = double(s.endNs - s.startNs);
     if (s.hostMs > 0 && spanNs > 2 * s.hostMs * 1e6 + 1e6)
       return fmt::format(
           "a {} copy took {} by its profiling events but {} by the host's clock around it",
-          BytesText(s.bytes), NsText(spanNs), NsText(s.hostMs * 1e6));
+          CopyBytesText(s.bytes), NsText(spanNs), NsText(s.hostMs * 1e6));
   }
   return "";
 }
@@ -71,16 +71,16 @@ TimerVerdict JudgeTimer(const TimerSamples& t) {
     v.reason = fmt::format(
         "a {} copy took {} by its profiling events: {:.0f} TB/s, beyond any "
         "memory",
-        BytesText(bytes), NsText(large), gbs * 1e-3);
+        CopyBytesText(bytes), NsText(large), gbs * 1e-3);
   else if (gbs < 1e-3)
     v.reason = fmt::format("a {} copy took {} by its profiling events: below 1 MB/s",
-                           BytesText(bytes), NsText(large));
+                           CopyBytesText(bytes), NsText(large));
   else if (large < 1.5 * small)
     v.reason = fmt::format(
         "a copy of {} times the bytes took {:.2f} times as long ({}: {}, {}: {}): the spans do "
         "not grow with the work",
         t.small.front().bytes ? bytes / t.small.front().bytes : 0, large / small,
-        BytesText(t.small.front().bytes), NsText(small), BytesText(bytes), NsText(large));
+        CopyBytesText(t.small.front().bytes), NsText(small), CopyBytesText(bytes), NsText(large));
   v.usable = v.reason.empty();
   return v;
 }

@@ -24,6 +24,15 @@ std::string ToString(ElementType t);
 std::string ToString(Op op);
 std::string ToString(ScanKind k);
 
+// "uint, float": the names of types, operators or scan kinds, joined by sep.
+template <class E>
+std::string JoinNames(const std::vector<E>& v, const std::string& sep = ", ") {
+  std::string s;
+  for (const auto& e : v)
+    s += (s.empty() ? "" : sep) + ToString(e);
+  return s;
+}
+
 std::optional<ElementType> ParseElementType(const std::string& s);
 std::optional<Op> ParseOp(const std::string& s);
 std::optional<ScanKind> ParseScanKind(const std::string& s);

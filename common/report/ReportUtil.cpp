@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 
 namespace rsb {
 
@@ -212,6 +213,22 @@ std::string TimerLine(const DeviceRun& device) {
 }
 
 // What the table's marks mean, and every case that did not pass, with its message.
+std::string CountLine(const std::vector<Result>& results) {
+  std::map<Status, size_t> n;
+  for (const auto& r : results)
+    ++n[r.status];
+  std::string line = fmt::format("{} passed, {} failed", n[Status::Passed], n[Status::Failed]);
+  const auto more = [&](Status s, const char* one, const char* many) {
+    if (n[s])
+      line += fmt::format(", {} {}", n[s], n[s] == 1 ? one : many);
+  };
+  more(Status::Skipped, "skipped", "skipped");
+  more(Status::Error, "error", "errors");
+  more(Status::Timeout, "timeout", "timeouts");
+  more(Status::Untimed, "untimed", "untimed");
+  return line;
+}
+
 void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
                 const std::vector<Result>& results, const std::string& bullet) {
   bool missed = false;

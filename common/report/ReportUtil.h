@@ -58,6 +58,10 @@ std::string CeilingsLine(const Ceilings& c);
 // Where the device's timer cannot be trusted: said once, above its cases.
 std::string TimerLine(const DeviceRun& device);
 // What the table's marks mean, and every case that did not pass, with its message.
+// "17 passed, 0 failed" and, where there are any, ", 2 skipped, 1 error, 1 timeout, 3 untimed":
+// the count a run's table ends with.
+std::string CountLine(const std::vector<Result>& results);
+
 void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
                 const std::vector<Result>& results, const std::string& bullet);
 

@@ -74,6 +74,7 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
              "ceiling), and launches; kernel\ntimes plus gaps are the median span\n";
     WriteNotes(out, info, info.devices[d], results, "");
   }
+  out << "\n" << CountLine(all) << "\n";
 }
 
 }  // namespace rsb

@@ -27,6 +27,7 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <new>
 #include <optional>
@@ -38,13 +39,6 @@
 namespace rsb {
 
 namespace {
-
-std::string UtcNow() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
 
 // --explain: every selected case on every device, from its launch plan; nothing is run.
 int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& problems,
@@ -120,8 +114,9 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
   return o.help || o.listDevices || o.listVariants;
 }
 
-// A worker of an isolated run (Worker.h): runs one job's variants from the skip-th on, on the
-// run's device number --worker-device, and reports each case on its pipe.
+// A worker of an isolated run (Worker.h): runs the cases from job --worker-job's --worker-skip-th
+// variant on to the end of --worker-scope, on the run's device number --worker-device, and
+// reports each on its pipe.
 // The run's devices: --platform and --device's; under --oclgrind Oclgrind's only device (the
 // only platform a process started under oclgrind sees).
 std::vector<cl::Device> RunDevices(const Options& o) {
@@ -164,6 +159,28 @@ std::optional<Ceilings> WorkerCeilings(const Options& o, TaskContext& ctx) {
   return c;
 }
 
+// A worker's progress, sent on its pipe: `begin` when a case starts, `result` when it ends (and
+// under --oclgrind, first, where the case's part of its two files ends).
+ProgressFn WorkerReport(const Options& o) {
+  return [&o](const Progress& p) {
+    if (p.result) {  // what the case printed (under --oclgrind its instruction counts)
+      std::cout.flush();
+      std::fflush(stdout);
+    }
+    if (p.result && o.oclgrind) {
+      struct stat log {};
+      const char* logPath = std::getenv("OCLGRIND_LOG");
+      const off_t out = lseek(1, 0, SEEK_CUR);
+      WorkerSend(o.worker.fd, fmt::format("oclgrind {} {}", out < 0 ? 0 : out,
+                                          logPath && stat(logPath, &log) == 0 ? log.st_size : 0));
+    }
+    WorkerSend(o.worker.fd,
+               p.result ? "result " + ResultToJson(*p.result).dump(
+                                          -1, ' ', false, nlohmann::json::error_handler_t::replace)
+                        : std::string("begin"));
+  };
+}
+
 int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
               const std::vector<Job>& problems, const std::string& kernelDir) {
   // A worker never outlives its run: killed with it, whatever ends the run (even SIGKILL).
@@ -183,28 +200,22 @@ int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
   if (!ceilings)
     return kExitOk;
   runner.SetCeilings(*ceilings);
+  const ProgressFn report = WorkerReport(o);
   size_t index = 0;
-  runner.RunJob(
-      jobs[o.worker.job], o.worker.skip,
-      [&](const Progress& p) {
-        if (p.result) {  // what the case printed (under --oclgrind its instruction counts)
-          std::cout.flush();
-          std::fflush(stdout);
-        }
-        if (p.result && o.oclgrind) {  // where the case's part of the two files ends
-          struct stat log {};
-          const char* logPath = std::getenv("OCLGRIND_LOG");
-          const off_t out = lseek(1, 0, SEEK_CUR);
-          WorkerSend(o.worker.fd,
-                     fmt::format("oclgrind {} {}", out < 0 ? 0 : out,
-                                 logPath && stat(logPath, &log) == 0 ? log.st_size : 0));
-        }
-        WorkerSend(o.worker.fd, p.result ? "result " + ResultToJson(*p.result).dump(
-                                                           -1, ' ', false,
-                                                           nlohmann::json::error_handler_t::replace)
-                                         : std::string("begin"));
-      },
-      index, 0);
+  for (size_t k = o.worker.job; k < jobs.size() && !runner.EndedEarly(); ++k) {
+    Job job = jobs[k];
+    size_t skip = k == o.worker.job ? o.worker.skip : 0;
+    if (o.worker.scope == "case") {
+      if (skip >= job.variants.size())
+        throw UsageError(
+            fmt::format("--worker-skip {}: job {} has {} variants", skip, k, job.variants.size()));
+      job.variants = {job.variants[skip]};
+      skip = 0;
+    }
+    runner.RunJob(job, skip, report, index, 0);
+    if (o.worker.scope != "rest")
+      break;
+  }
   if (runner.EndedEarly())
     WorkerSend(o.worker.fd, "restart");
   return kExitOk;
@@ -216,11 +227,16 @@ void SayNoCeilings(const std::string& why) {
 }
 
 // Exit status from all cases (docs/OUTPUT.md, "Exit status"): 3 if any errored or timed out, else 1
-// if any failed. Where the run has several devices, each failure names its device.
-int ExitStatus(const std::vector<Result>& results, const RunInfo& info) {
+// if any failed. Each failure is listed on stderr, naming its device where the run has several,
+// unless the table on stdout lists them under the progress that showed each; build logs that no
+// progress showed follow, each once.
+int ExitStatus(const Options& o, const std::vector<Result>& results, const RunInfo& info,
+               BuildLogs& logs) {
+  const bool listed = !o.quiet && o.format == OutputFormat::Table && o.output.empty();
   int status = kExitOk;
   for (const auto& r : results) {
-    if (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout) {
+    if (!listed &&
+        (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout)) {
       std::string word = ToString(r.status);
       std::transform(word.begin(), word.end(), word.begin(), ::toupper);
       const std::string on =
@@ -234,6 +250,8 @@ int ExitStatus(const std::vector<Result>& results, const RunInfo& info) {
     else if (r.status == Status::Failed && status == kExitOk)
       status = kExitValidationFailed;
   }
+  for (const auto& r : results)
+    std::cerr << logs.Once(r);
   return status;
 }
 
@@ -307,10 +325,12 @@ void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<boo
   }
 }
 
-// The selection's jobs on device d (its ceilings measured on it), each result to `progress`.
+// The selection's jobs on device d (its ceilings measured on it), each result to `progress`,
+// until stop() reads true.
 void RunOnDevice(const Options& o, const std::vector<std::string>& command, const Selection& s,
                  size_t d, const std::vector<Job>& jobs, DeviceRun& device,
-                 const ProgressFn& progress, const TempFolder& oclgrindFiles) {
+                 const ProgressFn& progress, const TempFolder& oclgrindFiles,
+                 const std::function<bool()>& stop) {
   const std::atomic<bool>& interrupted = InterruptFlag();
   const bool ceilings = o.run.timed && !o.noCeilings;
   if (!o.quiet && ceilings)
@@ -319,15 +339,16 @@ void RunOnDevice(const Options& o, const std::vector<std::string>& command, cons
   if (o.isolate) {
     std::vector<std::string> args = command;
     args.insert(args.end(), {"--worker-device", std::to_string(d)});
-    IsolationSettings settings{args, o.timeoutS, ceilings, "", s.kernelDir, SayNoCeilings};
+    IsolationSettings settings{args, o.timeoutS,  o.perProblem, ceilings,
+                               "",   s.kernelDir, SayNoCeilings};
     if (o.oclgrind)
       settings.oclgrindDir = oclgrindFiles.Path();
-    RunIsolated(settings, jobs, device.info, progress, interrupted, device.ceilings);
+    RunIsolated(settings, jobs, device.info, progress, stop, device.ceilings);
     return;
   }
   TaskContext ctx(s.devices[d], s.kernelDir);
   Runner runner(ctx, o.run);
-  runner.SetStopFlag(&interrupted);
+  runner.SetStop(stop);
   InProcessCeilings(o, ctx, interrupted, ceilings, device.ceilings);
   runner.SetCeilings(device.ceilings);
   runner.Run(jobs, progress);
@@ -343,8 +364,11 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
   const std::atomic<bool>& interrupted = InterruptFlag();
   TempFolder oclgrindFiles(o.oclgrind);  // the workers' Oclgrind logs and stdout
   std::vector<Result> done;
-  const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress();
-  for (size_t d = 0; d < s.devices.size() && !interrupted; ++d) {
+  bool failed = false;  // --fail-fast: a case failed, errored or hung
+  const std::function<bool()> stop = [&] { return interrupted || (o.failFast && failed); };
+  BuildLogs logs(o.verbose);
+  const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress(logs);
+  for (size_t d = 0; d < s.devices.size() && !stop(); ++d) {
     info.devices.push_back({DescribeDevice(s.devices[d]), Ceilings()});
     DeviceRun& device = info.devices.back();
     const std::vector<Job> jobs = DeviceJobs(o, tasks, s.problems, device.info, s.profiles[d]);
@@ -352,7 +376,9 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
       std::cerr << fmt::format("device{}: {} ({}), kernels from {}{}\n{}\n",
                                s.devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
                                device.info.platform, s.kernelDir,
-                               o.isolate ? ", cases in worker processes" : "",
+                               o.perProblem ? ", a worker process per problem"
+                               : o.isolate  ? ", cases in a worker process"
+                                            : "",
                                ProfileLine(s.profiles[d], o));
     const ProgressFn progress = [&](const Progress& p) {
       if (print)
@@ -361,12 +387,19 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
         done.push_back(*p.result);
         done.back().device = d;
         output.Write(info, done, /*final=*/false);
+        failed = failed || p.result->status == Status::Failed ||
+                 p.result->status == Status::Error || p.result->status == Status::Timeout;
       }
     };
-    RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindFiles);
+    RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindFiles, stop);
   }
+  if (o.failFast && failed && !interrupted && !o.quiet)
+    std::cerr << fmt::format(
+        "stopped after the first case that did not pass (--fail-fast): {} "
+        "case(s) run\n",
+        done.size());
   output.Write(info, done, /*final=*/true);
-  const int status = ExitStatus(done, info);
+  const int status = ExitStatus(o, done, info, logs);
   if (interrupted) {
     std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
     return kExitInterrupted;

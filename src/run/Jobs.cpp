@@ -31,14 +31,6 @@ std::vector<E> Supported(const std::vector<E>& asked, const std::vector<E>& supp
   return out;
 }
 
-template <class E>
-std::string Names(const std::vector<E>& v) {
-  std::string s;
-  for (E e : v)
-    s += (s.empty() ? "" : ", ") + ToString(e);
-  return s;
-}
-
 // What one task of MakeJobs runs: its selected variants, types, operators and scan kinds, and
 // why the command line's asks it leaves out.
 struct TaskSelection {
@@ -57,9 +49,9 @@ TaskSelection SelectFor(const Options& o, const IComputeTask& task) {
   s.types = Supported(o.types, task.Types(), o.typesGiven);
   s.ops = Supported(o.ops, task.Ops(), o.opsGiven);
   if (s.types.size() < o.types.size() && o.typesGiven)
-    s.why.push_back(fmt::format("{} computes {} only", task.Name(), Names(task.Types())));
+    s.why.push_back(fmt::format("{} computes {} only", task.Name(), JoinNames(task.Types())));
   if (s.ops.size() < o.ops.size() && o.opsGiven)
-    s.why.push_back(fmt::format("{} has the operator {} only", task.Name(), Names(task.Ops())));
+    s.why.push_back(fmt::format("{} has the operator {} only", task.Name(), JoinNames(task.Ops())));
   if (!task.ScanKinds().empty())
     s.kinds.assign(o.scanKinds.begin(), o.scanKinds.end());
   return s;

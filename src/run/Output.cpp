@@ -14,8 +14,17 @@
 
 namespace rsb {
 
-ProgressFn StderrProgress() {
-  return [](const Progress& p) {
+std::string BuildLogs::Once(const Result& r) {
+  if (r.buildLog.empty() || !shown_.insert(r.buildLog).second)
+    return "";
+  std::string text = r.buildLog;
+  if (!text.empty() && text.back() != '\n')
+    text += '\n';
+  return verbose_ ? fmt::format("kernel build options: {}\n{}", r.kernelOptions, text) : text;
+}
+
+ProgressFn StderrProgress(BuildLogs& logs) {
+  return [&logs](const Progress& p) {
     const ProblemSpec& s = p.job->spec;
     if (!p.result) {
       std::cerr << fmt::format("[{:>3}/{}] {} ... ", p.index, p.total,
@@ -25,7 +34,8 @@ ProgressFn StderrProgress() {
       std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,
                                p.result->gelemS);
     } else if (p.result->status == Status::Error || p.result->status == Status::Timeout) {
-      std::cerr << ToString(p.result->status) << ": " << p.result->message << "\n";
+      std::cerr << ToString(p.result->status) << ": " << p.result->message << "\n"
+                << logs.Once(*p.result);
     } else {
       std::cerr << ToString(p.result->status) << "\n";
     }

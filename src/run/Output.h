@@ -9,13 +9,29 @@
 
 #include <functional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace rsb {
 
-// A line per case on stderr: "[  3/12] reduction/... passed, 0.1234 ms, 1.23 Gelem/s".
-ProgressFn StderrProgress();
+// Each distinct kernel build log of a run, shown once: under the progress line of the first
+// case whose kernel it failed, or at the end of a run that showed no progress.
+class BuildLogs {
+ public:
+  explicit BuildLogs(bool verbose) : verbose_(verbose) {}
+  // The result's build log as shown (with the kernel's build options where verbose), the first
+  // time it is asked for; "" after that, and for a result without one.
+  std::string Once(const Result& r);
+
+ private:
+  bool verbose_;
+  std::set<std::string> shown_;
+};
+
+// A line per case on stderr: "[  3/12] reduction/... passed, 0.1234 ms, 1.23 Gelem/s"; a
+// kernel build log the first time a case fails on it.
+ProgressFn StderrProgress(BuildLogs& logs);
 
 // The results in one format.
 void WriteReport(std::ostream& out, OutputFormat format, bool breakdown, const RunInfo& info,

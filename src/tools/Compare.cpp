@@ -2,6 +2,8 @@
 
 #include "cli/CliChecks.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
+#include "report/ReportUtil.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -41,10 +43,6 @@ std::optional<double> ParseThreshold(const std::string& v) {
 // "scan", "exclusive": a result's scan kind ("" for a reduction).
 std::string KindText(const Result& r) {
   return r.scanKind ? ToString(*r.scanKind) : "";
-}
-
-std::string KindOrDash(const Result& r) {
-  return r.scanKind ? ToString(*r.scanKind) : "-";
 }
 
 std::string CaseKey(const StoredResult& r, const CompareSettings& s) {
@@ -545,17 +543,6 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
   LooseMatchNotes(c, s);
   return c;
 }
-
-namespace {
-
-// stdout, checked: a write that failed (a full disk, a closed pipe) is exit 3, not 0.
-void CheckStdout() {
-  std::cout.flush();
-  if (!std::cout)
-    throw DeviceError(fmt::format("writing to stdout failed: {}", std::strerror(errno)));
-}
-
-}  // namespace
 
 int Compare(int argc, char** argv) {
   try {

@@ -2,6 +2,7 @@
 
 #include "cli/CliChecks.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Subprocess.h"
 #include "tasks/Tasks.h"
 #include "tools/ResultFile.h"
@@ -164,13 +165,6 @@ size_t CountPlottable(const std::vector<std::string>& files, bool quiet) {
                                leftOut, f.results.size(), cli::Join(reasons));
   }
   return plottable;
-}
-
-// stdout, checked: a write that failed (a full disk, a closed pipe) is an error, not exit 0.
-void CheckStdout() {
-  std::cout.flush();
-  if (!std::cout)
-    throw DeviceError(fmt::format("writing to stdout failed: {}", std::strerror(errno)));
 }
 
 int RunPlot(int argc, char** argv) {

@@ -87,13 +87,6 @@ struct Dimension {
   std::vector<size_t> values;
 };
 
-std::string UtcNow() {
-  const std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return buf;
-}
-
 void AddOptions(CLI::App& app, TuneOptions& o, std::vector<std::string>& classes) {
   app.add_option("--budget", o.budgetS,
                  "Seconds for the whole search, a plain decimal (default 300); a candidate "

@@ -50,11 +50,11 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   for (const Extent& e : g.sizes)
     sizes.push_back(SizeText(e));
   std::vector<std::string> a = code.wrapper;
-  a.insert(a.end(),
-           {code.binary, "--kernels", code.kernels, "--task", it.task, "--variant", it.variant,
-            "--size", Join(sizes), "--type", JoinNames(g.types), "--op", JoinNames(g.ops)});
+  a.insert(a.end(), {code.binary, "--kernels", code.kernels, "--task", it.task, "--variant",
+                     it.variant, "--size", Join(sizes), "--type", JoinNames(g.types, ","), "--op",
+                     JoinNames(g.ops, ",")});
   if (!g.kinds.empty())
-    a.insert(a.end(), {"--scan-kind", JoinNames(g.kinds)});
+    a.insert(a.end(), {"--scan-kind", JoinNames(g.kinds, ",")});
   for (const auto& [name, values] : g.params) {
     std::vector<std::string> v;
     for (size_t x : values)
@@ -63,8 +63,9 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   }
   a.insert(a.end(), {"--local-size", localSize});
   AddRunArgs(s, a, output);
-  if (isolation == Isolation::Shared && kind != RunKind::Oclgrind)
-    a.push_back("--no-isolate");
+  // Shared: every case in the child itself (the fast path); else a worker per problem.
+  a.push_back(isolation == Isolation::Shared && kind != RunKind::Oclgrind ? "--no-isolate"
+                                                                          : "--isolate");
   if (kind == RunKind::Timed) {
     // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run).
     a.insert(a.end(),

@@ -41,9 +41,8 @@ using nlohmann::json;
 
 namespace rsb {
 
+namespace grade {
 namespace {
-
-using namespace grade;
 
 // ---------------------------------------------------------------------------------------------
 // Grading
@@ -97,6 +96,8 @@ HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit&
   if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(),
                    [&](const std::string& h) { return !HandinTasks(h, host.graded).empty(); }))
     return host;
+  if (ctx.opt.handinKit.empty())
+    BuildKitIfMissing(DefaultKitDir(), ctx.opt.buildTimeoutS);
   kit = LoadKit(ctx.opt.handinKit.empty() ? DefaultKitDir() : ctx.opt.handinKit, work,
                 ctx.opt.buildTimeoutS);
   host.kit = &kit;
@@ -184,16 +185,25 @@ std::string CopyHandin(const std::string& from, const std::string& workDir) {
   return to.string();
 }
 
+// `env` setting every compiled-kernel cache (pocl's, NVIDIA's, Mesa's) to the folder.
+std::vector<std::string> KernelCacheEnvironment(const std::string& dir) {
+  return {"/usr/bin/env", "POCL_CACHE_DIR=" + dir, "CUDA_CACHE_PATH=" + dir + "/nv",
+          "MESA_SHADER_CACHE_DIR=" + dir + "/mesa"};
+}
+
 // How the hand-in's children start: in its sandbox (or, with --sandbox none, only with a
 // kernel cache of their own), writing nothing outside workDir.
 std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& workDir) {
   if (ctx.opt.sandbox == "none") {
-    const std::string cache = (fs::path(workDir) / "kernel-cache").string();
+    const std::string cache = ctx.opt.kernelCache.empty()
+                                  ? (fs::path(workDir) / "kernel-cache").string()
+                                  : ctx.opt.kernelCache;
     fs::create_directories(cache);
-    return {"/usr/bin/env", "POCL_CACHE_DIR=" + cache, "CUDA_CACHE_PATH=" + cache + "/nv"};
+    return KernelCacheEnvironment(cache);
   }
   SandboxPolicy policy;
   policy.writableDir = workDir;
+  policy.kernelCache = ctx.opt.kernelCache;
   // Other hand-ins (and the folders holding them), the rubric, the reports and the grader's
   // own temporary folder are out of sight; the suite's binary and kernels stay readable.
   for (const auto& h : ctx.opt.handins) {
@@ -433,10 +443,10 @@ struct ChildServices {
 
 ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevice) {
   const bool loop = ctx.opt.speedAlone == "loop" || (ctx.opt.speedAlone == "auto" && !cpuDevice);
-  const std::string refCache = work + "/reference-kernel-cache";
+  const std::string refCache =
+      ctx.opt.kernelCache.empty() ? work + "/reference-kernel-cache" : ctx.opt.kernelCache;
   fs::create_directories(refCache);
-  ctx.suite.wrapper = {"/usr/bin/env", "POCL_CACHE_DIR=" + refCache,
-                       "CUDA_CACHE_PATH=" + refCache + "/nv"};
+  ctx.suite.wrapper = KernelCacheEnvironment(refCache);
   ctx.child = {ctx.opt.platform,
                ctx.opt.device,
                ctx.rubric.seed,
@@ -538,16 +548,19 @@ int GradeAll(int argc, char** argv) {
 }
 
 }  // namespace
+}  // namespace grade
 
 size_t DefaultJobs(bool cpuDevice, bool residents, bool sandboxNone, size_t cores) {
-  const size_t cap = cpuDevice ? cores : residents && sandboxNone ? kGpuResidentJobs : kGpuJobs;
+  const size_t cap = cpuDevice                  ? cores
+                     : residents && sandboxNone ? grade::kGpuResidentJobs
+                                                : grade::kGpuJobs;
   return std::max<size_t>(1, std::min(cores, cap));
 }
 
 int Grade(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "merge")
-    return GradeMerge(argc - 1, argv + 1);
-  return ExitStatusOf([&] { return GradeAll(argc, argv); });
+    return grade::GradeMerge(argc - 1, argv + 1);
+  return ExitStatusOf([&] { return grade::GradeAll(argc, argv); });
 }
 
 }  // namespace rsb

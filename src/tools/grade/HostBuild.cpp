@@ -6,11 +6,16 @@
 
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 #include <thread>
 
@@ -29,8 +34,8 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 const char* const kFixKit =
-    "the build writes the kit next to the binary (`cmake --build build`; an installed tree: "
-    "`cmake --install build`), or pass --handin-kit DIR";
+    "the kit is built next to the binary (`cmake --build build --target handin-kit`; an "
+    "installed tree: `cmake --install build`), or pass --handin-kit DIR";
 
 std::string ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -306,6 +311,40 @@ std::string DefaultKitDir() {
   if (!ec && !fs::is_directory(built, ec) && fs::is_directory(installed, ec))
     return installed.string();
   return built.string();
+}
+
+void BuildKitIfMissing(const std::string& dir, double timeoutS) {
+  std::error_code ec;
+  const fs::path kit(dir);
+  const fs::path tree = kit.parent_path();
+  if (fs::exists(kit / "MANIFEST", ec) || kit.filename() != "handin-kit" ||
+      !fs::is_regular_file(tree / "CMakeCache.txt", ec))
+    return;
+  // Graders started together (a Slurm job array's shards) build it once: the others wait.
+  const int lock = open((tree / "handin-kit.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock >= 0)
+    while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  const auto unlock = [&] {
+    if (lock >= 0)
+      close(lock);
+  };
+  if (fs::exists(kit / "MANIFEST", ec))
+    return unlock();
+  std::cerr << fmt::format(
+                   "grade: no hand-in kit in this build tree yet: building it once (cmake --build "
+                   "{} --target handin-kit) ...\n",
+                   tree.string())
+            << std::flush;
+  const ProcessResult p =
+      RunProcess({RSB_CMAKE_COMMAND, "--build", tree.string(), "--target", "handin-kit"},
+                 std::max(timeoutS, 600.0));
+  unlock();
+  if (p.exitCode != 0)
+    throw DeviceError(fmt::format("building the hand-in kit in '{}' failed (exit {}{}): {}",
+                                  tree.string(), p.exitCode, p.timedOut ? ", timed out" : "",
+                                  Excerpt(p.out + p.err)));
+  std::cerr << fmt::format("grade: hand-in kit built in {:.1f} s: {}\n", p.seconds, dir);
 }
 
 Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS) {

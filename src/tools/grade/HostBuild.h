@@ -33,6 +33,12 @@ struct Kit {
 // <prefix>/<libdir>/reduce-scan-bench/handin-kit of an installed tree.
 std::string DefaultKitDir();
 
+// Where the kit of a build tree is missing (DefaultKitDir, the binary's folder holds
+// CMakeCache.txt): builds it (`cmake --build <that folder> --target handin-kit`, with the CMake
+// that configured it), saying so on stderr, once for the build tree. Elsewhere nothing.
+// Throws DeviceError when the build fails.
+void BuildKitIfMissing(const std::string& dir, double timeoutS);
+
 // Reads the kit and checks it once, before any hand-in is graded: every file of its MANIFEST
 // is there, and the suite's own objects link into a binary that runs. Throws DeviceError naming
 // what is missing or broken and how to fix it (the grader's problem, never a student's). Also

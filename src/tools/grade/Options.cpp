@@ -10,6 +10,8 @@
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -124,11 +126,32 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
                  "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
                  "the one HANDIN (grading/gradescope/run_autograder)")
       ->check(cli::Allowed("gradescope", [](const std::string& v) { return v == "gradescope"; }));
+  app.add_option("--kernel-cache", o.kernelCache,
+                 "A folder of compiled kernels (pocl's, NVIDIA's, Mesa's cache) that every child "
+                 "run of the suite and of every hand-in shares, and that stays: on a CPU device "
+                 "most of a child run is pocl compiling kernels that the hand-ins share with the "
+                 "suite. Only for hand-ins you trust (your own, a test class): their code can "
+                 "write there (default: a cache per hand-in, removed with it)");
   app.add_option("--trace", o.trace,
                  "Write FILE: a CSV line per child run (when it started, how long it took, whose "
                  "code, what it ran, in a resident or a process of its own, how it ended): "
                  "where a class's time goes");
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
+}
+
+// --kernel-cache: a folder this user can write, or one it can make (made when grading starts).
+void CheckKernelCache(const std::string& dir) {
+  if (dir.empty())
+    return;
+  std::error_code ec;
+  const fs::path p = fs::absolute(dir, ec);
+  const fs::path existing = fs::exists(p, ec) ? p : p.parent_path();
+  if ((fs::exists(p, ec) && !fs::is_directory(p, ec)) || !fs::is_directory(existing, ec) ||
+      access(existing.c_str(), W_OK | X_OK) != 0)
+    throw UsageError(fmt::format(
+        "--kernel-cache '{}': not a folder this user can write (or make in an existing one); "
+        "allowed: such a folder",
+        dir));
 }
 
 // What the options say together, and --items and --shard taken apart.
@@ -138,7 +161,7 @@ void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::str
   if (!o.suiteSource.empty())
     throw UsageError(
         "--suite-source: no longer used; hand-ins' host code is built against the hand-in kit "
-        "(handin-kit next to this binary, written by every build), see --handin-kit DIR");
+        "(handin-kit next to this binary, built when first needed), see --handin-kit DIR");
   for (size_t at = 0; !items.empty() && at <= items.size();) {
     const size_t comma = std::min(items.find(',', at), items.size());
     if (comma == at)
@@ -154,6 +177,7 @@ void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::str
     throw UsageError(
         "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
   CheckFormat(o.format, o.handins);
+  CheckKernelCache(o.kernelCache);
   if (o.rubric.empty()) {
     o.rubric = DefaultRubric();
     if (!fs::is_regular_file(o.rubric))

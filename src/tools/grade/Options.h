@@ -28,6 +28,9 @@ struct GradeOptions {
   // device lock: a GPU's; a CPU device's contexts cost little).
   std::string residentRuns = "auto";
   std::string trace;  // --trace FILE: a line per child run (ChildRun.h, RunTrace)
+  // --kernel-cache DIR: one compiled-kernel cache for every child run (trusted hand-ins only);
+  // empty: the suite's runs and each hand-in get a cache of their own, removed with them.
+  std::string kernelCache;
   size_t shardIndex = 1, shardCount = 1;  // --shard K/N (1-based)
   bool quiet = false;
 };

@@ -117,22 +117,13 @@ std::string Singular(const std::string& key) {
   return key.size() > 1 && key.back() == 's' ? key.substr(0, key.size() - 1) : key;
 }
 
-// The values a task takes, named for its error messages.
-template <class E>
-std::string Names(const std::vector<E>& v) {
-  std::vector<std::string> s;
-  for (const auto& e : v)
-    s.push_back(ToString(e));
-  return cli::Join(s, " ");
-}
-
 struct TaskView {
   const IComputeTask* task;
   std::string variant;
 };
 
-std::vector<size_t> ParamValues(const Where& w, const json& v, const std::string& key,
-                                const TaskParameter& p) {
+std::vector<size_t> ParamValuesOf(const Where& w, const json& v, const std::string& key,
+                                  const TaskParameter& p) {
   return List<size_t>(w, v, key, p.AllowedText(), [&](const json& e) -> std::optional<size_t> {
     if (!e.is_number_unsigned() || !p.Allows(e.get<size_t>()))
       return std::nullopt;
@@ -181,7 +172,7 @@ void ParseParamKey(const Where& w, const TaskView& t, CaseGroup& g, const std::s
     std::string name = p.name;
     std::replace(name.begin(), name.end(), '-', '_');
     if (one == name) {
-      g.params[p.name] = ParamValues(w, v, key, p);
+      g.params[p.name] = ParamValuesOf(w, v, key, p);
       return;
     }
   }
@@ -202,7 +193,7 @@ void ParseCaseKey(const Where& w, const TaskView& t, CaseGroup& g, const std::st
   if (one == "size") {
     g.sizes = ParseSizes(w, t, key, v);
   } else if (one == "type") {
-    g.types = List<ElementType>(w, v, key, Names(t.task->Types()), [&](const json& e) {
+    g.types = List<ElementType>(w, v, key, JoinNames(t.task->Types(), " "), [&](const json& e) {
       std::optional<ElementType> x;
       if (e.is_string())
         x = ParseElementType(e.get<std::string>());
@@ -212,7 +203,7 @@ void ParseCaseKey(const Where& w, const TaskView& t, CaseGroup& g, const std::st
       return x;
     });
   } else if (one == "op") {
-    g.ops = List<Op>(w, v, key, Names(t.task->Ops()), [&](const json& e) {
+    g.ops = List<Op>(w, v, key, JoinNames(t.task->Ops(), " "), [&](const json& e) {
       std::optional<Op> x;
       if (e.is_string())
         x = ParseOp(e.get<std::string>());

@@ -124,6 +124,8 @@ std::vector<Mount> MountsOf(const SandboxPolicy& policy, const fs::path& writabl
       mounts.push_back({Resolve(r), Kind::ReadOnly, ""});
   }
   mounts.push_back({writable, Kind::Writable, ""});
+  if (!policy.kernelCache.empty())
+    mounts.push_back({Resolve(policy.kernelCache), Kind::Writable, ""});
   mounts.erase(std::remove_if(mounts.begin(), mounts.end(),
                               [](const Mount& m) {
                                 return Depth(m.path) < 2 || Within(m.path, "/proc") ||
@@ -190,9 +192,13 @@ void AddEnvironment(const SandboxPolicy& policy, const fs::path& writable,
   const std::string w = writable.string();
   // No --chdir: bwrap keeps the caller's working folder (RunProcess's workDir, e.g. a compile's
   // folder inside writableDir), which must be visible inside.
-  a.insert(a.end(), {"--setenv", "HOME", w, "--setenv", "TMPDIR", w, "--setenv", "XDG_CACHE_HOME",
-                     w + "/.cache", "--setenv", "POCL_CACHE_DIR", w + "/.cache/pocl", "--setenv",
-                     "CUDA_CACHE_PATH", w + "/.cache/nv"});
+  const std::string cache =
+      policy.kernelCache.empty() ? w + "/.cache" : Resolve(policy.kernelCache).string();
+  a.insert(a.end(),
+           {"--setenv", "HOME", w, "--setenv", "TMPDIR", w, "--setenv", "XDG_CACHE_HOME",
+            w + "/.cache", "--setenv", "POCL_CACHE_DIR",
+            policy.kernelCache.empty() ? cache + "/pocl" : cache, "--setenv", "CUDA_CACHE_PATH",
+            cache + "/nv", "--setenv", "MESA_SHADER_CACHE_DIR", cache + "/mesa"});
   if (policy.uid >= 0)
     a.insert(a.end(),
              {"--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_SETPCAP"});

@@ -50,6 +50,10 @@ struct SandboxPolicy {
   // there. Must exist. The working folder stays the caller's (RunProcess's workDir): pass this
   // folder or one inside it.
   std::string writableDir;
+  // A compiled-kernel cache shared with other sandboxes (grade --kernel-cache): writable, and
+  // POCL_CACHE_DIR, CUDA_CACHE_PATH and MESA_SHADER_CACHE_DIR point there. Empty: a cache in
+  // writableDir.
+  std::string kernelCache;
   // Folders (become an empty read-only folder) and files (become empty, /dev/null) it must not
   // see: other hand-ins, the class folder, the rubric, the reports folder. Paths that do not
   // exist are left out. /tmp and /run are always replaced by private ones.

@@ -63,10 +63,11 @@ void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdic
       std::vector<std::string> sizes;
       for (const Extent& e : group.sizes)
         sizes.push_back(SizeText(e));
-      const std::string what = fmt::format(
-          "the run of {} case(s) n={} {} {}{}{}", run.cases.size(), Join(sizes),
-          JoinNames(group.types), JoinNames(group.ops),
-          group.kinds.empty() ? "" : " " + JoinNames(group.kinds), ls == "auto" ? "" : " L=" + ls);
+      const std::string what =
+          fmt::format("the run of {} case(s) n={} {} {}{}{}", run.cases.size(), Join(sizes),
+                      JoinNames(group.types, ","), JoinNames(group.ops, ","),
+                      group.kinds.empty() ? "" : " " + JoinNames(group.kinds, ","),
+                      ls == "auto" ? "" : " L=" + ls);
       for (auto& c : run.cases) {
         g.cases.push_back(std::move(c));
         runOf.push_back(what);

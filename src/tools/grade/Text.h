@@ -11,13 +11,6 @@ namespace rsb::grade {
 
 // "a,b,c".
 std::string Join(const std::vector<std::string>& v, const char* sep = ",");
-template <class E>
-std::string JoinNames(const std::vector<E>& v) {
-  std::vector<std::string> s;
-  for (const auto& e : v)
-    s.push_back(ToString(e));
-  return Join(s);
-}
 
 // The first lines worth reading of a child's output: no blank lines, at most maxLines.
 std::string Excerpt(const std::string& text, size_t maxLines = 20);

@@ -34,6 +34,7 @@ inline T InputOrGhost(__global const T* in, IDX k, IDX n) {
 // elements, 2W in all. Neighbouring work-items read overlapping input: every element is read W
 // times, from DRAM once and from the cache after that, if the cache keeps it. No halo and no
 // barrier: every value comes straight from global memory.
+#if RSB_WANTS(ConvolutionBasic1D)
 RSB_WG_ATTR
 __kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, __global T* out,
                                  IDX n) {
@@ -49,11 +50,13 @@ __kernel void ConvolutionBasic1D(__global const T* in, __global const T* mask, _
   //! // TODO (basic-1d): work-item i < n writes out[i] = sum over j of mask[j] * in[i - R + j],
   //! // with 0 for an index outside [0, n) (InputOrGhost).
 }
+#endif
 
 // 2. constant-1d: basic-1d with the mask in __constant memory: all work-items read the same
 // mask element at the same time, which a GPU's constant cache broadcasts to a whole warp in one
 // transaction. Global reads per output: W input elements (the mask comes from the constant
 // cache). No halo, no barrier.
+#if RSB_WANTS(ConvolutionConstant1D)
 RSB_WG_ATTR
 __kernel void ConvolutionConstant1D(__global const T* in, __constant T* mask, __global T* out,
                                     IDX n) {
@@ -68,6 +71,7 @@ __kernel void ConvolutionConstant1D(__global const T* in, __constant T* mask, __
   // SOLUTION END
   //! // TODO (constant-1d): as basic-1d, with the mask read from __constant memory.
 }
+#endif
 
 // Loads count input elements from in[first] on (first may lie left of 0, wrapped) into tile,
 // ghosts as 0; the work-group's L work-items stride through it, so consecutive work-items load
@@ -85,6 +89,7 @@ inline void LoadTile1D(__local T* tile, __global const T* in, IDX first, uint co
 // (coalesced) and read consecutive local words (no bank conflicts).
 // Global reads per output: (TILE + 2R) / TILE input elements (1 + 2R / TILE), the mask from the
 // constant cache. Steps: 2 (load, compute).
+#if RSB_WANTS(ConvolutionTiled1D)
 RSB_WG_ATTR
 __kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __global T* out, IDX n) {
   // SOLUTION BEGIN
@@ -106,6 +111,7 @@ __kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __glo
   //! // into local memory (LoadTile1D, from start - R), wait for the whole tile, then compute
   //! // outputs start + l + k*L (k < ITEMS, below n) from the tile.
 }
+#endif
 
 // 4. cached-1d: only the tile's own TILE elements go to local memory; an output near the tile's
 // edge reads its halo elements straight from global memory, where the neighbouring work-group
@@ -114,6 +120,7 @@ __kernel void ConvolutionTiled1D(__global const T* in, __constant T* mask, __glo
 // Global reads per output: 1 for the own element, plus R(R+1) / TILE halo reads on average
 // (an output at distance d < R from an edge reads R - d halo elements), through the cache.
 // Steps: 2 (load, compute).
+#if RSB_WANTS(ConvolutionCached1D)
 RSB_WG_ATTR
 __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __global T* out,
                                   IDX n) {
@@ -139,6 +146,7 @@ __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __gl
   //! // compute each output reading tile elements from local memory and the halo (indices
   //! // outside the tile) from global memory (InputOrGhost).
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // 2-D: an image of width x height, row-major; a W x W mask, row-major (mask[a * W + b] weighs
@@ -148,6 +156,7 @@ __kernel void ConvolutionCached1D(__global const T* in, __constant T* mask, __gl
 // 5. basic-2d: one work-item per output (i = y * width + x), mask and input from global memory.
 // Global reads per output: W^2 input elements (fewer at the borders: ghosts are not read) and
 // W^2 mask elements. No halo, no barrier.
+#if RSB_WANTS(ConvolutionBasic2D)
 RSB_WG_ATTR
 __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, __global T* out,
                                  IDX width, IDX height) {
@@ -173,6 +182,7 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
   //! // i / width): the sum over a, b of mask[a * W + b] * in[(y - R + a) * width + x - R + b],
   //! // 0 where the row or the column lies outside the image.
 }
+#endif
 
 // 6. tiled-2d: each work-group computes an output tile of OX = 4 * TPX columns by OY = TPY * K
 // rows, its L work-items arranged TPX = min(L, 16) across (convolution-across: TPX_MAX) and
@@ -196,7 +206,7 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 // then stores it: one round trip to memory per tile at the usual shapes. (Reading the next tile
 // while computing this one, software pipelining, was measured on the H100 and was no faster; nor
 // was half the work-items computing while the other half loads the rest of the tile: both cost
-// registers, and with them work-groups per compute unit. docs/BENCHMARKS.md, Convolution.)
+// registers, and with them work-groups per compute unit. docs/BENCHMARKS.md, "The tiled 2-D convolution".)
 // Consecutive work-items own consecutive 4-column blocks: their vector reads of a tile row are
 // contiguous (no bank conflicts) and their stores coalesce.
 // Global reads per output: (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the
@@ -228,6 +238,7 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #define G 1
 #endif
 
+#if RSB_WANTS(ConvolutionTiled2D)
 RSB_WG_ATTR
 __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __global T* out,
                                  IDX width, IDX height) {
@@ -339,3 +350,4 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   //! // work-item (tx, ty) computes columns x0 + 4tx .. + 3, rows y0 + ty*ITEMS .. + ITEMS-1
   //! // from the tile (inside the image only).
 }
+#endif

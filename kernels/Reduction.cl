@@ -23,6 +23,7 @@
 // boundary orders the steps). The last step writes the result.
 // Work n - 1, steps (launches) ceil(log2 n). The strided accesses are not coalesced: at stride s
 // a warp touches 32 elements 2s apart, so most of each memory transaction is wasted.
+#if RSB_WANTS(ReduceInterleaved)
 RSB_WG_ATTR
 __kernel void ReduceInterleaved(__global const T* src, __global T* dst, IDX n, IDX stride,
                                 IDX count) {
@@ -38,12 +39,14 @@ __kernel void ReduceInterleaved(__global const T* src, __global T* dst, IDX n, I
   //! // 2*stride*i with element 2*stride*i + stride (copies it through when that partner lies at
   //! // or past n) and writes the result to element 2*stride*i of dst.
 }
+#endif
 
 // 2. sequential: the same tree with sequential addressing: m elements left, h = ceil(m / 2);
 // work-item i < h combines element i with element i + h (or copies element i through when
 // i + h >= m). Consecutive work-items touch consecutive elements: loads and stores coalesce.
 // In place is safe: work-item i writes element i < h and reads i and i + h >= h, which no other
 // work-item writes. Work n - 1, steps (launches) ceil(log2 n).
+#if RSB_WANTS(ReduceSequential)
 RSB_WG_ATTR
 __kernel void ReduceSequential(__global const T* src, __global T* dst, IDX m, IDX h) {
   // SOLUTION BEGIN
@@ -56,6 +59,7 @@ __kernel void ReduceSequential(__global const T* src, __global T* dst, IDX m, ID
   //! // TODO (sequential): work-items i >= h do nothing; work-item i combines element i with
   //! // element i + h (copies element i through when i + h >= m) and writes dst[i].
 }
+#endif
 
 // 3. decomposition: each work-group reduces 2L consecutive elements in local memory and writes
 // one partial result; the host launches again on the partials until one value is left,
@@ -64,6 +68,7 @@ __kernel void ReduceSequential(__global const T* src, __global T* dst, IDX m, ID
 // which no barrier orders). Each work-item combines two elements while loading, which halves
 // the work-groups and does the first tree level at the cost of a load.
 // Per level: work n - 1 in total, steps 1 + log2(L); levels ceil(log_{2L} n).
+#if RSB_WANTS(ReduceDecomposition)
 RSB_WG_ATTR
 __kernel void ReduceDecomposition(__global const T* src, __global T* dst, IDX n) {
   // SOLUTION BEGIN
@@ -78,10 +83,12 @@ __kernel void ReduceDecomposition(__global const T* src, __global T* dst, IDX n)
   //! // loading (LoadOrIdentity, Common.clh), the work-group reduces the L values in local memory
   //! // (WorkGroupReduceSequential, WorkGroup.clh), and work-item 0 writes dst[group].
 }
+#endif
 
 // 4. unrolled: decomposition with the work-group tree fully unrolled at compile-time-known
 // strides (WorkGroupReduceUnrolled). Same work, steps and levels as 3, fewer instructions per
 // step.
+#if RSB_WANTS(ReduceUnrolled)
 RSB_WG_ATTR
 __kernel void ReduceUnrolled(__global const T* src, __global T* dst, IDX n) {
   // SOLUTION BEGIN
@@ -95,6 +102,7 @@ __kernel void ReduceUnrolled(__global const T* src, __global T* dst, IDX n) {
   //! // TODO (unrolled): as ReduceDecomposition, with the unrolled work-group tree
   //! // (WorkGroupReduceUnrolled, WorkGroup.clh).
 }
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // 5. atomic: one level of decomposition, then each work-group's result is combined into the
@@ -146,6 +154,7 @@ inline void AtomicCombine(__global T* p, T v) {
 }
 #endif
 
+#if RSB_WANTS(ReduceAtomic)
 RSB_WG_ATTR
 __kernel void ReduceAtomic(__global const T* src, __global T* result, IDX n) {
   // SOLUTION BEGIN
@@ -165,3 +174,4 @@ __kernel void ReduceAtomic(__global const T* src, __global T* result, IDX n) {
   //! // combines the group's value into *result with AtomicCombine.
   //! #endif
 }
+#endif

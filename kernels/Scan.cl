@@ -158,6 +158,7 @@ inline T LoadShifted(__global const T* src, IDX i, uint shift) {
   return shift ? (i > 0 ? src[i - 1] : IDENTITY) : src[i];
 }
 
+#if RSB_WANTS(ScanNaiveStep)
 RSB_WG_ATTR
 __kernel void ScanNaiveStep(__global const T* src, __global T* dst, IDX n, IDX offset, uint shift) {
   // SOLUTION BEGIN
@@ -172,11 +173,13 @@ __kernel void ScanNaiveStep(__global const T* src, __global T* dst, IDX n, IDX o
   //! // TODO (naive): work-items i >= n do nothing; dst[i] = OP(x[i - offset], x[i]) for
   //! // i >= offset, else x[i], reading x through LoadShifted (the exclusive scan's first step).
 }
+#endif
 
 // 2. kogge-stone: each work-group scans a tile of B = 2L elements with WorkGroupScanKoggeStone
 // (local memory, double buffered, one barrier per step) and writes the tile's total to
 // blockSums; large arrays as described at the top of the file.
 // Per level: work (n/B)(B log2(B) - B + 1) = O(n log B), steps log2(B).
+#if RSB_WANTS(ScanTileKoggeStone)
 RSB_WG_ATTR
 __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __global T* blockSums,
                                  IDX n, uint inclusive) {
@@ -194,11 +197,13 @@ __kernel void ScanTileKoggeStone(__global const T* src, __global T* dst, __globa
   //! // (WorkGroupScanKoggeStone, WorkGroup.clh), store it (StoreTile), and work-item 0 writes
   //! // the tile's total to blockSums[group].
 }
+#endif
 
 // 3. work-efficient: each work-group of L work-items scans a tile of B = 2L elements (IDENTITY
 // past n) with Blelloch's up-sweep / down-sweep (WorkGroupScanExclusiveBlelloch); the tile's
 // total, saved before the root is reset, goes to blockSums; large arrays as described at the top
 // of the file. Per level: work 2(n - n/B) (+ n for inclusive) = O(n), steps 2 log2(B).
+#if RSB_WANTS(ScanTileWorkEfficient)
 RSB_WG_ATTR
 __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __global T* blockSums,
                                     IDX n, uint inclusive) {
@@ -209,6 +214,7 @@ __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __gl
   //! // TODO (work-efficient): scan the group's tile with ScanTileBlelloch in a local tile of
   //! // TILE_SIZE elements, unpadded.
 }
+#endif
 
 // 4. conflict-free: work-efficient with the local-memory addresses padded by one word per
 // NUM_BANKS words: element i lives at i + (i >> 5) (CONFLICT_FREE_OFFSET).
@@ -225,6 +231,7 @@ __kernel void ScanTileWorkEfficient(__global const T* src, __global T* dst, __gl
 // conflicts instead of up to 16-way. The loads and stores at lid and lid + L stay conflict-free.
 // Costs B/32 more elements of local memory. Same work and steps as 3.
 // (Bank conflicts cost time on GPUs only; on a CPU device the two variants run alike.)
+#if RSB_WANTS(ScanTileConflictFree)
 RSB_WG_ATTR
 __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __global T* blockSums,
                                    IDX n, uint inclusive) {
@@ -235,6 +242,7 @@ __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __glo
   //! // TODO (conflict-free): as ScanTileWorkEfficient, padded: how many elements must the
   //! // local tile hold then?
 }
+#endif
 
 // AddBlockOffsets: the last phase of the large-array variants. data holds the scans of its
 // tiles; offsets holds the exclusive scan of the tiles' totals. Work-group g combines
@@ -242,6 +250,7 @@ __kernel void ScanTileConflictFree(__global const T* src, __global T* dst, __glo
 // launched). Work n - B, one step. The host launches it once per level, top level down: a level's
 // offsets must be final before they are added to the level below (the launch boundary orders
 // them).
+#if RSB_WANTS(AddBlockOffsets)
 RSB_WG_ATTR
 __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, IDX n) {
   // SOLUTION BEGIN
@@ -256,3 +265,4 @@ __kernel void AddBlockOffsets(__global T* data, __global const T* offsets, IDX n
   //! // TODO: work-group g combines offsets[g + 1] into the elements of tile g + 1 below n (two
   //! // per work-item, as LoadTile reads them).
 }
+#endif

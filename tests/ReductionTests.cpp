@@ -199,6 +199,34 @@ TEST(Reduction, PlanThatNeverWritesTheOutputReadsAsAPlanFault) {
   std::filesystem::remove_all(dir);
 }
 
+// A case builds only the kernels its plan launches (kernels/Common.clh's RSB_WANTS): a kernel
+// that does not compile is its own variant's error, and the variants beside it in the same file
+// build and pass.
+TEST(Reduction, OneVariantsBuildErrorLeavesTheOthersInItsFileAlone) {
+  const std::string dir = CopyKernels("one-broken-kernel");
+  Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;",
+        "  dst[i] = i + h < m ? OP(a, src[i + h]) : a");
+  CReductionTask task;
+  TaskContext ctx(Device().ctx->device, dir);
+  RunSettings settings;
+  settings.timed = false;
+  Runner runner(ctx, settings);
+  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 5);
+  const auto results =
+      runner.Run({Job{&task, spec, {"interleaved", "sequential", "decomposition", "atomic"}}});
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    if (r.variant == "sequential") {
+      EXPECT_EQ(r.status, Status::Error);
+      EXPECT_NE(r.message.find("kernel build failed: "), std::string::npos) << r.message;
+      EXPECT_NE(r.buildLog.find("Reduction.cl:"), std::string::npos) << r.buildLog;
+    } else {
+      EXPECT_TRUE(Ok(r.status)) << r.variant << ": " << r.message;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
 TEST(Reduction, FloatSumStaysWithinTheBoundAtLargeN) {
   CReductionTask task;
   ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, size_t(1) << 22, 256, 3);

@@ -1,6 +1,7 @@
 #include "engine/LaunchPlan.h"
 
 #include <algorithm>
+#include <set>
 
 namespace rsb {
 
@@ -47,6 +48,20 @@ void CountCacheServedReads(LaunchPlan& plan, uint64_t cacheBytes) {
       s.cost.bytesReadRepeated += std::min(s.cost.DistinctBytesRead(), before);
     before = s.cost.bytesWritten;
   }
+}
+
+std::string LaunchPlan::BuildOptions() const {
+  std::string o = index64 ? options + " -DRSB_INDEX64=1" : options;
+  std::set<std::string> kernels;
+  for (const auto* list : {&prepare, &steps})
+    for (const LaunchStep& s : *list)
+      if (!s.kernel.empty())
+        kernels.insert(s.kernel);
+  if (!kernels.empty())
+    o += " -DRSB_KERNELS_SELECTED=1";
+  for (const auto& k : kernels)
+    o += " -DRSB_KERNEL_" + k + "=1";
+  return o;
 }
 
 bool StepsTouch(const LaunchPlan& plan, size_t buffer) {

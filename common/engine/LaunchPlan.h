@@ -109,8 +109,10 @@ struct LaunchPlan {
     scratchBytes.push_back(bytes);
     return kFirstScratch + scratchBytes.size() - 1;
   }
-  // What the program is built with: options and the index width.
-  std::string BuildOptions() const { return index64 ? options + " -DRSB_INDEX64=1" : options; }
+  // What the program is built with: options, the index width and the kernels the plan launches
+  // (-DRSB_KERNELS_SELECTED=1 -DRSB_KERNEL_<name>=1 each: kernels/Common.clh's RSB_WANTS, so
+  // that a file's other kernels are not compiled).
+  std::string BuildOptions() const;
 };
 
 // A command's reads of what the command before it wrote (a tree's partial sums, the next level

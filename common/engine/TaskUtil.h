@@ -67,8 +67,9 @@ cl::Buffer UploadInput(const ProblemSpec& spec, const DeviceInfo& device,
 // the host for the rest: NVIDIA's driver (580.159.04, H100) counts a fill's patterns in 32 bits,
 // so a fill that reaches past 2^31 patterns faults (12-13 GiB of 4-byte patterns: the queue is
 // lost) or silently writes nothing (16-17 GiB), while fills below that complete (probe,
-// docs/BENCHMARKS.md "Sizes past 2^31"). Uploads and read-backs at those offsets are sound.
-// (maxFillPatterns: tests lower it to reach the write path on a small buffer.)
+// docs/BENCHMARKS.md "Large sizes: the index width and NVIDIA's fill"). Uploads and read-backs at
+// those offsets are sound. (maxFillPatterns: tests lower it to reach the write path on a small
+// buffer.)
 constexpr size_t kMaxFillPatterns = (size_t(1) << 31) - 1;
 void FillPattern(cl::CommandQueue& queue, const cl::Buffer& buffer,
                  const std::vector<unsigned char>& pattern, size_t bytes,

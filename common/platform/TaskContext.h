@@ -21,7 +21,7 @@ namespace rsb {
 // to it, or the build fails), so its declared size counts, up to the device's maximum.
 // Why: NVIDIA's driver (580.159.04, H100) reports CL_KERNEL_WORK_GROUP_SIZE 256 for every
 // kernel, a one-line kernel of 12 registers and one declaring 1024 alike, while launches of 512
-// and 1024 work-items run and compute right (docs/BENCHMARKS.md, "Work-group sizes past 256").
+// and 1024 work-items run and compute right (docs/BENCHMARKS.md, "The course variants on the GPU").
 // If a launch still fails for resources, its enqueue error is the case's error.
 size_t AllowedLocalSize(size_t kernelWorkGroupSize, const std::array<size_t, 3>& compiled,
                         size_t deviceMax);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 29 on the lent NVIDIA machine (docs/BENCHMARKS.md, "Tuned for the GPU it runs on"):
+# Tuning on an NVIDIA GPU and measuring the profile it writes (docs/BENCHMARKS.md, "Tuning profiles"):
 #   bench/gpu_tune.sh BUILD_DIR tune TAG         # `tune` with its default budget -> $OUT/TAG.json
 #   bench/gpu_tune.sh BUILD_DIR measure PROFILE  # default settings against PROFILE, then CUB
 # measure: the single-pass reduction and scan at 2^28 (uint, float, ulong, double) and the tiled

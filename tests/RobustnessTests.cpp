@@ -62,12 +62,14 @@ TEST(Robustness, IsolatedRunSurvivesAnEndlessLoopAndACrash) {
   const std::string out = dir + "/results.json";
   const auto begin = std::chrono::steady_clock::now();
   const auto r =
-      RunBench("--check -q --task reduction --size 100000 --timeout 5 --format json -o " + out +
+      RunBench("--check -q --task reduction --size 100000 --timeout 15 --format json -o " + out +
                " --kernels " + dir);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   EXPECT_EQ(r.status, 3) << r.err;
-  EXPECT_LT(seconds, 5 + 20) << "the timeout did not stop the endless loop in time";
+  // (15 s: a case's time includes building its kernels, which pocl may take seconds for on a
+  // busy machine; the bound only tells a stopped endless loop from one that runs on.)
+  EXPECT_LT(seconds, 15 + 120) << "the timeout did not stop the endless loop";
   const auto status = StatusByVariant(ReadJson(out));
   EXPECT_EQ(status.at("reduction/sequential"), "timeout");
   EXPECT_EQ(status.at("reduction/decomposition"), "error");
@@ -79,8 +81,9 @@ TEST(Robustness, IsolatedRunSurvivesAnEndlessLoopAndACrash) {
   std::filesystem::remove_all(dir);
 }
 
-// A kernel file that does not compile is an error of the cases that load it, with the compiler's
-// log; the other cases run (in process, without isolation).
+// A kernel that does not compile is an error of the cases whose plans launch it, with the
+// compiler's log; the other cases run, those of the same file too (each case builds only the
+// kernels its plan launches: ScanNaiveStep is the naive scan's alone).
 TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
   const std::string dir = CopyKernels("no-build");
   PrependToKernel(dir + "/Scan.cl", "ScanNaiveStep", "this is not C;");
@@ -91,7 +94,7 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
   for (const auto& res : j["results"]) {
     const std::string name =
         res["task"].get<std::string>() + "/" + res["variant"].get<std::string>();
-    const bool broken = res["task"] == "scan" && res["variant"] != "single-pass";
+    const bool broken = res["task"] == "scan" && res["variant"] == "naive";
     // The others pass, or are skipped where the device cannot run them (64-bit atomics).
     const std::string skip = CannotRun(res["task"].get<std::string>(),
                                        res["variant"].get<std::string>(), ElementType::Uint, 1000);
@@ -242,7 +245,7 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
             mode,
         out);
     EXPECT_EQ(rc, 130) << mode;
-    EXPECT_LT(seconds, 10) << mode;
+    EXPECT_LT(seconds, 60) << mode << ": the interrupt did not stop the run";
     const auto j = ReadJson(out);
     EXPECT_GE(j["results"].size(), 1u) << mode;
     EXPECT_LT(j["results"].size(), 6u * 6 * 3 + 5u * 6 * 3 * 2) << mode;
@@ -321,7 +324,7 @@ TEST(Robustness, InterruptDuringTheCeilingsExits130AtOnce) {
             out + mode,
         "ceilings: measuring", 2, "INT");
     EXPECT_EQ(run.status, 130) << mode;
-    EXPECT_LT(run.seconds, 10) << mode << ": the ceilings' streams did not stop";
+    EXPECT_LT(run.seconds, 60) << mode << ": the ceilings' streams did not stop (budget: 600 s)";
     ASSERT_TRUE(std::filesystem::exists(out)) << mode;
     EXPECT_EQ(ReadJson(out)["results"].size(), 0u) << mode;
     std::filesystem::remove(out);
@@ -345,7 +348,7 @@ TEST(Robustness, SigtermStopsAnIsolatedRunAndLeavesNoWorker) {
                     "loop (exit status "
                  << run.status << ")";
   EXPECT_EQ(run.status, 130);
-  EXPECT_LT(run.seconds, 5);
+  EXPECT_LT(run.seconds, 60) << "the endless loop was not stopped";
   EXPECT_GE(run.workers, 1) << "no worker process seen";
   EXPECT_EQ(run.workersLeft, 0) << "a worker outlived its run";
   const auto status = StatusByVariant(ReadJson(out));

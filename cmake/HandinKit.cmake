@@ -60,7 +60,7 @@ $<$<NOT:$<BOOL:${RSB_FMT_HEADER_ONLY}>>:library $<TARGET_LINKER_FILE:fmt::fmt>
 
 # The rest is copied at build time (cmake/CopyHandinKit.cmake), after the objects are built.
 file(GLOB_RECURSE rsb_kit_headers CONFIGURE_DEPENDS common/*.h src/*.h)
-set(rsb_kit_sources src/tasks/CReductionTask.cpp src/tasks/CScanTask.cpp src/tasks/CConvolutionTask.cpp src/tasks/Tasks.cpp)
+set(rsb_kit_sources ${RSB_TASK_SOURCES} src/tasks/Tasks.cpp)
 add_custom_command(
   OUTPUT ${RSB_KIT}/MANIFEST
   COMMAND ${CMAKE_COMMAND} -DKIT=${RSB_KIT} -DSRC=${CMAKE_CURRENT_SOURCE_DIR}

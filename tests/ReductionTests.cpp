@@ -227,6 +227,36 @@ TEST(Reduction, OneVariantsBuildErrorLeavesTheOthersInItsFileAlone) {
   std::filesystem::remove_all(dir);
 }
 
+// A task that counts the plans it makes.
+class CountingPlans : public CReductionTask {
+ public:
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override {
+    ++plans;
+    return CReductionTask::Plan(device, variant, spec);
+  }
+  mutable size_t plans = 0;
+};
+
+// A case makes its plan once: its cost, kernel options, memory need, the validated runs, the
+// warm-up and every timed run take the same plan (PlannedTask::PlanFor keeps it).
+TEST(Reduction, ACaseMakesItsPlanOnce) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  CountingPlans task;
+  RunSettings settings;
+  settings.validateRuns = 2;
+  settings.warmup = 1;
+  settings.maxIterations = 4;
+  settings.timeBudgetS = 0.05;
+  Runner runner(*Device().ctx, settings);
+  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 100000, 64, 5);
+  const auto results = runner.Run({Job{&task, spec, {"decomposition"}}});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::Passed) << results[0].message;
+  EXPECT_GE(results[0].iterations, 1u);
+  EXPECT_EQ(task.plans, 1u);
+}
+
 TEST(Reduction, FloatSumStaysWithinTheBoundAtLargeN) {
   CReductionTask task;
   ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, size_t(1) << 22, 256, 3);

@@ -71,7 +71,7 @@ CommandResult Bench(const CacheHome& home, const std::string& args) {
 TaskCatalog Catalog() {
   TaskCatalog catalog;
   for (const auto& t : MakeTasks())
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
   return catalog;
 }
 
@@ -86,7 +86,7 @@ json HandProfile(size_t unroll) {
   const DeviceInfo& d = Device().info;
   json tune = json::object();
   const auto knobs = CReductionTask().Tunables();
-  for (const auto& name : TunedKnobs("reduction", "single-pass", CodePath(), 4))
+  for (const auto& name : TunedKnobs(CReductionTask().TunedSpaces(), "single-pass", CodePath(), 4))
     for (const auto& k : knobs)
       if (k.name == name)
         tune[name] = name.find("unroll") != std::string::npos ? unroll : k.value;
@@ -124,7 +124,7 @@ TEST(Tune, EveryTunedKnobIsAKnobOfItsTask) {
     for (const auto& v : t->Variants())
       for (const char* path : {"gpu", "cpu"})
         for (size_t bytes : {4, 8})
-          for (const auto& name : TunedKnobs(t->Name(), v, path, bytes)) {
+          for (const auto& name : TunedKnobs(t->TunedSpaces(), v, path, bytes)) {
             ++tuned;
             const auto knobs = t->Tunables();
             EXPECT_TRUE(std::any_of(knobs.begin(), knobs.end(),
@@ -280,7 +280,8 @@ TEST(Tune, BadProfileIsRefusedWithItsFileAndKey) {
     std::string said;
     bool found = true;  // found in the cache folder too (a file of another schema is not)
   };
-  const std::string knob = TunedKnobs("reduction", "single-pass", CodePath(), 4).front();
+  const std::string knob =
+      TunedKnobs(CReductionTask().TunedSpaces(), "single-pass", CodePath(), 4).front();
   const std::vector<Case> cases = {
       {"/entries/0/tune/" + knob, 0, "entries[0].tune." + knob + ": 0 is not allowed; allowed: "},
       {"/entries/0/tune/no-such-knob", 4,

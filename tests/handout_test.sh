@@ -170,9 +170,8 @@ if [ $rc -ne 0 ] || [[ $out != *"handin.tar.gz"* ]]; then
   say "handin target -> exit $rc: $out"
 else
   listed=$(tar tzf "$ho/build/handin.tar.gz")
-  for f in kernels/Reduction.cl kernels/Scan.cl kernels/WorkGroup.clh src/tasks/CReductionTask.h \
-           src/tasks/CReductionTask.cpp src/tasks/CScanTask.h src/tasks/CScanTask.cpp src/tasks/CConvolutionTask.h \
-           src/tasks/CConvolutionTask.cpp results.json HANDIN.txt; do
+  for f in kernels/Reduction.cl kernels/Scan.cl kernels/WorkGroup.clh \
+           $(cd "$src" && ls src/tasks/C*Task.h src/tasks/C*Task.cpp) results.json HANDIN.txt; do
     grep -qx "$f" <<<"$listed" || say "the hand-in lacks $f: $listed"
   done
   grep -q 'common/\|main.cpp' <<<"$listed" && say "the hand-in holds more than it should: $listed"

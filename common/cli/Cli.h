@@ -111,6 +111,7 @@ struct TaskEntry {
   std::vector<std::string> variants;
   std::vector<TuningKnob> knobs;
   std::vector<TaskParameter> params;
+  std::vector<TunedSpace> spaces;  // what `tune` searches (IComputeTask::TunedSpaces)
 };
 using TaskCatalog = std::vector<TaskEntry>;
 

@@ -39,6 +39,15 @@ struct TuningKnob {
   std::string AllowedText() const;  // "a multiple of 4 from 4 to 64"
 };
 
+// What `tune` searches for one variant (src/tools/Tune.h) on a code path ("gpu", "cpu"; "":
+// either) at a type width (4, 8; 0: either), besides the local size: the knobs in the order its
+// coordinate descent walks them.
+struct TunedSpace {
+  std::string variant, codePath;
+  size_t typeBytes = 0;
+  std::vector<std::string> knobs;
+};
+
 // A parameter of a task's problem (a convolution's --mask-width): the command line gets
 // --NAME V[,V...] (a swept axis, like --size), every result records the value it ran with.
 struct TaskParameter {
@@ -157,6 +166,8 @@ class IComputeTask {
   // Scan kinds this task distinguishes (empty: none, spec.scanKind stays unset).
   virtual std::vector<ScanKind> ScanKinds() const { return {}; }
   virtual std::vector<TuningKnob> Tunables() const { return {}; }
+  // The variants `tune` searches, and which of their knobs (the first space that matches).
+  virtual std::vector<TunedSpace> TunedSpaces() const { return {}; }
   // The parameters of its problems (swept axes of their own, e.g. a convolution's mask width).
   virtual std::vector<TaskParameter> Parameters() const { return {}; }
   // The element types and operators it computes: other combinations are not run (the command

@@ -106,9 +106,36 @@ std::vector<TuningKnob> PlannedTask::WithSharedKnobs(std::vector<TuningKnob> kno
   return knobs;
 }
 
-LaunchPlan PlannedTask::PlanFor(const DeviceInfo& device, const std::string& variant,
-                                const ProblemSpec& spec) const {
-  LaunchPlan plan = Plan(device, variant, spec);
+namespace {
+
+// Everything a plan is made from: what the device reports (every field a plan or its checks
+// read), the variant and every field of the problem but its seed and input (a plan sizes and
+// launches; it never reads the data).
+std::string PlanKey(const DeviceInfo& d, const std::string& variant, const ProblemSpec& s) {
+  std::string key = fmt::format(
+      "{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}{}{}{}|{}|{}", d.platform, d.name, d.driverVersion,
+      d.computeUnits, d.globalMemBytes, d.maxAllocBytes, d.localMemBytes, d.localMemScale,
+      d.localMemOverhead, d.globalMemCacheBytes, d.maxWorkGroupSize, int(d.isGpu), int(d.fp64),
+      int(d.int64BaseAtomics), int(d.int64ExtendedAtomics), d.nvWarpSize, d.extensions);
+  key += fmt::format("|{}|{}|{}|{}|{}|{}|{}|{}|{}", variant, ToString(s.type), ToString(s.op),
+                     s.scanKind ? ToString(*s.scanKind) : "", s.n, s.height, s.localSize,
+                     int(s.codePath), int(s.portable) * 2 + int(s.lookbackFallback));
+  for (const auto* m : {&s.tuning, &s.params})
+    for (const auto& [name, value] : *m)
+      key += fmt::format("|{}={}", name, value);
+  return key;
+}
+
+}  // namespace
+
+const LaunchPlan& PlannedTask::PlanFor(const DeviceInfo& device, const std::string& variant,
+                                       const ProblemSpec& spec) const {
+  const std::string key = PlanKey(device, variant, spec) + "|" + PlanState();
+  if (key == planKey_)
+    return plan_;
+  planKey_.clear();
+  plan_ = Plan(device, variant, spec);
+  LaunchPlan& plan = plan_;
   CountCacheServedReads(plan, device.globalMemCacheBytes);
   plan.index64 = Index64(spec);
   const uint64_t size = SizeOf(spec.type);
@@ -127,6 +154,7 @@ LaunchPlan PlannedTask::PlanFor(const DeviceInfo& device, const std::string& var
         "{} (CL_DEVICE_GLOBAL_MEM_SIZE)",
         variant, BytesText(input + output + scratch), BytesShort(input), BytesShort(output),
         BytesShort(scratch), BytesText(device.globalMemBytes)));
+  planKey_ = key;
   return plan;
 }
 
@@ -225,7 +253,7 @@ void PlannedTask::Enqueue(TaskContext& ctx, const LaunchPlan& plan,
 
 void PlannedTask::PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                              bool poison, RunEvents& untimed) {
-  const LaunchPlan plan = PlanFor(ctx.info, variant, spec);
+  const LaunchPlan& plan = PlanFor(ctx.info, variant, spec);
   if (scratch_.size() < plan.scratchBytes.size())
     scratch_.resize(plan.scratchBytes.size());
   for (size_t i = 0; i < plan.scratchBytes.size(); ++i) {
@@ -268,7 +296,7 @@ void PlannedTask::PoisonScratch(TaskContext& ctx, const LaunchPlan& plan,
 
 void PlannedTask::ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
                              RunEvents& events) {
-  const LaunchPlan plan = PlanFor(ctx.info, variant, spec);
+  const LaunchPlan& plan = PlanFor(ctx.info, variant, spec);
   Enqueue(ctx, plan, plan.steps, &events);
   Enqueued(plan, variant);
 }
@@ -281,7 +309,7 @@ Validation PlannedTask::ValidateResults(TaskContext& ctx, const std::string& var
                                     ExpectedFor(variant), input_);
   if (v.passed || !v.neverWritten)
     return v;
-  const LaunchPlan plan = PlanFor(ctx.info, variant, spec);
+  const LaunchPlan& plan = PlanFor(ctx.info, variant, spec);
   if (!StepsTouch(plan, kOutputBuffer))
     v.message += fmt::format(
         "; no launch of the plan writes the output (its {} command(s) write only scratch "
@@ -303,7 +331,7 @@ std::string PlannedTask::KernelOptions(const DeviceInfo& device, const std::stri
 
 MemoryNeeds PlannedTask::MemoryNeeded(const DeviceInfo& device, const std::string& variant,
                                       const ProblemSpec& spec) const {
-  const LaunchPlan plan = PlanFor(device, variant, spec);
+  const LaunchPlan& plan = PlanFor(device, variant, spec);
   const uint64_t size = SizeOf(spec.type), input = uint64_t(spec.n) * size;
   const size_t outputs = OutputElements(spec);
   MemoryNeeds m;

@@ -68,12 +68,18 @@ class PlannedTask : public IComputeTask {
   // this device.
   virtual LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                           const ProblemSpec& spec) const = 0;
+  // The task's own state that Plan() reads beyond its arguments (a task that keeps device state
+  // from run to run, as the single-pass scan's look-back generation): a plan is made again when
+  // it changes. Default: none.
+  virtual std::string PlanState() const { return {}; }
   // The plan as it runs: Plan() in the problem's index width (Index64), checked against the
   // device's memory (VariantSkipped with the bytes needed and available: a buffer beyond
   // CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch together beyond
   // CL_DEVICE_GLOBAL_MEM_SIZE). Everything that enqueues, costs or records a plan takes this.
-  LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
-                     const ProblemSpec& spec) const;
+  // A case's plan is made once: the last plan is kept and given again while the device,
+  // variant, problem and PlanState() are the same (its cost, kernel options, memory need, runs).
+  const LaunchPlan& PlanFor(const DeviceInfo& device, const std::string& variant,
+                            const ProblemSpec& spec) const;
 
   // The kernels index with 64-bit IDX: where n > kMaxElements32BitIndex, or asked for with the
   // knob index-bits=64 (tests of the 64-bit path at small n).
@@ -133,6 +139,10 @@ class PlannedTask : public IComputeTask {
   cl::Buffer& Buffer(size_t id);
 
   const Expected& ExpectedFor(const std::string& variant);
+
+  // PlanFor's last plan and what it was made for (PlanKey).
+  mutable std::string planKey_;
+  mutable LaunchPlan plan_;
 
   HostArray input_;
   std::map<std::string, Expected> expected_;  // by ReferenceKey

@@ -15,9 +15,6 @@ namespace rsb {
 inline size_t CeilDiv(size_t a, size_t b) {
   return (a + b - 1) / b;
 }
-inline size_t RoundUp(size_t a, size_t b) {
-  return CeilDiv(a, b) * b;
-}
 inline bool IsPowerOfTwo(size_t x) {
   return x && !(x & (x - 1));
 }

@@ -24,6 +24,13 @@ std::string VersionLine() {
                      b.compiler);
 }
 
+uint64_t Fnv1a64(const std::string& bytes) {
+  uint64_t h = 14695981039346656037ull;  // the offset basis
+  for (unsigned char c : bytes)
+    h = (h ^ c) * 1099511628211ull;  // the prime
+  return h;
+}
+
 std::map<std::string, std::string> KernelFileHashes(const std::string& kernelDir) {
   namespace fs = std::filesystem;
   std::map<std::string, std::string> hashes;
@@ -33,10 +40,8 @@ std::map<std::string, std::string> KernelFileHashes(const std::string& kernelDir
     if (ext != ".cl" && ext != ".clh")
       continue;
     std::ifstream in(e.path(), std::ios::binary);
-    uint64_t h = 14695981039346656037ull;  // FNV-1a offset basis and prime
-    for (std::istreambuf_iterator<char> it(in), end; it != end; ++it)
-      h = (h ^ uint64_t(static_cast<unsigned char>(*it))) * 1099511628211ull;
-    hashes[e.path().filename().string()] = fmt::format("fnv1a64:{:016x}", h);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    hashes[e.path().filename().string()] = fmt::format("fnv1a64:{:016x}", Fnv1a64(bytes));
   }
   return hashes;
 }

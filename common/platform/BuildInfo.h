@@ -2,6 +2,7 @@
 // flags) and the kernel files it read (a hash of each), for the record in every result file.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 
@@ -14,6 +15,9 @@ const BuildInfo& ThisBuild();
 
 // "reduce-scan-bench 0.1 (git 1a2b3c4d5e6f, Release, GNU 12.2.0)": what --version prints.
 std::string VersionLine();
+
+// FNV-1a (64 bit) of bytes: tells files and names apart (not a cryptographic hash).
+uint64_t Fnv1a64(const std::string& bytes);
 
 // FNV-1a (64 bit) of each .cl and .clh file in the kernels folder, "fnv1a64:<16 hex digits>" by
 // file name: tells two kernel folders apart (not a cryptographic hash).

@@ -1,5 +1,6 @@
 #include "platform/CLUtil.h"
 
+#include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "platform/Sizes.h"
 #include "platform/Types.h"
@@ -431,13 +432,11 @@ std::map<std::string, std::string> Headers(const std::string& dir) {
 // /tmp/rsb-includes-<uid>/<hash>: the headers, written into a fresh folder renamed into place
 // (a folder of that name already there holds the same); "" where that fails.
 std::string ContentAddressedCopy(const std::map<std::string, std::string>& headers) {
-  uint64_t h = 1469598103934665603ull;  // FNV-1a over names and contents
+  std::string all;  // names and contents, each ended by a NUL
   for (const auto& [name, text] : headers)
-    for (const std::string* s : {&name, &text})
-      for (unsigned char c : *s + '\0')
-        h = (h ^ c) * 1099511628211ull;
+    all += name + '\0' + text + '\0';
   const fs::path root = fmt::format("/tmp/rsb-includes-{}", ::getuid());
-  const fs::path dir = root / fmt::format("{:016x}", h);
+  const fs::path dir = root / fmt::format("{:016x}", Fnv1a64(all));
   std::error_code ec;
   if (fs::is_directory(dir, ec))
     return dir.string();

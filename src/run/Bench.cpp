@@ -413,7 +413,7 @@ int RunBenchmark(int argc, char** argv) {
   const Tasks tasks = MakeTasks();
   TaskCatalog catalog;
   for (const auto& t : tasks)
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
   const Options o = ParseCommandLine(argc, argv, catalog);
   if (PrintListings(o, tasks))
     return kExitOk;

@@ -28,45 +28,15 @@ using nlohmann::json;
 
 namespace {
 
-// What `tune` searches, per variant and code path ("": either); typeBytes 0: either width. The
-// knobs in the order coordinate descent walks them: tiled-2d's width before its rows, whose best
-// depends on it (H200: 10 rows at 32 across, 8 at 16).
-struct Space {
-  const char *task, *variant, *codePath;
-  size_t typeBytes;
-  std::vector<std::string> knobs;
-};
-const std::vector<Space>& Spaces() {
-  static const std::vector<Space> spaces = {
-      {"reduction",
-       "single-pass",
-       "gpu",
-       0,
-       {"reduction-gpu-unroll", "reduction-gpu-threads-per-cu"}},
-      {"reduction",
-       "single-pass",
-       "cpu",
-       0,
-       {"reduction-cpu-unroll", "reduction-cpu-groups-per-cu"}},
-      {"scan", "single-pass", "gpu", 4, {"scan-gpu-items"}},
-      {"scan", "single-pass", "gpu", 8, {"scan-gpu-items-64"}},
-      {"scan", "single-pass", "cpu", 0, {"scan-cpu-items"}},
-      {"convolution", "tiled-1d", "", 0, {"convolution-items"}},
-      {"convolution", "cached-1d", "", 0, {"convolution-items"}},
-      {"convolution", "tiled-2d", "", 0, {"convolution-across", "convolution-rows"}},
-  };
-  return spaces;
-}
-
 // Whether --tune's knob sets something of this variant's case: one of its searched knobs, or a
 // knob no variant of the task searches (index-bits).
-bool Touches(const std::string& task, const std::string& variant, const std::string& codePath,
-             size_t typeBytes, const std::string& knob) {
-  const auto mine = TunedKnobs(task, variant, codePath, typeBytes);
+bool Touches(const std::vector<TunedSpace>& spaces, const std::string& variant,
+             const std::string& codePath, size_t typeBytes, const std::string& knob) {
+  const auto mine = TunedKnobs(spaces, variant, codePath, typeBytes);
   if (std::find(mine.begin(), mine.end(), knob) != mine.end())
     return true;
-  for (const auto& s : Spaces())
-    if (s.task == task && std::find(s.knobs.begin(), s.knobs.end(), knob) != s.knobs.end())
+  for (const auto& s : spaces)
+    if (std::find(s.knobs.begin(), s.knobs.end(), knob) != s.knobs.end())
       return false;
   return true;
 }
@@ -91,11 +61,11 @@ std::string SizeClassOf(size_t n) {
   return n < (size_t(1) << 20) ? "small" : n < (size_t(1) << 26) ? "large" : "huge";
 }
 
-std::vector<std::string> TunedKnobs(const std::string& task, const std::string& variant,
-                                    const std::string& codePath, size_t typeBytes) {
-  for (const auto& s : Spaces())
-    if (s.task == task && s.variant == variant &&
-        (std::string(s.codePath).empty() || s.codePath == codePath) &&
+std::vector<std::string> TunedKnobs(const std::vector<TunedSpace>& spaces,
+                                    const std::string& variant, const std::string& codePath,
+                                    size_t typeBytes) {
+  for (const auto& s : spaces)
+    if (s.variant == variant && (s.codePath.empty() || s.codePath == codePath) &&
         (s.typeBytes == 0 || s.typeBytes == typeBytes))
       return s.knobs;
   return {};
@@ -197,7 +167,7 @@ void ReadTune(const Reader& in, const json& tune, const TaskEntry& task, Profile
               const std::string& where) {
   if (!tune.is_object())
     Refuse(in.path, where + "tune", "not an object", "{\"KNOB\": VALUE, ...}");
-  const auto knobs = TunedKnobs(e.task, e.variant, e.codePath, e.typeBytes);
+  const auto knobs = TunedKnobs(task.spaces, e.variant, e.codePath, e.typeBytes);
   for (const auto& [name, value] : tune.items()) {
     const auto knob = std::find_if(task.knobs.begin(), task.knobs.end(),
                                    [&](const TuningKnob& k) { return k.name == name; });
@@ -406,13 +376,14 @@ std::string ProfileLine(const std::optional<Profile>& profile, const Options& o)
 
 void ApplyProfile(Job& job, const Profile* profile, const DeviceInfo& device, bool localSizeGiven) {
   const std::string task = job.task->Name();
+  const std::vector<TunedSpace> spaces = job.task->TunedSpaces();
   for (const auto& v : job.variants) {
     ProblemSpec spec = job.SpecFor(v);
     const std::string path = job.task->CodePathOf(device, spec);
     const size_t bytes = SizeOf(spec.type);
     bool command = localSizeGiven && spec.localSize != 0;
     for (const auto& knob : spec.tuning)
-      command = command || Touches(task, v, path, bytes, knob.first);
+      command = command || Touches(spaces, v, path, bytes, knob.first);
     const ProfileEntry* e =
         profile ? profile->Find(task, v, path, bytes, SizeClassOf(spec.n)) : nullptr;
     // An entry is one point of the search: taken whole, at its own local size.

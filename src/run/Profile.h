@@ -57,9 +57,10 @@ constexpr size_t kSmallClassN = size_t(1) << 16, kLargeClassN = size_t(1) << 24,
                  kHugeClassN = size_t(1) << 28;
 
 // The knobs `tune` searches for a variant on a code path at a type width (besides the local
-// size); empty: the variant has none (it is not tuned).
-std::vector<std::string> TunedKnobs(const std::string& task, const std::string& variant,
-                                    const std::string& codePath, size_t typeBytes);
+// size), from its task's TunedSpaces(); empty: the variant has none (it is not tuned).
+std::vector<std::string> TunedKnobs(const std::vector<TunedSpace>& spaces,
+                                    const std::string& variant, const std::string& codePath,
+                                    size_t typeBytes);
 
 // "portable-computing-language-cpu-haswell-...-6-0": platform, device and driver, lower case,
 // every run of other characters one '-'.

@@ -112,6 +112,14 @@ std::vector<TuningKnob> CConvolutionTask::Tunables() const {
   return WithSharedKnobs(kKnobs);
 }
 
+// tiled-2d's width before its rows, whose best depends on it (H200: 10 rows at 32 across, 8 at
+// 16).
+std::vector<TunedSpace> CConvolutionTask::TunedSpaces() const {
+  return {{"tiled-1d", "", 0, {"convolution-items"}},
+          {"cached-1d", "", 0, {"convolution-items"}},
+          {"tiled-2d", "", 0, {"convolution-across", "convolution-rows"}}};
+}
+
 std::vector<TaskParameter> CConvolutionTask::Parameters() const {
   return {{kMaskWidth,
            "mask width W (odd; 2-D masks are W x W, at most 31)",

@@ -32,6 +32,7 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
 
   std::string Name() const override { return "convolution"; }
   std::vector<TuningKnob> Tunables() const override;
+  std::vector<TunedSpace> TunedSpaces() const override;
   std::vector<TaskParameter> Parameters() const override;
   std::vector<ElementType> Types() const override {
     return {ElementType::Float, ElementType::Double};

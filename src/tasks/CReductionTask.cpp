@@ -76,6 +76,11 @@ std::vector<TuningKnob> CReductionTask::Tunables() const {
   return WithSharedKnobs(kKnobs);
 }
 
+std::vector<TunedSpace> CReductionTask::TunedSpaces() const {
+  return {{"single-pass", "gpu", 0, {"reduction-gpu-unroll", "reduction-gpu-threads-per-cu"}},
+          {"single-pass", "cpu", 0, {"reduction-cpu-unroll", "reduction-cpu-groups-per-cu"}}};
+}
+
 Expected CReductionTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
   return ReferenceReduce(input, spec.op);
 }

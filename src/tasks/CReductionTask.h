@@ -28,6 +28,7 @@ class CReductionTask : public TableTask<ReductionShape> {
 
   std::string Name() const override { return "reduction"; }
   std::vector<TuningKnob> Tunables() const override;
+  std::vector<TunedSpace> TunedSpaces() const override;
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
   std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,

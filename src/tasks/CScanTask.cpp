@@ -69,6 +69,12 @@ std::vector<TuningKnob> CScanTask::Tunables() const {
   return WithSharedKnobs(kKnobs);
 }
 
+std::vector<TunedSpace> CScanTask::TunedSpaces() const {
+  return {{"single-pass", "gpu", 4, {"scan-gpu-items"}},
+          {"single-pass", "gpu", 8, {"scan-gpu-items-64"}},
+          {"single-pass", "cpu", 0, {"scan-cpu-items"}}};
+}
+
 Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
   return ReferenceScan(input, spec.op, spec.scanKind.value_or(ScanKind::Inclusive));
 }
@@ -371,6 +377,11 @@ void CScanTask::Enqueued(const LaunchPlan& plan, const std::string& variant) {
   const LaunchStep& launch = plan.steps.front();
   ++generation_;
   ticketBase_ += cl_uint(launch.globalSize / launch.localSize);  // wraps like the device counter
+}
+
+// SinglePassPlan reads them: whether to zero the status words, the ticket base, the generation.
+std::string CScanTask::PlanState() const {
+  return fmt::format("{}:{}:{}", statusWords_, generation_, ticketBase_);
 }
 
 void CScanTask::ReleaseResources() {

@@ -31,6 +31,7 @@ class CScanTask : public TableTask<ScanShape> {
   std::string Name() const override { return "scan"; }
   std::vector<ScanKind> ScanKinds() const override { return AllScanKinds(); }
   std::vector<TuningKnob> Tunables() const override;
+  std::vector<TunedSpace> TunedSpaces() const override;
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
   std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
@@ -53,6 +54,7 @@ class CScanTask : public TableTask<ScanShape> {
   }
   void Prepared(const LaunchPlan& plan, const std::string& variant) override;
   void Enqueued(const LaunchPlan& plan, const std::string& variant) override;
+  std::string PlanState() const override;
   std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan, const std::string& variant,
                                            size_t index) const override;
   void ReleaseResources() override;

@@ -194,7 +194,8 @@ std::string TunableNames(const Tasks& tasks, const DeviceInfo& device) {
     for (const auto& v : t->Variants()) {
       ProblemSpec spec;
       const std::string path = t->CodePathOf(device, spec);
-      if (!TunedKnobs(t->Name(), v, path, 4).empty() || !TunedKnobs(t->Name(), v, path, 8).empty())
+      if (!TunedKnobs(t->TunedSpaces(), v, path, 4).empty() ||
+          !TunedKnobs(t->TunedSpaces(), v, path, 8).empty())
         names.push_back(t->Name() + "/" + v);
     }
   return fmt::format("{}", fmt::join(names, ", "));
@@ -217,7 +218,7 @@ std::vector<Group> MakeGroups(const Tasks& tasks, const TuneOptions& o, const De
             continue;
           Group g{t.get(), v, c, "", bytes, GroupSpec(*t, v, *type, c, o.seed), {}};
           g.codePath = t->CodePathOf(device, g.spec);
-          g.knobs = TunedKnobs(t->Name(), v, g.codePath, bytes);
+          g.knobs = TunedKnobs(t->TunedSpaces(), v, g.codePath, bytes);
           if (!g.knobs.empty())
             groups.push_back(g);
         }
@@ -590,7 +591,7 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
     return kExitOk;
   TaskCatalog catalog;
   for (const auto& t : tasks)
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   const auto devices =
       SelectDevices(o.platform, o.device.empty() ? std::vector<std::string>{}

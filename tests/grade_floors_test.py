@@ -21,8 +21,8 @@ import re
 import sys
 
 GRADE = os.path.join("src", "tools", "grade")
-MAX_FLOORS = 9
-ORDER = []
+MAX_FLOORS = 7
+ORDER = [("Options", "Class")]
 
 
 def modules(root):

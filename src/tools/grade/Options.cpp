@@ -3,8 +3,6 @@
 #include "cli/CliChecks.h"
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
-#include "tools/grade/Class.h"
-#include "tools/grade/Report.h"
 #include "tools/grade/Sandbox.h"
 
 #include <fmt/format.h>
@@ -152,6 +150,26 @@ void CheckKernelCache(const std::string& dir) {
         "--kernel-cache '{}': not a folder this user can write (or make in an existing one); "
         "allowed: such a folder",
         dir));
+}
+
+// --format: "" (the usual reports) or "gradescope" (also DIR/results.json), which grades exactly
+// one hand-in (not named `results`), as Gradescope runs one submission per container.
+void CheckFormat(const std::string& format, const std::vector<std::string>& handins) {
+  if (format != "gradescope")
+    return;
+  if (handins.size() != 1)
+    throw UsageError(fmt::format(
+        "--format gradescope: {} hand-ins given; allowed: exactly one HANDIN (Gradescope grades "
+        "one submission per container and reads one results.json)",
+        handins.size()));
+  fs::path p = fs::path(handins.front()).lexically_normal();
+  if (p.filename().empty())
+    p = p.parent_path();
+  if (p.filename() == "results")
+    throw UsageError(fmt::format(
+        "--format gradescope: HANDIN '{}': its report results.json would be Gradescope's; "
+        "allowed: a hand-in folder of another name",
+        handins.front()));
 }
 
 // What the options say together, and --items and --shard taken apart.

@@ -9,6 +9,7 @@
 #include "tools/grade/ChildRun.h"
 #include "tools/grade/Class.h"
 #include "tools/grade/Context.h"
+#include "tools/grade/HandinFiles.h"
 #include "tools/grade/HostBuild.h"
 #include "tools/grade/Lists.h"
 #include "tools/grade/Options.h"
@@ -93,8 +94,9 @@ HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit&
   HostBuildSettings host{nullptr, work, ctx.opt.buildTimeoutS, {}, {}};
   for (const auto& it : ctx.rubric.items)
     host.graded.insert(it.task);
-  if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(),
-                   [&](const std::string& h) { return !HandinTasks(h, host.graded).empty(); }))
+  if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(), [&](const std::string& h) {
+        return !FindHandinFiles(h).TasksOf(host.graded).empty();
+      }))
     return host;
   if (ctx.opt.handinKit.empty())
     BuildKitIfMissing(DefaultKitDir(), ctx.opt.buildTimeoutS);
@@ -174,15 +176,16 @@ std::string MissingFiles(const Rubric& r, const Item& it, const std::string& han
 }
 
 // The hand-in's own copy in its work folder (regular files only: a link could point at what the
-// hand-in must not read), which its sandbox sees; the original's folder stays hidden.
-std::string CopyHandin(const std::string& from, const std::string& workDir) {
+// hand-in must not read), which its sandbox sees; the original's folder stays hidden. Its files
+// as the grader finds them (FindHandinFiles).
+HandinFiles CopyHandin(const std::string& from, const std::string& workDir) {
   const fs::path to = fs::path(workDir) / "handin";
   fs::create_directories(to);
-  for (const char* part : {"kernels", "src"})
+  for (const auto& part : HandinFolders())
     if (fs::is_directory(fs::path(from) / part))
       fs::copy(fs::path(from) / part, to / part,
                fs::copy_options::recursive | fs::copy_options::skip_symlinks);
-  return to.string();
+  return FindHandinFiles(to.string());
 }
 
 // `env` setting every compiled-kernel cache (pocl's, NVIDIA's, Mesa's) to the folder.
@@ -234,7 +237,7 @@ bool ItemLines(const Context& ctx) {
 }
 
 // The hand-in's host code, built in its sandbox against the kit: one binary per task.
-HostBuild BuildHandinHostCode(const Context& ctx, HostBuildSettings host, const std::string& copy,
+HostBuild BuildHandinHostCode(const Context& ctx, HostBuildSettings host, const HandinFiles& copy,
                               const std::string& workDir, const std::vector<std::string>& wrapper) {
   host.workDir = workDir;
   host.wrapper = wrapper;
@@ -253,7 +256,7 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
   HandinGrade h;
   h.name = name;
   h.path = fs::absolute(path).lexically_normal().string();
-  const std::string copy = CopyHandin(h.path, workDir);
+  const HandinFiles copy = CopyHandin(h.path, workDir);
   const std::vector<std::string> wrapper = HandinWrapper(ctx, workDir);
   h.host = BuildHandinHostCode(ctx, host, copy, workDir, wrapper);
   // Per item: the code that runs it (the hand-in's binary for its task where it brings host code
@@ -265,11 +268,11 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
     const auto own = h.host.tasks.find(it.task);
     const bool built = own != h.host.tasks.end() && own->second.ok;
     const Code code{built && !own->second.binary.empty() ? own->second.binary : ctx.suite.binary,
-                    (fs::path(copy) / "kernels").string(), wrapper, workDir};
-    std::string problem = MissingFiles(ctx.rubric, it, copy);
+                    copy.kernels, wrapper, workDir};
+    std::string problem = MissingFiles(ctx.rubric, it, copy.root);
     if (problem.empty() && own != h.host.tasks.end() && !built)
       problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
-    if (problem.empty() && fs::is_directory(code.kernels)) {
+    if (problem.empty() && !code.kernels.empty()) {
       codes.insert({it.task, code});
       listed[it.task].push_back(&it);
     }

@@ -3,6 +3,7 @@
 #include "cli/CliChecks.h"
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
+#include "tools/grade/HandinFiles.h"
 #include "tools/grade/Sandbox.h"
 
 #include <fmt/format.h>
@@ -204,16 +205,25 @@ void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::str
   }
 }
 
+// "src/tasks/CReductionTask.*, src/tasks/CScanTask.*, ...": the task sources a hand-in may bring.
+std::string TaskSourcePatterns() {
+  std::string out;
+  for (const auto& task : TaskNames()) {
+    const std::string header = TaskSources(task).front();
+    out += (out.empty() ? "" : ", ") + header.substr(0, header.rfind('.')) + ".*";
+  }
+  return out;
+}
+
 }  // namespace
 
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;
   CLI::App app{
-      "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n"
-      "src/tasks/CReductionTask.*, src/tasks/CScanTask.*, src/tasks/CConvolutionTask.*) against a "
-      "rubric; every item "
-      "runs in a child\n"
-      "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
+      "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n" +
+          TaskSourcePatterns() +
+          ") against a rubric; every item runs in a child\n"
+          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);
   std::string items, shard;

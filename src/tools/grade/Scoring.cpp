@@ -242,7 +242,7 @@ ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVe
     g.detail = hostError;
     return g;
   }
-  if (!fs::is_directory(code.kernels)) {
+  if (code.kernels.empty()) {  // FindHandinFiles: no kernels/ folder
     g.status = "error";
     g.detail = "the hand-in has no kernels/ folder";
     return g;

@@ -11,7 +11,9 @@ summary). The grader's height is its highest floor; it must be at most MAX_FLOOR
 
 Besides the height, the order (ORDER): each pair (low, high) says that low never reaches high
 through includes, and that high is on a higher floor: options are parsed below the reports and
-the class summary, which sit above the scoring whose grades they write.
+the class summary, which sit above the scoring whose grades they write; the options as parsed
+(GradeOptions) below their parsing; the device's turns below the grading run's state (Context);
+where a hand-in's files are (HandinFiles) below the host build that compiles them.
 
 Prints every module's floor and its longest chain; exit 1 with a line per problem (a cycle, a
 grader too high, a pair out of order).
@@ -21,8 +23,9 @@ import re
 import sys
 
 GRADE = os.path.join("src", "tools", "grade")
-MAX_FLOORS = 7
-ORDER = [("Options", "Class")]
+MAX_FLOORS = 5
+ORDER = [("Options", "Class"), ("GradeOptions", "Options"), ("Turns", "Context"),
+         ("HandinFiles", "HostBuild")]
 
 
 def modules(root):

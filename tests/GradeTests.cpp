@@ -5,6 +5,7 @@
 #include "platform/Subprocess.h"
 #include "tools/grade/ChildRun.h"
 #include "tools/grade/Grade.h"
+#include "tools/grade/HandinFiles.h"
 #include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
 
@@ -1471,6 +1472,50 @@ TEST_F(Gradescope, RunAutograderGradesATarballOrLooseFilesAndSaysWhyWhenItCannot
   EXPECT_NE(r["output"].get<std::string>().find("Nothing to grade"), std::string::npos)
       << r.dump(2);
   EXPECT_NE(r["output"].get<std::string>().find("report.pdf"), std::string::npos);
+}
+
+// A hand-in's files are found one way (grade::FindHandinFiles) by the host build, the child runs'
+// --kernels and the copy its sandbox sees: a full tree, and the same files uploaded loose and
+// laid out as grading/gradescope/run_autograder lays them out (*.cl, *.clh into kernels/,
+// C*Task.{h,cpp} into src/tasks/), are found alike; loose files not laid out are no hand-in's.
+// The task sources are named from the task registry, each file belongs to its task.
+TEST_F(Grade, HandinFilesAreFoundAlikeInATreeAndFromLooseFiles) {
+  const std::string tree = HandInWithHostCode("tree", {"Scan"});
+  const fs::path loose = root_ / "loose", laid = root_ / "laid";
+  fs::create_directories(loose);
+  for (const auto& e : fs::recursive_directory_iterator(tree))
+    if (e.is_regular_file())
+      fs::copy_file(e.path(), loose / e.path().filename());
+  for (const auto& e : fs::directory_iterator(loose)) {
+    const std::string ext = e.path().extension().string();
+    const fs::path to =
+        laid / (ext == ".cl" || ext == ".clh" ? "kernels" : "src/tasks") / e.path().filename();
+    fs::create_directories(to.parent_path());
+    fs::copy_file(e.path(), to);
+  }
+  const grade::HandinFiles a = grade::FindHandinFiles(tree),
+                           b = grade::FindHandinFiles(laid.string()),
+                           c = grade::FindHandinFiles(loose.string());
+  const std::map<std::string, std::vector<std::string>> scan = {
+      {"scan", {"src/tasks/CScanTask.h", "src/tasks/CScanTask.cpp"}}};
+  EXPECT_EQ(a.kernels, (fs::path(tree) / "kernels").string());
+  EXPECT_EQ(b.kernels, (laid / "kernels").string());
+  EXPECT_EQ(a.taskSources, scan);
+  EXPECT_EQ(b.taskSources, scan);
+  EXPECT_EQ(a.TasksOf({"scan", "reduction"}), std::vector<std::string>{"scan"});
+  EXPECT_EQ(b.TasksOf({"scan", "reduction"}), std::vector<std::string>{"scan"});
+  EXPECT_TRUE(a.TasksOf({"reduction"}).empty());
+  EXPECT_TRUE(c.kernels.empty());
+  EXPECT_TRUE(c.taskSources.empty());
+  EXPECT_EQ(grade::TaskNames(), (std::vector<std::string>{"reduction", "scan", "convolution"}));
+  for (const auto& task : grade::TaskNames())
+    for (const auto& f : grade::TaskSources(task)) {
+      EXPECT_TRUE(fs::is_regular_file(fs::path(RSB_SOURCE_DIR) / f)) << f;
+      EXPECT_EQ(grade::TaskOfFile(f), task) << f;
+    }
+  EXPECT_EQ(grade::TaskOfFile("kernels/Scan.cl"), "scan");
+  EXPECT_EQ(grade::TaskOfFile("kernels/Reduction.cl"), "reduction");
+  EXPECT_EQ(grade::TaskOfFile("kernels/Common.clh"), "");
 }
 
 // --jobs' default (a GPU is not here to run a class on): the cores on a CPU device; on a GPU 16

@@ -28,6 +28,63 @@ void WarnReference(Context& ctx, const Item& it, const char* what, const std::st
 
 }  // namespace
 
+DeviceTurn::Kind Device::TurnOf(RunKind kind) const {
+  if (kind == RunKind::Oclgrind || !child_.deviceLock.empty())
+    return DeviceTurn::None;
+  return kind == RunKind::Timed ? DeviceTurn::Alone : DeviceTurn::Shared;
+}
+
+GroupRun Device::Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
+                     RunKind kind, double timeoutS, Isolation isolation) {
+  GroupRun run;
+  {
+    const DeviceTurn turn(turns_, TurnOf(kind));
+    run = RunGroup(child_, code, it, g, ls, kind, timeoutS, isolation);
+  }
+  NoteDevice(run, kind);
+  return run;
+}
+
+GroupRun Device::RunList(const Code& code, const std::vector<ListedCase>& cases,
+                         size_t validateRuns, double timeoutS) {
+  GroupRun run;
+  {
+    const DeviceTurn turn(turns_, TurnOf(RunKind::Check));
+    run = RunCaseList(child_, code, cases, validateRuns, timeoutS);
+  }
+  NoteDevice(run, RunKind::Check);
+  return run;
+}
+
+// A run's results may name no device (the cases of a group run one by one in residents are
+// gathered without one): read with value(), never with a const operator[] on a missing key.
+void Device::NoteDevice(const GroupRun& run, RunKind kind) {
+  const json device = run.results ? run.results->value("device", json()) : json();
+  if (kind == RunKind::Oclgrind || !device.is_object())
+    return;
+  const std::string name = device.value("name", "");
+  const bool timing = kind == RunKind::Timed || kind == RunKind::TimedDeviceCheck;
+  std::lock_guard l(mu_);
+  if ((timing || !CheckElsewhere()) && name_.empty())
+    name_ = name;
+  if ((!timing || !CheckElsewhere()) && checkName_.empty())
+    checkName_ = name;
+}
+
+bool Device::CheckElsewhere() const {
+  return child_.checkPlatform != child_.platform || child_.checkDevice != child_.device;
+}
+
+std::string Device::Name() const {
+  std::lock_guard l(mu_);
+  return name_;
+}
+
+std::string Device::CheckName() const {
+  std::lock_guard l(mu_);
+  return checkName_;
+}
+
 std::string RunKey(const Item& it, size_t group, const std::string& ls, RunKind kind,
                    Isolation isolation) {
   return fmt::format("{}/{}/{}/{}/{}", it.id, group, ls, static_cast<int>(kind),
@@ -43,25 +100,25 @@ std::optional<std::string> FirstNotPassed(const GroupRun& run) {
 }
 
 // A rubric case the suite's own code cannot run on this device is the rubric's error (exit 2).
-void RefuseSkipped(const Context& ctx, const Item& it, const CaseOutcome& c) {
+void RefuseSkipped(const Rubric& rubric, const Item& it, const CaseOutcome& c) {
   if (c.message.rfind("skipped on this device", 0) == 0)
     throw UsageError(fmt::format(
         "--rubric '{}': item '{}': the case {} can never run on this device ({}); allowed: "
         "cases the device can run",
-        ctx.rubric.path, it.id, c.label, c.message));
+        rubric.path, it.id, c.label, c.message));
 }
 
 // The suite's own code on the child run: its wall time (the base of a hand-in's time limit),
 // with a fresh kernel cache so that it pays the kernel builds a hand-in pays. A rubric case
 // the suite's own code does not pass on this device is the rubric's error (exit 2).
-double MeasureReference(Context& ctx, const Item& it, size_t group, const std::string& ls,
-                        RunKind kind, Isolation isolation) {
+double MeasureReference(Context& ctx, Device& device, const Item& it, size_t group,
+                        const std::string& ls, RunKind kind, Isolation isolation) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
   // No deadline of note: the suite's code is trusted, and a slow machine is what it measures.
   const GroupRun run =
-      ctx.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation);
+      device.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation);
   for (const auto& c : run.cases)
-    RefuseSkipped(ctx, it, c);
+    RefuseSkipped(ctx.rubric, it, c);
   std::lock_guard l(ctx.mu);
   if (const auto bad = FirstNotPassed(run))
     WarnReference(ctx, it, kind == RunKind::Oclgrind ? "the Oclgrind case" : "it", *bad);
@@ -76,8 +133,8 @@ double MeasureReference(Context& ctx, const Item& it, size_t group, const std::s
 
 // The hand-in's limit: kTimeSlack times the suite's own time for the same run (measured now
 // where it was not yet), never below --timeout.
-double TimeLimit(Context& ctx, const Item& it, size_t group, const std::string& ls, RunKind kind,
-                 Isolation isolation) {
+double TimeLimit(Context& ctx, Device& device, const Item& it, size_t group, const std::string& ls,
+                 RunKind kind, Isolation isolation) {
   const std::string key = RunKey(it, group, ls, kind, isolation);
   {
     std::lock_guard l(ctx.mu);
@@ -85,33 +142,33 @@ double TimeLimit(Context& ctx, const Item& it, size_t group, const std::string& 
       return std::max(ctx.opt.timeoutS, kTimeSlack * at->second);
   }
   return std::max(ctx.opt.timeoutS,
-                  kTimeSlack * MeasureReference(ctx, it, group, ls, kind, isolation));
+                  kTimeSlack * MeasureReference(ctx, device, it, group, ls, kind, isolation));
 }
 
 bool AllPassed(const GroupRun& run) {
   return !run.cases.empty() && !FirstNotPassed(run);
 }
 
-GroupRun RunHandin(Context& ctx, const Code& code, const Item& it, size_t group,
+GroupRun RunHandin(Context& ctx, Device& device, const Code& code, const Item& it, size_t group,
                    const std::string& ls, RunKind kind, double& limit, Start start) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
   bool retried = start == Start::IsolatedAfterTimeout;
   if (kind != RunKind::Oclgrind && start == Start::Fast) {
-    limit = TimeLimit(ctx, it, group, ls, kind, Isolation::Shared);
-    GroupRun fast = ctx.Run(code, it, g, ls, kind, limit, Isolation::Shared);
+    limit = TimeLimit(ctx, device, it, group, ls, kind, Isolation::Shared);
+    GroupRun fast = device.Run(code, it, g, ls, kind, limit, Isolation::Shared);
     if (AllPassed(fast) || Interrupted())
       return fast;
     retried = fast.timedOut;
   }
   if (retried)
-    MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
-  limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
-  GroupRun run = ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
+    MeasureReference(ctx, device, it, group, ls, kind, Isolation::PerCase);
+  limit = TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase);
+  GroupRun run = device.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
   if (!run.timedOut || retried || Interrupted())
     return run;
-  MeasureReference(ctx, it, group, ls, kind, Isolation::PerCase);
-  limit = TimeLimit(ctx, it, group, ls, kind, Isolation::PerCase);
-  return ctx.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
+  MeasureReference(ctx, device, it, group, ls, kind, Isolation::PerCase);
+  limit = TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase);
+  return device.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
 }
 
 // Calls fn(i) for every i in [0, count) on up to `jobs` threads (the caller's among them), in

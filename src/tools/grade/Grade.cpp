@@ -9,6 +9,7 @@
 #include "tools/grade/ChildRun.h"
 #include "tools/grade/Class.h"
 #include "tools/grade/Context.h"
+#include "tools/grade/HandinFiles.h"
 #include "tools/grade/HostBuild.h"
 #include "tools/grade/Lists.h"
 #include "tools/grade/Options.h"
@@ -93,8 +94,9 @@ HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit&
   HostBuildSettings host{nullptr, work, ctx.opt.buildTimeoutS, {}, {}};
   for (const auto& it : ctx.rubric.items)
     host.graded.insert(it.task);
-  if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(),
-                   [&](const std::string& h) { return !HandinTasks(h, host.graded).empty(); }))
+  if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(), [&](const std::string& h) {
+        return !FindHandinFiles(h).TasksOf(host.graded).empty();
+      }))
     return host;
   if (ctx.opt.handinKit.empty())
     BuildKitIfMissing(DefaultKitDir(), ctx.opt.buildTimeoutS);
@@ -174,15 +176,16 @@ std::string MissingFiles(const Rubric& r, const Item& it, const std::string& han
 }
 
 // The hand-in's own copy in its work folder (regular files only: a link could point at what the
-// hand-in must not read), which its sandbox sees; the original's folder stays hidden.
-std::string CopyHandin(const std::string& from, const std::string& workDir) {
+// hand-in must not read), which its sandbox sees; the original's folder stays hidden. Its files
+// as the grader finds them (FindHandinFiles).
+HandinFiles CopyHandin(const std::string& from, const std::string& workDir) {
   const fs::path to = fs::path(workDir) / "handin";
   fs::create_directories(to);
-  for (const char* part : {"kernels", "src"})
+  for (const auto& part : HandinFolders())
     if (fs::is_directory(fs::path(from) / part))
       fs::copy(fs::path(from) / part, to / part,
                fs::copy_options::recursive | fs::copy_options::skip_symlinks);
-  return to.string();
+  return FindHandinFiles(to.string());
 }
 
 // `env` setting every compiled-kernel cache (pocl's, NVIDIA's, Mesa's) to the folder.
@@ -229,17 +232,18 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
 
 // Progress of one hand-in item by item: only where hand-ins are graded one at a time (with
 // --jobs above 1 a line per hand-in says how it ended).
-bool ItemLines(const Context& ctx) {
-  return !ctx.opt.quiet && ctx.opt.jobs == 1;
+bool ItemLines(const GradeOptions& opt) {
+  return !opt.quiet && opt.jobs == 1;
 }
 
 // The hand-in's host code, built in its sandbox against the kit: one binary per task.
-HostBuild BuildHandinHostCode(const Context& ctx, HostBuildSettings host, const std::string& copy,
-                              const std::string& workDir, const std::vector<std::string>& wrapper) {
+HostBuild BuildHandinHostCode(const GradeOptions& opt, HostBuildSettings host,
+                              const HandinFiles& copy, const std::string& workDir,
+                              const std::vector<std::string>& wrapper) {
   host.workDir = workDir;
   host.wrapper = wrapper;
   HostBuild b = BuildHostCode(host, copy);
-  if (ItemLines(ctx))
+  if (ItemLines(opt))
     for (const auto& [task, t] : b.tasks)
       std::cerr << fmt::format("  host code ({}): {}\n", task,
                                !t.ok                ? "does not build"
@@ -248,14 +252,15 @@ HostBuild BuildHandinHostCode(const Context& ctx, HostBuildSettings host, const 
   return b;
 }
 
-HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::string& name,
-                        const std::string& path, const std::string& workDir) {
+HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& host,
+                        const std::string& name, const std::string& path,
+                        const std::string& workDir) {
   HandinGrade h;
   h.name = name;
   h.path = fs::absolute(path).lexically_normal().string();
-  const std::string copy = CopyHandin(h.path, workDir);
+  const HandinFiles copy = CopyHandin(h.path, workDir);
   const std::vector<std::string> wrapper = HandinWrapper(ctx, workDir);
-  h.host = BuildHandinHostCode(ctx, host, copy, workDir, wrapper);
+  h.host = BuildHandinHostCode(ctx.opt, host, copy, workDir, wrapper);
   // Per item: the code that runs it (the hand-in's binary for its task where it brings host code
   // that builds) or why it cannot be graded.
   std::vector<std::pair<Code, std::string>> runs;
@@ -265,21 +270,21 @@ HandinGrade GradeHandin(Context& ctx, const HostBuildSettings& host, const std::
     const auto own = h.host.tasks.find(it.task);
     const bool built = own != h.host.tasks.end() && own->second.ok;
     const Code code{built && !own->second.binary.empty() ? own->second.binary : ctx.suite.binary,
-                    (fs::path(copy) / "kernels").string(), wrapper, workDir};
-    std::string problem = MissingFiles(ctx.rubric, it, copy);
+                    copy.kernels, wrapper, workDir};
+    std::string problem = MissingFiles(ctx.rubric, it, copy.root);
     if (problem.empty() && own != h.host.tasks.end() && !built)
       problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
-    if (problem.empty() && fs::is_directory(code.kernels)) {
+    if (problem.empty() && !code.kernels.empty()) {
       codes.insert({it.task, code});
       listed[it.task].push_back(&it);
     }
     runs.push_back({code, problem});
   }
-  const FastVerdicts fast = RunLists(ctx, codes, listed);
+  const FastVerdicts fast = RunLists(ctx, device, codes, listed);
   for (size_t i = 0; i < ctx.rubric.items.size() && !Interrupted(); ++i) {
     const Item& it = ctx.rubric.items[i];
-    ItemGrade g = GradeItem(ctx, it, runs[i].first, fast, runs[i].second);
-    if (ItemLines(ctx))
+    ItemGrade g = GradeItem(ctx, device, it, runs[i].first, fast, runs[i].second);
+    if (ItemLines(ctx.opt))
       std::cerr << fmt::format("  {:<28} {:<8} {}/{}\n", it.id, g.status, Points(g.points),
                                Points(it.points));
     h.total += g.points;
@@ -306,7 +311,8 @@ struct ClassProgress {
   std::mutex mu;
 };
 
-ClassManifest Manifest(const Context& ctx, const ClassProgress& cls, bool complete) {
+ClassManifest Manifest(const Context& ctx, const Device& device, const ClassProgress& cls,
+                       bool complete) {
   ClassManifest m;
   m.suite = ThisBuild().version + " (git " + ThisBuild().gitRevision + ")";
   m.rubricPath = ctx.rubric.path;
@@ -315,8 +321,8 @@ ClassManifest Manifest(const Context& ctx, const ClassProgress& cls, bool comple
   for (const auto& it : ctx.rubric.items)
     m.itemIds.push_back(it.id);
   m.seed = ctx.rubric.seed;
-  m.device = ctx.deviceName;
-  m.checkDevice = ctx.checkDeviceName;
+  m.device = device.Name();
+  m.checkDevice = device.CheckName();
   m.shardIndex = ctx.opt.shardIndex;
   m.shardCount = ctx.opt.shardCount;
   m.classNames = cls.names;
@@ -330,11 +336,11 @@ ClassManifest Manifest(const Context& ctx, const ClassProgress& cls, bool comple
 // A hand-in's reports, then the class's files as they stand (summary.csv and index.md of the
 // hand-ins done, grading.json naming them): a run stopped at any point leaves a folder that
 // says what it holds.
-void WriteReports(Context& ctx, ClassProgress& cls, size_t index, const HandinGrade& h,
-                  double seconds) {
+void WriteReports(const Context& ctx, const Device& device, ClassProgress& cls, size_t index,
+                  const HandinGrade& h, double seconds) {
   const fs::path dir(ctx.opt.outputDir);
   std::lock_guard l(cls.mu);
-  const RunInfo info{&ctx.rubric, ctx.deviceName, ctx.checkDeviceName, ctx.opt.timeoutS};
+  const RunInfo info{&ctx.rubric, device.Name(), device.CheckName(), ctx.opt.timeoutS};
   WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
@@ -347,7 +353,7 @@ void WriteReports(Context& ctx, ClassProgress& cls, size_t index, const HandinGr
   for (const auto& r : cls.rows)
     if (r)
       rows.push_back(*r);
-  WriteClassFiles(dir, Manifest(ctx, cls, false), rows);
+  WriteClassFiles(dir, Manifest(ctx, device, cls, false), rows);
   if (ctx.opt.quiet || ctx.opt.jobs == 1)
     return;
   std::vector<std::string> lost;
@@ -359,31 +365,31 @@ void WriteReports(Context& ctx, ClassProgress& cls, size_t index, const HandinGr
                            lost.empty() ? "" : ", lost: " + Join(lost, ", "));
 }
 
-void GradeClass(Context& ctx, ClassProgress& cls, const HostBuildSettings& host,
+void GradeClass(Context& ctx, Device& device, ClassProgress& cls, const HostBuildSettings& host,
                 const std::string& workDir) {
   ForEachOnJobs(cls.mine.size(), ctx.opt.jobs, [&](size_t k) {
     const size_t i = cls.mine[k];
-    if (ItemLines(ctx))
+    if (ItemLines(ctx.opt))
       std::cerr << fmt::format("[{}/{}] {}\n", k + 1, cls.mine.size(), cls.names[i]);
     const auto start = std::chrono::steady_clock::now();
     const std::string dir = fmt::format("{}/handin-{}", workDir, i);
     fs::create_directories(dir);
-    HandinGrade h = GradeHandin(ctx, host, cls.names[i], ctx.opt.handins[i], dir);
+    HandinGrade h = GradeHandin(ctx, device, host, cls.names[i], ctx.opt.handins[i], dir);
     std::error_code ec;
     fs::remove_all(dir, ec);
     if (Interrupted())
       return;
-    WriteReports(ctx, cls, i, h,
+    WriteReports(ctx, device, cls, i, h,
                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   });
 }
 
 // Every hand-in given by its report name, and those of this run's shard.
-void ListClass(const Context& ctx, ClassProgress& cls) {
-  cls.names = HandinNames(ctx.opt.handins);
+void ListClass(const GradeOptions& opt, ClassProgress& cls) {
+  cls.names = HandinNames(opt.handins);
   cls.rows.resize(cls.names.size());
   for (size_t i = 0; i < cls.names.size(); ++i)
-    if (ShardOf(cls.names[i], ctx.opt.shardCount) + 1 == ctx.opt.shardIndex)
+    if (ShardOf(cls.names[i], opt.shardCount) + 1 == opt.shardIndex)
       cls.mine.push_back(i);
 }
 
@@ -441,7 +447,8 @@ struct ChildServices {
   std::unique_ptr<RunTrace> trace;
 };
 
-ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevice) {
+ChildServices SetUpChildren(Context& ctx, DeviceTurns& turns, const std::string& work,
+                            bool cpuDevice) {
   const bool loop = ctx.opt.speedAlone == "loop" || (ctx.opt.speedAlone == "auto" && !cpuDevice);
   const std::string refCache =
       ctx.opt.kernelCache.empty() ? work + "/reference-kernel-cache" : ctx.opt.kernelCache;
@@ -479,7 +486,7 @@ ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevic
                                std::thread::hardware_concurrency());
   // A timed run on a CPU device stops the other children instead of waiting for them to end;
   // residents (long-lived, serving any hand-in) are not stopped, so with them it waits.
-  ctx.turns.PauseOthers(cpuDevice && !loop && !resident);
+  turns.PauseOthers(cpuDevice && !loop && !resident);
   if (!resident)
     return services;
   fs::create_directories(work + "/residents");
@@ -492,7 +499,7 @@ ChildServices SetUpChildren(Context& ctx, const std::string& work, bool cpuDevic
 }
 
 // The suite's own code on every item, before the first hand-in of this shard.
-void MeasureClassReferences(Context& ctx, const ClassProgress& cls) {
+void MeasureClassReferences(Context& ctx, Device& device, const ClassProgress& cls) {
   if (!ctx.opt.quiet) {
     if (ctx.opt.shardCount > 1)
       std::cerr << fmt::format("shard {}/{}: {} of the class's {} hand-ins\n", ctx.opt.shardIndex,
@@ -500,8 +507,8 @@ void MeasureClassReferences(Context& ctx, const ClassProgress& cls) {
     std::cerr << "the suite's own code on every item (the time limits' reference)\n";
   }
   if (!cls.mine.empty()) {
-    CheckSpeedTimer(ctx);
-    MeasureReferences(ctx);
+    CheckSpeedTimer(ctx, device);
+    MeasureReferences(ctx, device);
   }
   if (!Interrupted() && !ctx.opt.quiet && ctx.opt.jobs > 1)
     std::cerr << fmt::format("grading {} hand-in(s), {} at a time\n", cls.mine.size(),
@@ -509,7 +516,7 @@ void MeasureClassReferences(Context& ctx, const ClassProgress& cls) {
 }
 
 // The class's files once every hand-in of the shard is graded; the exit status.
-int FinishClass(const Context& ctx, const ClassProgress& cls) {
+int FinishClass(const Context& ctx, const Device& device, const ClassProgress& cls) {
   if (Interrupted()) {
     std::cerr << "interrupted: the reports of the hand-ins graded so far are written\n";
     return kExitInterrupted;
@@ -517,7 +524,7 @@ int FinishClass(const Context& ctx, const ClassProgress& cls) {
   std::vector<SummaryRow> rows;
   for (const size_t i : cls.mine)
     rows.push_back(*cls.rows[i]);
-  WriteClassFiles(ctx.opt.outputDir, Manifest(ctx, cls, true), rows);
+  WriteClassFiles(ctx.opt.outputDir, Manifest(ctx, device, cls, true), rows);
   if (!ctx.opt.quiet)
     std::cerr << fmt::format("reports in {}\n", ctx.opt.outputDir);
   return kExitOk;
@@ -526,25 +533,26 @@ int FinishClass(const Context& ctx, const ClassProgress& cls) {
 int GradeAll(int argc, char** argv) {
   bool help = false;
   Context ctx;
+  Device device(ctx.child);  // its turns and names, apart from the run's state
   ctx.opt = ParseGradeOptions(argc, argv, help);
   if (help)
     return kExitOk;
   ctx.rubric = LoadRubric(ctx.opt.rubric);
   SelectItems(ctx.rubric, ctx.opt.items);
   ClassProgress cls;
-  ListClass(ctx, cls);
+  ListClass(ctx.opt, cls);
   const bool cpuDevice = SetUpDevice(ctx, argv[0]);
   CheckOutputDir(ctx.opt.outputDir);
   const TempDir work;
-  const ChildServices children = SetUpChildren(ctx, work.Path(), cpuDevice);
+  const ChildServices children = SetUpChildren(ctx, device.Turns(), work.Path(), cpuDevice);
   Kit kit;
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   ctx.kitDir = kit.dir;
-  CheckOclgrindGates(ctx);
+  CheckOclgrindGates(ctx.rubric);
   InstallInterruptHandler();
-  MeasureClassReferences(ctx, cls);
-  GradeClass(ctx, cls, host, work.Path());
-  return FinishClass(ctx, cls);
+  MeasureClassReferences(ctx, device, cls);
+  GradeClass(ctx, device, cls, host, work.Path());
+  return FinishClass(ctx, device, cls);
 }
 
 }  // namespace

@@ -23,15 +23,25 @@ namespace fs = std::filesystem;
 
 namespace rsb::grade {
 
-const std::map<std::string, std::vector<std::string>> kTaskSources = {
-    {"reduction", {"CReductionTask.h", "CReductionTask.cpp"}},
-    {"scan", {"CScanTask.h", "CScanTask.cpp"}},
-    {"convolution", {"CConvolutionTask.h", "CConvolutionTask.cpp"}},
-};
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The suite's one source beside the task sources that includes their headers.
+const std::string kTasksCpp = "src/tasks/Tasks.cpp";
+
+// The object a source compiles to: "CScanTask" for src/tasks/CScanTask.cpp.
+std::string ObjectOf(const std::string& source) {
+  return fs::path(source).stem().string();
+}
+
+// The objects of the task sources, in the registry's order ("CReductionTask", "CScanTask", ...).
+std::vector<std::string> TaskObjectNames() {
+  std::vector<std::string> names;
+  for (const auto& task : TaskNames())
+    names.push_back(ObjectOf(TaskSources(task).back()));
+  return names;
+}
 
 const char* const kFixKit =
     "the kit is built next to the binary (`cmake --build build --target handin-kit`; an "
@@ -152,17 +162,20 @@ void CheckKitFiles(Kit& kit) {
   for (std::string line; std::getline(in, line);)
     if (!line.empty())
       listed.push_back(line);
-  std::vector<std::string> needed = {"lib/librsb-kit.a", "src/tasks/Tasks.cpp"};
-  for (const char* o : {"CReductionTask", "CScanTask", "CConvolutionTask", "Tasks", "main"}) {
+  std::vector<std::string> needed = {"lib/librsb-kit.a", kTasksCpp};
+  std::vector<std::string> objects = TaskObjectNames(), tasks = TaskNames();
+  objects.insert(objects.end(), {"Tasks", "main"});
+  for (const auto& o : objects) {
     needed.push_back(fmt::format("obj/{}.o", o));
-    kit.objects[o] = (dir / "obj" / (std::string(o) + ".o")).string();
+    kit.objects[o] = (dir / "obj" / (o + ".o")).string();
   }
-  for (const auto& [task, files] : kTaskSources)
-    for (const auto& f : files) {
-      needed.push_back("src/tasks/" + f);
-      kit.suite[f] = (dir / "src" / "tasks" / f).string();
+  std::sort(tasks.begin(), tasks.end());
+  for (const auto& task : tasks)
+    for (const auto& f : TaskSources(task)) {
+      needed.push_back(f);
+      kit.suite[f] = (dir / f).string();
     }
-  kit.suite["Tasks.cpp"] = (dir / "src" / "tasks" / "Tasks.cpp").string();
+  kit.suite[kTasksCpp] = (dir / kTasksCpp).string();
   for (const auto& f : needed)
     if (std::find(listed.begin(), listed.end(), f) == listed.end())
       listed.push_back(f);
@@ -220,7 +233,7 @@ std::string PrecompiledHeader(Kit& kit, const fs::path& dir, Clock::time_point d
   kit.pch = header.string();
   Job check{"",
             "compiling the suite's Tasks.cpp",
-            CompileArgs(kit, kit.suite.at("Tasks.cpp"), "Tasks.o"),
+            CompileArgs(kit, kit.suite.at(kTasksCpp), "Tasks.o"),
             dir.string(),
             {}};
   std::vector<Job*> first = {&pch}, then = {&check};
@@ -234,8 +247,10 @@ std::string PrecompiledHeader(Kit& kit, const fs::path& dir, Clock::time_point d
 // The objects of the binary of `task`: the suite's, except those compiled for it.
 std::vector<std::string> TaskObjects(const Kit& kit,
                                      const std::map<std::string, std::string>& own) {
-  std::vector<std::string> objects;
-  for (const char* o : {"main", "Tasks", "CReductionTask", "CScanTask", "CConvolutionTask"})
+  std::vector<std::string> names = {"main", "Tasks"}, objects;
+  for (const auto& o : TaskObjectNames())
+    names.push_back(o);
+  for (const auto& o : names)
     objects.push_back(own.count(o) ? own.at(o) : kit.objects.at(o));
   return objects;
 }
@@ -253,42 +268,41 @@ struct TaskPlan {
 // Stages the hand-in's files of the task into stage/src and plans their compiles: its .cpp
 // where its .cpp or .h differs from the suite's, Tasks.cpp too where its .h differs; nothing
 // where both are the suite's.
-void PlanTask(const Kit& kit, const fs::path& handinSrc, TaskPlan& p) {
-  const std::string header = kTaskSources.at(p.task)[0], source = kTaskSources.at(p.task)[1];
-  const auto mine = [&](const std::string& f) { return fs::is_regular_file(handinSrc / f); };
+void PlanTask(const Kit& kit, const HandinFiles& handin, TaskPlan& p) {
+  const std::vector<std::string> files = TaskSources(p.task);
+  const std::string &header = files.front(), &source = files.back();
+  const fs::path root(handin.root);
+  const auto mine = [&](const std::string& f) { return handin.Brings(p.task, f); };
   const auto differs = [&](const std::string& f) {
-    return mine(f) && ReadText(handinSrc / f) != ReadText(kit.suite.at(f));
+    return mine(f) && ReadText(root / f) != ReadText(kit.suite.at(f));
   };
   const bool headerDiffers = differs(header);
   if (!headerDiffers && !differs(source))
     return;
   fs::create_directories(p.stage / "src" / "tasks");
-  const auto stage = [&](const fs::path& from, const std::string& name) {
-    fs::copy_file(from, p.stage / "src" / "tasks" / name, fs::copy_options::overwrite_existing);
+  const auto stage = [&](const fs::path& from, const std::string& f) {
+    fs::copy_file(from, p.stage / f, fs::copy_options::overwrite_existing);
   };
   if (mine(header))
-    stage(handinSrc / header, header);
-  stage(mine(source) ? handinSrc / source : fs::path(kit.suite.at(source)), source);
+    stage(root / header, header);
+  stage(mine(source) ? root / source : fs::path(kit.suite.at(source)), source);
   std::vector<std::string> sources = {source};
   if (headerDiffers) {
-    stage(kit.suite.at("Tasks.cpp"), "Tasks.cpp");
-    sources.push_back("Tasks.cpp");
+    stage(kit.suite.at(kTasksCpp), kTasksCpp);
+    sources.push_back(kTasksCpp);
   }
   for (const auto& f : sources) {
-    const std::string stem = f.substr(0, f.size() - 4), object = stem + ".o";
-    p.compiles.push_back(Job{p.task,
-                             "compiling src/tasks/" + f,
-                             CompileArgs(kit, "src/tasks/" + f, object),
-                             p.stage.string(),
-                             {}});
-    p.own[stem] = (p.stage / object).string();
+    const std::string object = ObjectOf(f) + ".o";
+    p.compiles.push_back(
+        Job{p.task, "compiling " + f, CompileArgs(kit, f, object), p.stage.string(), {}});
+    p.own[ObjectOf(f)] = (p.stage / object).string();
   }
 }
 
 // The task's compiles, as its build's record; true where all succeeded.
 bool CollectCompiles(const TaskPlan& p, double timeoutS, TaskBuild& t) {
   for (const auto& j : p.compiles) {
-    t.compiled.push_back(j.what.substr(j.what.find("src/tasks/")));
+    t.compiled.push_back(j.what.substr(j.what.find(' ') + 1));  // "compiling <file>"
     t.seconds += j.result.seconds;
     const std::string e = JobError(j, timeoutS);
     if (!e.empty() && t.ok) {
@@ -378,21 +392,9 @@ Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS)
   return kit;
 }
 
-std::vector<std::string> HandinTasks(const std::string& handin,
-                                     const std::set<std::string>& graded) {
-  std::vector<std::string> tasks;
-  for (const auto& [task, files] : kTaskSources)
-    for (const auto& f : files)
-      if (graded.count(task) && fs::is_regular_file(fs::path(handin) / "src" / "tasks" / f)) {
-        tasks.push_back(task);
-        break;
-      }
-  return tasks;
-}
-
-HostBuild BuildHostCode(const HostBuildSettings& s, const std::string& handin) {
+HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
   HostBuild b;
-  const std::vector<std::string> tasks = HandinTasks(handin, s.graded);
+  const std::vector<std::string> tasks = handin.TasksOf(s.graded);
   if (tasks.empty())
     return b;
   const auto start = Clock::now();
@@ -409,7 +411,7 @@ HostBuild BuildHostCode(const HostBuildSettings& s, const std::string& handin) {
     p.stage = root / p.task;
     b.tasks[p.task].ok = true;
     try {
-      PlanTask(*s.kit, fs::path(handin) / "src" / "tasks", p);
+      PlanTask(*s.kit, handin, p);
     } catch (const fs::filesystem_error& e) {
       b.tasks[p.task] = {false, "", {}, std::string("cannot read the task sources: ") + e.what()};
       p.compiles.clear();

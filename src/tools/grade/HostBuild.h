@@ -5,6 +5,8 @@
 // rebuilds the suite.
 #pragma once
 
+#include "tools/grade/HandinFiles.h"
+
 #include <map>
 #include <set>
 #include <string>
@@ -12,19 +14,17 @@
 
 namespace rsb::grade {
 
-// The task sources a hand-in may bring, per task.
-extern const std::map<std::string, std::vector<std::string>> kTaskSources;
-
 // The hand-in kit, read from its kit.txt: every path absolute.
 struct Kit {
   std::string dir;
   std::string compiler;
-  std::vector<std::string> flags;              // compile and link: "-O3", "-std=c++17"...
-  std::vector<std::string> defines;            // "-DFMT_HEADER_ONLY=1"...
-  std::vector<std::string> includes;           // "-I<kit>/common"...
-  std::vector<std::string> linkFlags;          // before the objects
-  std::vector<std::string> libraries;          // after the objects
-  std::map<std::string, std::string> suite;    // "CScanTask.cpp" -> the suite's own source file
+  std::vector<std::string> flags;      // compile and link: "-O3", "-std=c++17"...
+  std::vector<std::string> defines;    // "-DFMT_HEADER_ONLY=1"...
+  std::vector<std::string> includes;   // "-I<kit>/common"...
+  std::vector<std::string> linkFlags;  // before the objects
+  std::vector<std::string> libraries;  // after the objects
+  // "src/tasks/CScanTask.cpp" (TaskSources; and src/tasks/Tasks.cpp) -> the suite's own file
+  std::map<std::string, std::string> suite;
   std::map<std::string, std::string> objects;  // "CScanTask", "Tasks", "main" -> its object
   std::string pch;  // a header whose precompiled form every compile includes ("": none)
 };
@@ -44,10 +44,6 @@ void BuildKitIfMissing(const std::string& dir, double timeoutS);
 // what is missing or broken and how to fix it (the grader's problem, never a student's). Also
 // precompiles the headers the task sources include, into workDir, for every hand-in's compiles.
 Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS);
-
-// The tasks (of `graded`) whose sources the hand-in brings.
-std::vector<std::string> HandinTasks(const std::string& handin,
-                                     const std::set<std::string>& graded);
 
 struct HostBuildSettings {
   const Kit* kit = nullptr;
@@ -72,6 +68,6 @@ struct HostBuild {
 };
 
 // Builds the hand-in's host code (nothing when it brings no task sources).
-HostBuild BuildHostCode(const HostBuildSettings& s, const std::string& handin);
+HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin);
 
 }  // namespace rsb::grade

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <iostream>
 #include <mutex>
+#include <set>
 
 namespace rsb::grade {
 
@@ -49,7 +50,7 @@ std::vector<const Item*> ItemsOf(const Rubric& r, const std::string& task) {
 
 // The suite's own code on every case of the task's items (the list runs' time limit: kTimeSlack
 // times it, never below --timeout; where the suite's code does not pass, --timeout).
-double ListLimit(Context& ctx, const std::string& task) {
+double ListLimit(Context& ctx, Device& device, const std::string& task) {
   const std::string key = "list/" + task;
   {
     std::lock_guard l(ctx.mu);
@@ -58,10 +59,10 @@ double ListLimit(Context& ctx, const std::string& task) {
   }
   const TaskList l = ListOf(ItemsOf(ctx.rubric, task));
   const GroupRun run =
-      ctx.RunList(ctx.suite, l.cases, l.validateRuns, std::max(600.0, 10 * ctx.opt.timeoutS));
+      device.RunList(ctx.suite, l.cases, l.validateRuns, std::max(600.0, 10 * ctx.opt.timeoutS));
   bool passed = true;
   for (size_t i = 0; i < run.cases.size(); ++i) {
-    RefuseSkipped(ctx, *l.cases[i].item, run.cases[i]);
+    RefuseSkipped(ctx.rubric, *l.cases[i].item, run.cases[i]);
     passed = passed && run.cases[i].status == "passed";
   }
   std::lock_guard lk(ctx.mu);
@@ -79,15 +80,15 @@ bool BuildFailure(const CaseOutcome& c) {
 
 }  // namespace
 
-FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
+FastVerdicts RunLists(Context& ctx, Device& device, const std::map<std::string, Code>& codes,
                       const std::map<std::string, std::vector<const Item*>>& items) {
   FastVerdicts v;
   for (const auto& [task, its] : items) {
     const TaskList l = ListOf(its);
     if (l.cases.empty() || Interrupted())
       continue;
-    const double limit = ListLimit(ctx, task);
-    const GroupRun run = ctx.RunList(codes.at(task), l.cases, l.validateRuns, limit);
+    const double limit = ListLimit(ctx, device, task);
+    const GroupRun run = device.RunList(codes.at(task), l.cases, l.validateRuns, limit);
     v.limits[task] = limit;
     std::map<std::string, GroupRun> groups;
     std::set<std::string> open;  // groups the list run does not decide
@@ -119,7 +120,7 @@ FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
 // Before the first hand-in, on --jobs threads (the limits are measured under the load the
 // hand-ins will meet): each task's list run (ListLimit) and each item's Oclgrind case. The
 // reference of a single case group is measured where a hand-in first needs it (TimeLimit).
-void MeasureReferences(Context& ctx) {
+void MeasureReferences(Context& ctx, Device& device) {
   std::vector<std::string> tasks;
   std::vector<const Item*> gated;
   for (const auto& it : ctx.rubric.items) {
@@ -136,11 +137,11 @@ void MeasureReferences(Context& ctx) {
                                                 : gated[i - tasks.size()]->id + " on Oclgrind");
     }
     if (i < tasks.size()) {
-      ListLimit(ctx, tasks[i]);
+      ListLimit(ctx, device, tasks[i]);
       return;
     }
     const Item& it = *gated[i - tasks.size()];
-    MeasureReference(ctx, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind,
+    MeasureReference(ctx, device, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind,
                      Isolation::PerCase);
   });
 }

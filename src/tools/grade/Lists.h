@@ -6,28 +6,19 @@
 #include "tools/grade/Context.h"
 
 #include <map>
-#include <set>
 #include <string>
 #include <vector>
 
 namespace rsb::grade {
 
-struct FastVerdicts {
-  // By RunKey: the groups the list run decided (every case passed, or did not compile).
-  std::map<std::string, GroupRun> decided;
-  std::set<std::string> failed;  // groups with a case whose own result did not pass
-  std::set<std::string> hung;    // per task, the group its list run was killed in (timed out)
-  std::map<std::string, double> limits;  // per task: its list run's time limit
-};
-
 // Per task: every case of its items (items: per task, the items the hand-in can be graded on) in
-// one child run of the task's code (codes: per task).
-FastVerdicts RunLists(Context& ctx, const std::map<std::string, Code>& codes,
+// one child run of the task's code (codes: per task). Its verdicts: FastVerdicts (Context.h).
+FastVerdicts RunLists(Context& ctx, Device& device, const std::map<std::string, Code>& codes,
                       const std::map<std::string, std::vector<const Item*>>& items);
 
 // Before the first hand-in, on --jobs threads (the limits are measured under the load the
 // hand-ins will meet): each task's list run (ListLimit) and each item's Oclgrind case. The
 // reference of a single case group is measured where a hand-in first needs it (TimeLimit).
-void MeasureReferences(Context& ctx);
+void MeasureReferences(Context& ctx, Device& device);
 
 }  // namespace rsb::grade

@@ -3,8 +3,7 @@
 #include "cli/CliChecks.h"
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
-#include "tools/grade/Class.h"
-#include "tools/grade/Report.h"
+#include "tools/grade/HandinFiles.h"
 #include "tools/grade/Sandbox.h"
 
 #include <fmt/format.h>
@@ -154,6 +153,26 @@ void CheckKernelCache(const std::string& dir) {
         dir));
 }
 
+// --format: "" (the usual reports) or "gradescope" (also DIR/results.json), which grades exactly
+// one hand-in (not named `results`), as Gradescope runs one submission per container.
+void CheckFormat(const std::string& format, const std::vector<std::string>& handins) {
+  if (format != "gradescope")
+    return;
+  if (handins.size() != 1)
+    throw UsageError(fmt::format(
+        "--format gradescope: {} hand-ins given; allowed: exactly one HANDIN (Gradescope grades "
+        "one submission per container and reads one results.json)",
+        handins.size()));
+  fs::path p = fs::path(handins.front()).lexically_normal();
+  if (p.filename().empty())
+    p = p.parent_path();
+  if (p.filename() == "results")
+    throw UsageError(fmt::format(
+        "--format gradescope: HANDIN '{}': its report results.json would be Gradescope's; "
+        "allowed: a hand-in folder of another name",
+        handins.front()));
+}
+
 // What the options say together, and --items and --shard taken apart.
 void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::string& shard) {
   if (!shard.empty())
@@ -186,16 +205,25 @@ void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::str
   }
 }
 
+// "src/tasks/CReductionTask.*, src/tasks/CScanTask.*, ...": the task sources a hand-in may bring.
+std::string TaskSourcePatterns() {
+  std::string out;
+  for (const auto& task : TaskNames()) {
+    const std::string header = TaskSources(task).front();
+    out += (out.empty() ? "" : ", ") + header.substr(0, header.rfind('.')) + ".*";
+  }
+  return out;
+}
+
 }  // namespace
 
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;
   CLI::App app{
-      "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n"
-      "src/tasks/CReductionTask.*, src/tasks/CScanTask.*, src/tasks/CConvolutionTask.*) against a "
-      "rubric; every item "
-      "runs in a child\n"
-      "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
+      "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n" +
+          TaskSourcePatterns() +
+          ") against a rubric; every item runs in a child\n"
+          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);
   std::string items, shard;

@@ -182,22 +182,4 @@ json ToGradescope(const RunInfo& ctx, const HandinGrade& h) {
           {"tests", tests}};
 }
 
-void CheckFormat(const std::string& format, const std::vector<std::string>& handins) {
-  if (format != "gradescope")
-    return;
-  if (handins.size() != 1)
-    throw UsageError(fmt::format(
-        "--format gradescope: {} hand-ins given; allowed: exactly one HANDIN (Gradescope grades "
-        "one submission per container and reads one results.json)",
-        handins.size()));
-  fs::path p = fs::path(handins.front()).lexically_normal();
-  if (p.filename().empty())
-    p = p.parent_path();
-  if (p.filename() == "results")
-    throw UsageError(fmt::format(
-        "--format gradescope: HANDIN '{}': its report results.json would be Gradescope's; "
-        "allowed: a hand-in folder of another name",
-        handins.front()));
-}
-
 }  // namespace rsb::grade

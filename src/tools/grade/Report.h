@@ -50,11 +50,6 @@ std::string ToMarkdown(const RunInfo& run, const HandinGrade& h);
 // .md report's details, Markdown) and a summary `output`; all `visible`.
 nlohmann::json ToGradescope(const RunInfo& run, const HandinGrade& h);
 
-// --format: "" (the usual reports) or "gradescope" (also DIR/results.json), which grades exactly
-// one hand-in (not named `results`), as Gradescope runs one submission per container; else a
-// UsageError naming it.
-void CheckFormat(const std::string& format, const std::vector<std::string>& handins);
-
 // "2", "0.5": points as the reports print them.
 std::string Points(double p);
 

@@ -11,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -69,19 +68,6 @@ std::vector<CaseSpec> Expand(const CaseGroup& g) {
 
 std::string ToString(GateMode m) {
   return m == GateMode::Off ? "off" : m == GateMode::Report ? "report" : "deduct";
-}
-
-std::string TaskOfFile(const std::string& relPath) {
-  for (const auto& t : MakeTasks()) {
-    std::string name = t->Name();
-    name[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(name[0])));
-    if (relPath == "src/tasks/C" + name + "Task.h" || relPath == "src/tasks/C" + name + "Task.cpp")
-      return t->Name();
-    for (const auto& f : t->KernelFiles(t->Variants()))
-      if (relPath == "kernels/" + f)
-        return t->Name();
-  }
-  return "";
 }
 
 namespace {

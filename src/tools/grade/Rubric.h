@@ -72,10 +72,6 @@ struct Rubric {
 // Reads and checks the rubric against the tasks this program knows.
 Rubric LoadRubric(const std::string& path);
 
-// The task a hand-in file belongs to ("reduction" for kernels/Reduction.cl and
-// src/tasks/CReductionTask.cpp), or "" when it belongs to every task.
-std::string TaskOfFile(const std::string& relPath);
-
 // "64x64" or "257": a size as the command line spells it.
 std::string SizeText(const Extent& e);
 

@@ -42,8 +42,8 @@ std::optional<json> FirstWrong(const std::string& message) {
 }
 
 // The item's correctness: every case entry at every local size; the worst case decides.
-void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
-                ItemGrade& g) {
+void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
+                const FastVerdicts& fast, ItemGrade& g) {
   std::vector<std::string> runOf;  // per case: the run it was part of
   if (const auto l = fast.limits.find(it.task); l != fast.limits.end())
     g.timeLimitS = l->second;  // its cases ran in the task's list run first
@@ -55,7 +55,7 @@ void GradeCases(Context& ctx, const Item& it, const Code& code, const FastVerdic
       double limit = 0;  // a decided group's is its list run's, in g.timeLimitS already
       GroupRun run = decided != fast.decided.end()
                          ? decided->second
-                         : RunHandin(ctx, code, it, gi, ls, RunKind::Check, limit,
+                         : RunHandin(ctx, device, code, it, gi, ls, RunKind::Check, limit,
                                      fast.hung.count(key)     ? Start::IsolatedAfterTimeout
                                      : fast.failed.count(key) ? Start::Isolated
                                                               : Start::Fast);
@@ -90,11 +90,11 @@ double Median(std::vector<double> v) {
 }
 
 // One timed run of c on the item's speed case: its median into `into`, or why not into `why`.
-void TimeOnce(Context& ctx, const Item& it, const Code& c, bool handin, std::vector<double>& into,
-              std::string& why) {
+void TimeOnce(const Context& ctx, Device& device, const Item& it, const Code& c, bool handin,
+              std::vector<double>& into, std::string& why) {
   const CaseGroup& sc = it.speedCase;
-  const GroupRun run = ctx.Run(c, it, sc, sc.localSizes.front(), RunKind::Timed,
-                               std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
+  const GroupRun run = device.Run(c, it, sc, sc.localSizes.front(), RunKind::Timed,
+                                  std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
   const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
   if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
     into.push_back(*o->medianMs);
@@ -104,7 +104,8 @@ void TimeOnce(Context& ctx, const Item& it, const Code& c, bool handin, std::vec
 }
 
 // The suite's own rounds, timed once for the class (the first hand-in to need them times them).
-std::vector<double> ReferenceRounds(Context& ctx, const Item& it, std::string& why) {
+std::vector<double> ReferenceRounds(Context& ctx, Device& device, const Item& it,
+                                    std::string& why) {
   // One thread times them; a hand-in graded beside it waits and uses the same rounds.
   const std::lock_guard once(ctx.referenceSpeedMu);
   {
@@ -116,7 +117,7 @@ std::vector<double> ReferenceRounds(Context& ctx, const Item& it, std::string& w
   }
   std::vector<double> ref;
   for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
-    TimeOnce(ctx, it, ctx.suite, false, ref, why);
+    TimeOnce(ctx, device, it, ctx.suite, false, ref, why);
   std::lock_guard l(ctx.mu);
   if (!Interrupted())
     ctx.referenceSpeed.insert({it.id, {ref, why}});
@@ -129,21 +130,22 @@ std::vector<double> ReferenceRounds(Context& ctx, const Item& it, std::string& w
 // the host's load does not reach), the suite's rounds are timed once for the class; elsewhere (a
 // CPU device, whose speed is the host's load) in turn with each hand-in's, so that both see the
 // same machine.
-void GradeSpeed(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, ItemGrade& g) {
   const CaseGroup& sc = it.speedCase;
   const bool once = !ctx.child.deviceLock.empty();
   std::string why;
-  std::vector<double> ref = once ? ReferenceRounds(ctx, it, why) : std::vector<double>(), mine;
+  std::vector<double> ref = once ? ReferenceRounds(ctx, device, it, why) : std::vector<double>(),
+                      mine;
   // Validated elsewhere (--check-platform): the hand-in's programs of the speed case are built
   // on the timed device by a run that shares it, not inside the timed runs that have it alone.
   // Its outcome is the timed runs' to say: they validate too.
-  if (ctx.CheckElsewhere() && !Interrupted())
-    ctx.Run(code, it, sc, sc.localSizes.front(), RunKind::TimedDeviceCheck,
-            std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
+  if (device.CheckElsewhere() && !Interrupted())
+    device.Run(code, it, sc, sc.localSizes.front(), RunKind::TimedDeviceCheck,
+               std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
   for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round) {
     if (!once)
-      TimeOnce(ctx, it, ctx.suite, false, ref, why);
-    TimeOnce(ctx, it, code, true, mine, why);
+      TimeOnce(ctx, device, it, ctx.suite, false, ref, why);
+    TimeOnce(ctx, device, it, code, true, mine, why);
   }
   json s = {
       {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
@@ -184,10 +186,10 @@ std::string Diagnostics(const json& oclgrind) {
 
 // Oclgrind's verdict on the item's Oclgrind case: diagnostics (a note, or the points with
 // Deduct) and the instructions executed against the suite's own kernels (the work ceiling).
-void GradeOclgrind(Context& ctx, const Item& it, const Code& code, ItemGrade& g) {
+void GradeOclgrind(Context& ctx, Device& device, const Item& it, const Code& code, ItemGrade& g) {
   double limit = 0;
-  const GroupRun run =
-      RunHandin(ctx, code, it, 0, it.oclgrindCase.localSizes.front(), RunKind::Oclgrind, limit);
+  const GroupRun run = RunHandin(ctx, device, code, it, 0, it.oclgrindCase.localSizes.front(),
+                                 RunKind::Oclgrind, limit);
   const CaseOutcome& c = run.cases.front();
   json o = {{"mode", ToString(it.oclgrind)}, {"case", c.label}};
   std::string problem;
@@ -233,8 +235,8 @@ void GradeOclgrind(Context& ctx, const Item& it, const Code& code, ItemGrade& g)
 
 }  // namespace
 
-ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
-                    const std::string& hostError) {
+ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& code,
+                    const FastVerdicts& fast, const std::string& hostError) {
   ItemGrade g;
   g.item = &it;
   if (!hostError.empty()) {
@@ -242,19 +244,19 @@ ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVe
     g.detail = hostError;
     return g;
   }
-  if (!fs::is_directory(code.kernels)) {
+  if (code.kernels.empty()) {  // FindHandinFiles: no kernels/ folder
     g.status = "error";
     g.detail = "the hand-in has no kernels/ folder";
     return g;
   }
-  GradeCases(ctx, it, code, fast, g);
+  GradeCases(ctx, device, it, code, fast, g);
   if (g.status != "passed")
     return g;
   g.points = it.points;
   if (it.oclgrind != GateMode::Off && !Interrupted())
-    GradeOclgrind(ctx, it, code, g);
+    GradeOclgrind(ctx, device, it, code, g);
   if (g.points > 0 && it.speedFloor && !Interrupted())
-    GradeSpeed(ctx, it, code, g);
+    GradeSpeed(ctx, device, it, code, g);
   return g;
 }
 
@@ -262,7 +264,7 @@ ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVe
 // is `untimed` where the device's profiling timer is unusable (ProfilingTimer.h), and then no
 // speed item can be scored here. A usage error before any hand-in, as for a case the device
 // can never run, naming the items that have speed floors; --items without them still grades.
-void CheckSpeedTimer(Context& ctx) {
+void CheckSpeedTimer(Context& ctx, Device& device) {
   std::vector<std::string> speed, others;
   const Item* first = nullptr;
   for (const auto& it : ctx.rubric.items) {
@@ -273,8 +275,8 @@ void CheckSpeedTimer(Context& ctx) {
   if (!first || Interrupted())
     return;
   const CaseGroup& sc = first->speedCase;
-  const GroupRun run = ctx.Run(ctx.suite, *first, sc, sc.localSizes.front(), RunKind::Timed,
-                               std::max(600.0, 10 * ctx.opt.timeoutS), Isolation::Shared);
+  const GroupRun run = device.Run(ctx.suite, *first, sc, sc.localSizes.front(), RunKind::Timed,
+                                  std::max(600.0, 10 * ctx.opt.timeoutS), Isolation::Shared);
   const std::string prefix = "validated; not timed: ";
   for (const auto& c : run.cases)
     if (c.status == "untimed")
@@ -295,9 +297,9 @@ void CheckSpeedTimer(Context& ctx) {
 
 // An Oclgrind gate needs oclgrind on PATH (the GPU machines often have none): a usage error
 // before any hand-in, naming the items that have one, as for speed floors on an untimed device.
-void CheckOclgrindGates(const Context& ctx) {
+void CheckOclgrindGates(const Rubric& rubric) {
   std::vector<std::string> gated, others;
-  for (const auto& it : ctx.rubric.items)
+  for (const auto& it : rubric.items)
     (it.oclgrind != GateMode::Off ? gated : others).push_back(it.id);
   if (gated.empty())
     return;
@@ -308,7 +310,7 @@ void CheckOclgrindGates(const Context& ctx) {
         "--rubric '{}': {} {} an Oclgrind gate, but there is no oclgrind on PATH; allowed: "
         "Oclgrind installed (the Debian package oclgrind, scripts/install-deps.sh), a rubric "
         "with \"oclgrind\": \"off\", or --items {}",
-        ctx.rubric.path, gated.size() > 1 ? "items " + Join(gated, ", ") : "item " + gated[0],
+        rubric.path, gated.size() > 1 ? "items " + Join(gated, ", ") : "item " + gated[0],
         gated.size() > 1 ? "have" : "has",
         others.empty() ? "naming items without one (this rubric has none)"
                        : Join(others, ",") + " (the items without one)"));

@@ -3,24 +3,24 @@
 #pragma once
 
 #include "tools/grade/Context.h"
-#include "tools/grade/Lists.h"
 #include "tools/grade/Report.h"
 
 #include <string>
 
 namespace rsb::grade {
 
-// The item's grade for the code (hostError: why the hand-in cannot be graded on it, or "").
-ItemGrade GradeItem(Context& ctx, const Item& it, const Code& code, const FastVerdicts& fast,
-                    const std::string& hostError);
+// The item's grade for the code (hostError: why the hand-in cannot be graded on it, or ""); fast:
+// what the hand-in's list runs decided (Lists.h).
+ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& code,
+                    const FastVerdicts& fast, const std::string& hostError);
 
 // A speed floor needs a device that can time: the suite's own timed run of the first speed case
 // is `untimed` where the device's profiling timer is unusable (ProfilingTimer.h), and then no
 // speed item can be scored here. A usage error before any hand-in, as for a case the device
 // can never run, naming the items that have speed floors; --items without them still grades.
-void CheckSpeedTimer(Context& ctx);
+void CheckSpeedTimer(Context& ctx, Device& device);
 // An Oclgrind gate needs oclgrind on PATH (the GPU machines often have none): a usage error
 // before any hand-in, naming the items that have one, as for speed floors on an untimed device.
-void CheckOclgrindGates(const Context& ctx);
+void CheckOclgrindGates(const Rubric& rubric);
 
 }  // namespace rsb::grade

@@ -1,6 +1,7 @@
 #include "tools/grade/Class.h"
 
 #include "cli/CliChecks.h"
+#include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "tools/grade/Report.h"
 #include "tools/grade/Text.h"
@@ -19,15 +20,6 @@ using nlohmann::json;
 namespace rsb::grade {
 
 namespace {
-
-uint64_t Fnv1a(const std::string& bytes) {
-  uint64_t h = 14695981039346656037ull;
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::string CsvField(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos)
@@ -53,11 +45,11 @@ std::string ReadBytes(const fs::path& path) {
 }  // namespace
 
 size_t ShardOf(const std::string& name, size_t count) {
-  return count == 0 ? 0 : static_cast<size_t>(Fnv1a(name) % count);
+  return count == 0 ? 0 : static_cast<size_t>(Fnv1a64(name) % count);
 }
 
 std::string FileHash(const fs::path& path) {
-  return fmt::format("fnv1a64:{:016x}", Fnv1a(ReadBytes(path)));
+  return fmt::format("fnv1a64:{:016x}", Fnv1a64(ReadBytes(path)));
 }
 
 std::string SummaryCsv(const std::vector<std::string>& itemIds,

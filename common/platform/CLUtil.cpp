@@ -383,12 +383,12 @@ std::string FindKernelDir(const std::string& explicitDir, const std::string& arg
     if (!fs::is_directory(explicitDir, ec))
       throw UsageError(
           fmt::format("--kernels '{}': no such folder; allowed: a folder holding "
-                      "Reduction.cl, Scan.cl, SinglePass*.cl and *.clh",
+                      "the kernel files (*.cl) and their headers (*.clh)",
                       explicitDir));
     if (!looksRight(explicitDir))
       throw UsageError(
           fmt::format("--kernels '{}': folder has no Common.clh; allowed: a folder "
-                      "holding Reduction.cl, Scan.cl, SinglePass*.cl and *.clh",
+                      "holding the kernel files (*.cl) and their headers (*.clh)",
                       explicitDir));
     return fs::absolute(explicitDir).string();
   }

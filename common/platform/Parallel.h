@@ -2,6 +2,10 @@
 // indices spread over every core with std::thread. The work is split into pieces fixed by the
 // data (chunks of a fixed number of elements), never by the thread count, so that every result,
 // floating-point sums included, is the same on 1 core or 16.
+// Why not oneTBB's parallel_for: it would be one more package for every user's first run
+// (scripts/install-deps.sh installs libtbb-dev only for the CPU reference program, --references)
+// and one more shared library the binary needs wherever it is carried; the loop here is a few
+// lines, and the fixed chunks, not the scheduler, are what keeps the results deterministic.
 #pragma once
 
 #include <algorithm>

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -320,6 +321,22 @@ TEST(CompareCommand, CsvAndMarkdownHoldEveryCase) {
   EXPECT_EQ(md.status, 1) << md.err;
   EXPECT_NE(md.out.find("| task | variant |"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("**slower**"), std::string::npos) << md.out;
+}
+
+// Every format of a comparison, with every mark (faster, same, a regression, cases in one file
+// only), as it has been written; run in the fixtures' folder, so that the paths are the same
+// wherever the tree is.
+TEST(CompareCommand, EveryFormatKeepsItsBytes) {
+  for (const char* format : {"table", "csv", "json", "markdown"})
+    for (const char* fresh : {"new-faster", "new-slower"}) {
+      const CommandResult r =
+          RunCommand(fmt::format("cd '{}' && '{}' compare base.json {}.json --format {}",
+                                 Fixture(""), RSB_BINARY, fresh, format));
+      EXPECT_EQ(r.status, std::string(fresh) == "new-slower" ? 1 : 0) << r.err;
+      const std::map<std::string, std::string> ext = {
+          {"table", "txt"}, {"csv", "csv"}, {"json", "json"}, {"markdown", "md"}};
+      ExpectGolden(fmt::format("compare-{}.{}", fresh, ext.at(format)), r.out);
+    }
 }
 
 TEST(CompareCommand, SaysWhereOneSideRanCold) {

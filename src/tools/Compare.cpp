@@ -445,31 +445,6 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
   return o;
 }
 
-}  // namespace
-
-std::string ToString(Change c) {
-  switch (c) {
-    case Change::Faster:
-      return "faster";
-    case Change::Slower:
-      return "slower";
-    case Change::Same:
-      return "same";
-    case Change::Unknown:
-      return "unknown";
-  }
-  return "?";
-}
-
-size_t Comparison::Regressions() const {
-  size_t k = 0;
-  for (const auto& m : matched)
-    k += m.regression;
-  return k;
-}
-
-namespace {
-
 // Hints where a looser match would pair what is listed as one-file-only.
 void LooseMatchNotes(Comparison& c, const CompareSettings& s) {
   if (c.onlyBase.empty() || c.onlyNew.empty())

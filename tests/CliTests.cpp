@@ -2,6 +2,7 @@
 // kernel caught by validation. Runs the real executable on the test device.
 #include "TestSupport.h"
 #include "platform/DeviceLock.h"
+#include "platform/Errors.h"
 #include "report/Report.h"
 #include "tasks/CReductionTask.h"
 
@@ -959,24 +960,51 @@ RunInfo SampleRunInfo(bool twoDevices) {
   return info;
 }
 
-// Every format of a run's results, on one device and on two, as they have been written.
+// Every printer's results, on one device and on two, byte for byte as the writers before the
+// printers wrote them; the table also with --breakdown.
 TEST(Report, ResultsInEveryFormatKeepTheirBytes) {
   for (const bool two : {false, true}) {
     const RunInfo info = SampleRunInfo(two);
     const std::vector<Result> results = SampleResults(two);
-    const std::string devices = two ? "two-devices" : "one-device";
-    std::ostringstream table, breakdown, csv, json, markdown;
-    WriteTable(table, info, results);
-    WriteTable(breakdown, info, results, /*breakdown=*/true);
-    WriteCsv(csv, info, results);
-    WriteJson(json, info, results);
-    WriteMarkdown(markdown, info, results);
-    ExpectGolden("results-" + devices + ".txt", table.str());
-    ExpectGolden("results-" + devices + "-breakdown.txt", breakdown.str());
-    ExpectGolden("results-" + devices + ".csv", csv.str());
-    ExpectGolden("results-" + devices + ".json", json.str());
-    ExpectGolden("results-" + devices + ".md", markdown.str());
+    const std::string name = std::string("results-") + (two ? "two-devices" : "one-device");
+    for (const std::string& format : FormatNames()) {
+      std::ostringstream out;
+      MakePrinter(ParseFormat(format))->Results(out, info, results);
+      ExpectGolden(name + "." + GoldenExtension(format), out.str());
+    }
+    std::ostringstream breakdown;
+    MakePrinter(OutputFormat::Table, {/*breakdown=*/true})->Results(breakdown, info, results);
+    ExpectGolden(name + "-breakdown.txt", breakdown.str());
   }
+}
+
+// An unknown format is a usage error (exit 2) that names the option, the value and what is
+// allowed: from the factory's parse, and on both command lines that take --format.
+TEST(Printer, UnknownFormatIsAUsageErrorNamingWhatIsAllowed) {
+  const std::string allowed = "allowed: table, csv, json, markdown";
+  try {
+    ParseFormat("xml");
+    ADD_FAILURE() << "ParseFormat(\"xml\") returned";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--format: 'xml': not allowed; " + allowed);
+  }
+  for (const std::string& args :
+       {std::string("--format xml"), std::string("compare a b --format xml")}) {
+    const CommandResult r = RunBench(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("--format: 'xml': not allowed; " + allowed), std::string::npos) << r.err;
+  }
+}
+
+// A format's name in any case is that format: the run's --format JSON writes JSON (it wrote the
+// table: the check took any case, the parse only lower case), as compare's always did.
+TEST(Printer, FormatNamesAreReadInAnyCase) {
+  EXPECT_EQ(ParseFormat("JSON"), OutputFormat::Json);
+  EXPECT_EQ(ParseFormat("Markdown"), OutputFormat::Markdown);
+  const CommandResult r =
+      RunBench("--explain -q --task reduction --variant atomic --size 1000 --format JSON");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["schema"], "reduce-scan-bench-explain/1") << r.out;
 }
 
 // Timing stops once the median is known to the target; the interval holds the median, and a

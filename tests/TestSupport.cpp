@@ -344,6 +344,10 @@ std::string WithoutBuild(const std::string& name, std::string text) {
 
 }  // namespace
 
+std::string GoldenExtension(const std::string& format) {
+  return format == "table" ? "txt" : format == "markdown" ? "md" : format;
+}
+
 void ExpectGolden(const std::string& name, std::string text) {
   text = WithoutBuild(name, text);
   const std::string path = std::string(RSB_SOURCE_DIR) + "/tests/fixtures/printer/" + name;

@@ -144,5 +144,7 @@ std::string WriteEditedResultFile(const std::string& path,
 // columns suite_version to build) are replaced by placeholders first, in JSON (NAME ending in
 // .json) and CSV (.csv) alike, so that no commit changes a golden file.
 void ExpectGolden(const std::string& name, std::string text);
+// A format's golden files end in: "txt" (the table), "csv", "json", "md" (Markdown).
+std::string GoldenExtension(const std::string& format);
 
 }  // namespace rsb::test

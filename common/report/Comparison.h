@@ -1,6 +1,6 @@
 // `compare`'s record (its model, made by tools/Compare.cpp's CompareFiles): the cases of two
 // result files matched, each judged faster, slower or the same. Here, below the tools, so that
-// the report layer can print a comparison as it prints a run's results.
+// the printers (report/Report.h) print a comparison as they print a run's results.
 #pragma once
 
 #include "engine/StoredResult.h"
@@ -34,6 +34,19 @@ struct CompareSettings {
   double threshold = 0.05;  // a fraction: 0.05 = 5%
   bool acrossDevices = false;
   bool ignoreLocalSize = false;
+};
+
+// One of the two files, as the report names it: its path and the devices its results ran on.
+struct ComparedFile {
+  std::string path;
+  std::vector<DeviceId> devices;
+};
+
+// What a printer prints of a comparison (Printer::Compare).
+struct CompareReport {
+  ComparedFile base, fresh;
+  Comparison comparison;
+  CompareSettings settings;
 };
 
 }  // namespace rsb

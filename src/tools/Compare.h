@@ -3,7 +3,8 @@
 // files (task, variant, type, op, scan kind, n, local size and device) and gives per case the
 // throughput ratio NEW/BASE of the medians (> 1: NEW faster), marked faster or slower only
 // where the two 95% confidence intervals of the median do not overlap; cases in one file only
-// are listed. Its record (Comparison) is the report layer's (report/Comparison.h).
+// are listed. Its record (Comparison) is the report layer's (report/Comparison.h), printed by
+// the printer of --format (report/Report.h).
 #pragma once
 
 #include "report/Comparison.h"

@@ -362,13 +362,13 @@ TEST(Utilisation, AboveTheCeilingIsSuspectUnlessTheCacheExplainsIt) {
   RunInfo info;
   info.devices.push_back({device, c});
   std::ostringstream table, json;
-  WriteTable(table, info, {big, cached}, /*breakdown=*/true);
+  MakePrinter(OutputFormat::Table, {/*breakdown=*/true})->Results(table, info, {big, cached});
   EXPECT_NE(table.str().find(" 200%? "), std::string::npos) << table.str();
   EXPECT_NE(table.str().find(" 200%c "), std::string::npos) << table.str();
   EXPECT_NE(table.str().find("?: " + why), std::string::npos) << table.str();
   // The kernel's line: 64 MiB in 90% of the time is 222% of the ceiling.
   EXPECT_NE(table.str().find(" 222%? "), std::string::npos) << table.str();
-  WriteJson(json, info, {big, cached});
+  MakePrinter(OutputFormat::Json)->Results(json, info, {big, cached});
   const auto j = nlohmann::json::parse(json.str());
   EXPECT_EQ(j["results"][0]["utilisation_suspect"], why);
   EXPECT_EQ(j["results"][0]["breakdown"][0]["utilisation_suspect"], why);

@@ -2,6 +2,8 @@
 // kernel caught by validation. Runs the real executable on the test device.
 #include "TestSupport.h"
 #include "platform/DeviceLock.h"
+#include "platform/Errors.h"
+#include "report/Report.h"
 #include "tasks/CReductionTask.h"
 
 #include <gtest/gtest.h>
@@ -863,6 +865,146 @@ TEST(Cli, MarkdownIsAPipeTableWithARowPerCase) {
        at = r.out.find("\n| reduction", at + 1))
     ++rows;
   EXPECT_EQ(rows, 4u) << r.out;
+}
+
+// A device of the sample run: every field set, nothing measured on a real one.
+DeviceRun SampleDevice(const std::string& name, bool gpu, bool timerUsable) {
+  DeviceRun d;
+  d.info = FabricatedDevice(gpu, 65536, 1024);
+  d.info.name = name;
+  d.info.platform = gpu ? "Sample CL" : "Portable Computing Language";
+  d.info.vendor = gpu ? "Sample Vendor" : "AuthenticAMD";
+  d.info.driverVersion = gpu ? "580.1" : "6.0";
+  d.info.deviceVersion = "OpenCL 3.0 sample";
+  d.info.openclCVersion = "OpenCL C 1.2";
+  d.info.globalMemCacheBytes = 4u << 20;
+  d.ceilings.timer = {true, timerUsable, timerUsable ? "" : "resolution 0 ns"};
+  if (!timerUsable)
+    return d;
+  d.ceilings.readGBs = 100.5;
+  d.ceilings.writeGBs = 90.25;
+  d.ceilings.copyGBs = 80.125;
+  d.ceilings.bufferBytes = size_t(1) << 30;
+  d.ceilings.near = {150, 140, 130};
+  d.ceilings.nearBufferBytes = size_t(16) << 20;
+  return d;
+}
+
+// A timed case on the first device, with a breakdown of two kernels and untimed commands.
+Result SampleTimed() {
+  Result r;
+  r.task = "reduction", r.variant = "decomposition", r.n = size_t(1) << 20, r.localSize = 256;
+  r.codePath = "gpu", r.tuning = {{"reduction-gpu-unroll", 8}}, r.kernelOptions = "-DT=uint";
+  r.status = Status::Passed, r.iterations = 120, r.validatedRuns = 1, r.launchesEnqueued = 2;
+  r.timeMs = {0.125, 0.12, 0.2, 0.13, 0.01, 0.124, 0.126};
+  r.ciMet = true, r.ciTarget = 0.01, r.gelemS = 8.388608, r.gbytesS = 33.6;
+  r.bandwidthUtil = 0.42, r.ceiling = "read", r.ceilingGBs = 100.5, r.utilisation = 0.334;
+  r.ceilingStreamBytes = size_t(1) << 30;
+  r.cost = {2, 18, 1048575, 4202512, 8212, 0, 524288};
+  r.breakdown.kernels = {
+      {"ReduceDecomposition", 1, 0.1, 0.101, 0.8, 4202496, 42.02, 0.41, 4202496, ""},
+      {"ReduceDecomposition (partials)", 1, 0.02, 0.02, 0.16, 8228, 0.41, 0, 8228, ""}};
+  r.breakdown.untimed = {{"FillBuffer (reset counter)", "prepare", 1, 0.003},
+                         {"Poison output", "validation", 1, 0.004}};
+  r.breakdown.gapsMs = 0.005, r.breakdown.gapsMsMedian = 0.006;
+  return r;
+}
+
+// The sample run's results: on one device every status but two, every mark (* c ?), a scan kind,
+// an image with task parameters; on two devices a timed case on the first and the other two
+// statuses on the second, whose timer is unusable.
+std::vector<Result> SampleResults(bool twoDevices) {
+  Result failed = SampleTimed();
+  failed.variant = "sequential", failed.status = Status::Failed, failed.iterations = 0;
+  failed.message = "index 5: expected 3, got 4", failed.breakdown = {};
+  if (twoDevices) {
+    Result untimed = failed;
+    untimed.device = 1, untimed.status = Status::Untimed, untimed.message = "";
+    Result error = untimed;
+    error.variant = "interleaved", error.status = Status::Error;
+    error.message = "CL_OUT_OF_RESOURCES in clEnqueueNDRangeKernel";
+    return {SampleTimed(), untimed, error};
+  }
+  std::vector<Result> v = {SampleTimed()};
+  Result scan = SampleTimed();
+  scan.task = "scan", scan.variant = "single-pass", scan.type = ElementType::Float;
+  scan.op = Op::Max, scan.scanKind = ScanKind::Exclusive, scan.n = 4096, scan.localSize = 64;
+  scan.ciMet = false, scan.fitsInCache = true, scan.utilisation = 1.5, scan.breakdown = {};
+  v.push_back(scan);
+  Result conv = SampleTimed();
+  conv.task = "convolution", conv.variant = "tiled-2d", conv.n = 2048, conv.height = 32;
+  conv.params = {{"mask-width", 5}}, conv.type = ElementType::Float, conv.utilisation = 1.2;
+  conv.utilisationSuspect = "above 105% of the ceiling: sample", conv.settings.source = "profile";
+  conv.settings.profile = "sample.json", conv.breakdown.kernels[0].utilisationSuspect = "x";
+  v.push_back(conv);
+  v.push_back(failed);
+  Result skipped;
+  skipped.task = "reduction", skipped.variant = "atomic", skipped.type = ElementType::Double;
+  skipped.n = 1000, skipped.message = "double needs cl_khr_fp64";
+  v.push_back(skipped);
+  return v;
+}
+
+RunInfo SampleRunInfo(bool twoDevices) {
+  RunInfo info;
+  info.devices.push_back(SampleDevice("Sample GPU", true, true));
+  if (twoDevices)
+    info.devices.push_back(SampleDevice("Sample CPU", false, false));
+  info.host = "sample-host";
+  info.kernelHashes = {{"Reduction.cl", "0123abcd"}, {"Scan.cl", "4567ef01"}};
+  info.cold = twoDevices;
+  info.ciTarget = 0.01;
+  info.command = "reduce-scan-bench --sample \"quoted\"";
+  info.date = "2026-11-28T00:00:00Z";
+  info.kernelDir = "/sample/kernels";
+  return info;
+}
+
+// Every printer's results, on one device and on two, byte for byte as the writers before the
+// printers wrote them; the table also with --breakdown.
+TEST(Report, ResultsInEveryFormatKeepTheirBytes) {
+  for (const bool two : {false, true}) {
+    const RunInfo info = SampleRunInfo(two);
+    const std::vector<Result> results = SampleResults(two);
+    const std::string name = std::string("results-") + (two ? "two-devices" : "one-device");
+    for (const std::string& format : FormatNames()) {
+      std::ostringstream out;
+      MakePrinter(ParseFormat(format))->Results(out, info, results);
+      ExpectGolden(name + "." + GoldenExtension(format), out.str());
+    }
+    std::ostringstream breakdown;
+    MakePrinter(OutputFormat::Table, {/*breakdown=*/true})->Results(breakdown, info, results);
+    ExpectGolden(name + "-breakdown.txt", breakdown.str());
+  }
+}
+
+// An unknown format is a usage error (exit 2) that names the option, the value and what is
+// allowed: from the factory's parse, and on both command lines that take --format.
+TEST(Printer, UnknownFormatIsAUsageErrorNamingWhatIsAllowed) {
+  const std::string allowed = "allowed: table, csv, json, markdown";
+  try {
+    ParseFormat("xml");
+    ADD_FAILURE() << "ParseFormat(\"xml\") returned";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "--format: 'xml': not allowed; " + allowed);
+  }
+  for (const std::string& args :
+       {std::string("--format xml"), std::string("compare a b --format xml")}) {
+    const CommandResult r = RunBench(args);
+    EXPECT_EQ(r.status, 2) << args << "\n" << r.err;
+    EXPECT_NE(r.err.find("--format: 'xml': not allowed; " + allowed), std::string::npos) << r.err;
+  }
+}
+
+// A format's name in any case is that format: the run's --format JSON writes JSON (it wrote the
+// table: the check took any case, the parse only lower case), as compare's always did.
+TEST(Printer, FormatNamesAreReadInAnyCase) {
+  EXPECT_EQ(ParseFormat("JSON"), OutputFormat::Json);
+  EXPECT_EQ(ParseFormat("Markdown"), OutputFormat::Markdown);
+  const CommandResult r =
+      RunBench("--explain -q --task reduction --variant atomic --size 1000 --format JSON");
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["schema"], "reduce-scan-bench-explain/1") << r.out;
 }
 
 // Timing stops once the median is known to the target; the interval holds the median, and a

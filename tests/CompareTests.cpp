@@ -1,6 +1,7 @@
 // `reduce-scan-bench compare`: the fixtures in tests/fixtures (a real pocl run, hand-edited;
 // tests/fixtures/README.md says what each one changes) compared through the executable.
 #include "TestSupport.h"
+#include "report/Report.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -320,6 +321,20 @@ TEST(CompareCommand, CsvAndMarkdownHoldEveryCase) {
   EXPECT_EQ(md.status, 1) << md.err;
   EXPECT_NE(md.out.find("| task | variant |"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("**slower**"), std::string::npos) << md.out;
+}
+
+// Every format of a comparison, with every mark (faster, same, a regression, cases in one file
+// only), as it has been written; run in the fixtures' folder, so that the paths are the same
+// wherever the tree is.
+TEST(CompareCommand, EveryFormatKeepsItsBytes) {
+  for (const std::string& format : FormatNames())
+    for (const std::string fresh : {"new-faster", "new-slower"}) {
+      const CommandResult r =
+          RunCommand(fmt::format("cd '{}' && '{}' compare base.json {}.json --format {}",
+                                 Fixture(""), RSB_BINARY, fresh, format));
+      EXPECT_EQ(r.status, fresh == "new-slower" ? 1 : 0) << r.err;
+      ExpectGolden(fmt::format("compare-{}.{}", fresh, GoldenExtension(format)), r.out);
+    }
 }
 
 TEST(CompareCommand, SaysWhereOneSideRanCold) {

@@ -2,6 +2,7 @@
 // worked out by hand from the course's algorithms and the kernels (kernels/*.cl) for n = 2^20
 // at local size 256. Runs the real executable; nothing is built or run on the device.
 #include "TestSupport.h"
+#include "report/Report.h"
 #include "tasks/Tasks.h"
 
 #include <gtest/gtest.h>
@@ -169,6 +170,61 @@ TEST(Explain, EveryVariantInEveryFormatWithoutBuildingAnything) {
   EXPECT_NE(md.out.find("| task | variant |"), std::string::npos) << md.out;
   EXPECT_NE(md.out.find("- W(n): work"), std::string::npos) << md.out;
   std::filesystem::remove_all(dir);
+}
+
+// An explained case of the sample (its measures made up, not a plan's).
+Explanation SampleExplained(const std::string& task, const std::string& variant, size_t n) {
+  Explanation e;
+  e.c.task = task, e.c.variant = variant, e.c.n = n, e.c.localSize = 256, e.c.codePath = "gpu";
+  e.c.status = Status::Passed, e.c.tuning = {{"scan-gpu-items", 16}};
+  e.c.cost = {3, 27, n - 1, 4 * n + 8200, 8212, 0, n / 2};
+  e.sequentialWork = n - 1;
+  e.workRatio = 1, e.costRatio = 13.5, e.scaledWorkRatio = 1, e.scaledCostRatio = 21.5;
+  e.workOptimal = true, e.costOptimal = false;
+  return e;
+}
+
+// The sample's cases: verdicts yes and no and unknown, a plan with fewer steps than its work
+// needs (its message), an image with task parameters, a skipped case; on two devices the last
+// ran on the second.
+std::vector<Explanation> SampleExplanations(bool twoDevices) {
+  std::vector<Explanation> v = {SampleExplained("reduction", "decomposition", 1 << 20)};
+  Explanation scan = SampleExplained("scan", "single-pass", 4096);
+  scan.c.scanKind = ScanKind::Inclusive, scan.c.type = ElementType::Float;
+  scan.c.message = "p*S(n) < W(n)", scan.costOptimal = std::nullopt;
+  v.push_back(scan);
+  Explanation conv = SampleExplained("convolution", "tiled-2d", 2048);
+  conv.c.height = 32, conv.c.params = {{"mask-width", 5}}, conv.workOptimal = false;
+  v.push_back(conv);
+  Explanation skipped = SampleExplained("reduction", "atomic", 1000);
+  skipped.c.status = Status::Skipped, skipped.c.message = "local size 1048576 > 1024";
+  skipped.c.device = twoDevices ? 1 : 0;
+  v.push_back(skipped);
+  return v;
+}
+
+// Every printer's --explain, on one device and on two, byte for byte as the writers before the
+// printers wrote them.
+TEST(Report, ExplainInEveryFormatKeepsItsBytes) {
+  for (const bool two : {false, true}) {
+    RunInfo info;
+    for (size_t d = 0; d < (two ? 2u : 1u); ++d) {
+      info.devices.push_back({FabricatedDevice(d == 0, 65536, 1024), Ceilings()});
+      info.devices.back().info.name = d ? "Sample CPU" : "Sample GPU";
+      info.devices.back().info.platform = "Sample CL";
+      info.devices.back().info.driverVersion = "1.0";
+      info.devices.back().info.openclCVersion = "OpenCL C 1.2";
+    }
+    info.host = "sample-host", info.command = "reduce-scan-bench --explain";
+    info.date = "2026-11-28T00:00:00Z";
+    const std::vector<Explanation> cases = SampleExplanations(two);
+    const std::string name = std::string("explain-") + (two ? "two-devices" : "one-device");
+    for (const std::string& format : FormatNames()) {
+      std::ostringstream out;
+      MakePrinter(ParseFormat(format))->Explain(out, info, cases);
+      ExpectGolden(name + "." + GoldenExtension(format), out.str());
+    }
+  }
 }
 
 // Explain and check are two modes: both at once is a usage error; a local size beyond the

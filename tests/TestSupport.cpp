@@ -2,8 +2,10 @@
 
 #include "engine/PlannedTask.h"
 #include "engine/Worker.h"
+#include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
+#include "report/ReportUtil.h"
 #include "tasks/Tasks.h"
 
 #include <fmt/format.h>
@@ -320,6 +322,45 @@ std::string WriteEditedResultFile(const std::string& path,
     text.replace(text.find(sentinel), sentinel.size(), raw);
   std::ofstream(path) << text;
   return path;
+}
+
+namespace {
+
+// text with this build's suite fields as placeholders (ExpectGolden).
+std::string WithoutBuild(const std::string& name, std::string text) {
+  const BuildInfo& b = ThisBuild();
+  if (name.size() > 5 && name.substr(name.size() - 5) == ".json") {
+    nlohmann::json j = nlohmann::json::parse(text);
+    if (j.contains("suite"))
+      j["suite"] = "SUITE";
+    return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  }
+  const std::string fields = CsvQuote(b.version) + "," + CsvQuote(b.gitRevision) + "," +
+                             CsvQuote(b.buildType + "; " + b.compiler + "; " + b.cxxFlags);
+  for (size_t at = text.find(fields); at != std::string::npos; at = text.find(fields, at))
+    text.replace(at, fields.size(), "VERSION,REVISION,BUILD");
+  return text;
+}
+
+}  // namespace
+
+std::string GoldenExtension(const std::string& format) {
+  return format == "table" ? "txt" : format == "markdown" ? "md" : format;
+}
+
+void ExpectGolden(const std::string& name, std::string text) {
+  text = WithoutBuild(name, text);
+  const std::string path = std::string(RSB_SOURCE_DIR) + "/tests/fixtures/printer/" + name;
+  if (!Env("RSB_WRITE_GOLDEN").empty()) {
+    fs::create_directories(fs::path(path).parent_path());
+    std::ofstream(path, std::ios::binary) << text;
+    return;
+  }
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path << ": missing (RSB_WRITE_GOLDEN=1 writes it)";
+  std::ostringstream golden;
+  golden << in.rdbuf();
+  EXPECT_EQ(text, golden.str()) << name << " differs from " << path;
 }
 
 }  // namespace rsb::test

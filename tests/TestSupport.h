@@ -137,4 +137,14 @@ std::string WriteEditedResultFile(const std::string& path,
                                   const std::function<void(nlohmann::json&)>& edit,
                                   const std::string& raw = "");
 
+// The output formats' bytes pinned: text must equal tests/fixtures/printer/NAME, each file
+// written by the writers as they were before they became one printer interface (commit
+// 3028cc7; RSB_WRITE_GOLDEN=1 writes NAME from text instead, for a deliberate change of a
+// format). This build's suite fields (version, git revision, build: JSON `suite`, the CSV
+// columns suite_version to build) are replaced by placeholders first, in JSON (NAME ending in
+// .json) and CSV (.csv) alike, so that no commit changes a golden file.
+void ExpectGolden(const std::string& name, std::string text);
+// A format's golden files end in: "txt" (the table), "csv", "json", "md" (Markdown).
+std::string GoldenExtension(const std::string& format);
+
 }  // namespace rsb::test

@@ -94,7 +94,7 @@ struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
   std::vector<std::string> localSizes;
-  std::string codePath = "auto", format = "table", ciTarget = "1%";
+  std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%";
   bool check = false, help = false, version = false, noBreakdown = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
   CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
@@ -275,8 +275,9 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
 }
 
 void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
-  app.add_option("--format", raw.format, "Output: table, csv, json or markdown (default table)")
-      ->check(OneOf({"table", "csv", "json", "markdown"}, false));
+  app.add_option("--format", raw.format,
+                 "Output: " + FormatList() + " (default " + FormatNames().front() + ")")
+      ->check(OneOf(FormatNames(), false));
   auto* breakdown = app.add_flag(
       "--breakdown", o.breakdown,
       "Table: under each case, its time per kernel (launches, time, share, GB/s, utilisation) "
@@ -352,10 +353,7 @@ void ResolveLists(const Raw& raw, Options& o) {
                        : raw.codePath == "cpu" ? CodePath::Cpu
                                                : CodePath::Auto;
   o.problem.tuning = TuningOf(raw.tune);
-  o.format = raw.format == "csv"        ? OutputFormat::Csv
-             : raw.format == "json"     ? OutputFormat::Json
-             : raw.format == "markdown" ? OutputFormat::Markdown
-                                        : OutputFormat::Table;
+  o.format = ParseFormat(raw.format);
   o.run.ciTarget = *ParseFraction(raw.ciTarget);
   o.run.timed = !raw.check;
   if (!raw.sizes.empty()) {

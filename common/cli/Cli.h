@@ -6,6 +6,7 @@
 #include "engine/IComputeTask.h"
 #include "engine/Runner.h"
 #include "platform/Types.h"
+#include "report/Report.h"
 
 #include <map>
 #include <optional>
@@ -17,8 +18,6 @@ class Validator;
 }
 
 namespace rsb {
-
-enum class OutputFormat { Table, Csv, Json, Markdown };
 
 // "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size);
 // nullopt when malformed or beyond kMaxElements.
@@ -60,7 +59,7 @@ struct Options {
   // none, every variant's defaults.
   std::string profile;
   bool noProfile = false;
-  OutputFormat format = OutputFormat::Table;
+  OutputFormat format = DefaultFormat();
   bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
   RunSettings run;
   // --explain: the course's measures of every selected case from its launch plan (launches, S(n),

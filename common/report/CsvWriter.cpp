@@ -122,21 +122,97 @@ void WriteBreakdownRows(std::ostream& out, const Result& r, const CaseKeys& c) {
                        c.runFields, c.extent, c.options);
 }
 
-}  // namespace
-
 // One table for CSV tools: a row per case (the `kernel` column empty), followed by a row per
 // kernel of its breakdown (kernel_phase `run`) and per command outside the span (`prepare`:
 // before every timed run; `validation`: before the validated run), each repeating the case's
 // keys (device to status, code path to tuning) and filling the kernel_* columns, the case's
 // measurements left empty. Case rows: an empty `kernel`; a case's kernel times: its rows of
 // phase `run`, whose kernel_time_ms plus the case's gaps_ms are its time_ms_median.
-void WriteCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+void WriteResultsCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
   out << kCsvHeader;
   for (const auto& r : results) {
     const CaseKeys keys = KeysOf(info, r);
     WriteCaseRow(out, r, keys);
     WriteBreakdownRows(out, r, keys);
   }
+}
+
+void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<Explanation>& all) {
+  out << "device,driver_version,task,variant,type,op,scan_kind,n,width,height,params,local_size,"
+         "status,message,launches,steps,work,sequential_work,work_items,cost,work_ratio,"
+         "cost_ratio,scaled_work_ratio,scaled_cost_ratio,work_optimal,cost_optimal,bytes_read,"
+         "bytes_written,bytes_moved\n";
+  for (const auto& e : all) {
+    const Result& r = e.c;
+    const DeviceInfo& d = DeviceOf(info, r).info;
+    auto flag = [](const std::optional<bool>& v) { return v ? (*v ? "1" : "0") : ""; };
+    out << fmt::format(
+        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{},{},{},{},{}\n",
+        CsvQuote(d.name), CsvQuote(d.driverVersion), r.task, r.variant, ToString(r.type),
+        ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n,
+        r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
+        CsvQuote(r.params.empty() ? "" : ParamsText(r)), r.localSize,
+        e.Explained() ? "explained" : "skipped", CsvQuote(r.message), r.cost.launches, r.cost.steps,
+        r.cost.ops, e.sequentialWork, r.cost.workItems, e.Cost(), e.workRatio, e.costRatio,
+        e.scaledWorkRatio, e.scaledCostRatio, flag(e.workOptimal), flag(e.costOptimal),
+        r.cost.bytesRead, r.cost.bytesWritten, r.cost.BytesMoved());
+  }
+}
+
+// compare's CSV: a row per case in both files (in "both"), then those in one only ("base",
+// "new"), the other side's columns empty.
+void WriteCompareCsv(std::ostream& out, const Comparison& c) {
+  auto num = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
+  out << "in,task,variant,type,op,scan_kind,n,base_local_size,new_local_size,base_device,"
+         "new_device,base_status,base_median_ms,base_ci_low_ms,base_ci_high_ms,new_status,"
+         "new_median_ms,new_ci_low_ms,new_ci_high_ms,throughput_ratio,change,regression,note\n";
+  auto device = [&](const StoredResult* r) { return r ? CsvQuote(r->device.Label()) : ""; };
+  auto times = [&](const StoredResult* r) {
+    if (!r)
+      return std::string(",,,");
+    const TimeStats& t = r->result.timeMs;
+    return fmt::format("{},{},{},{}", ToString(r->result.status), r->Timed() ? num(t.median) : "",
+                       r->HasCi() ? num(t.ciLow) : "", r->HasCi() ? num(t.ciHigh) : "");
+  };
+  auto local = [](const StoredResult* r) { return r ? std::to_string(r->result.localSize) : ""; };
+  auto row = [&](const char* in, const StoredResult& s, const StoredResult* b,
+                 const StoredResult* n, const CaseComparison* m) {
+    const Result& key = s.result;
+    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", in, key.task,
+                       key.variant, ToString(key.type), ToString(key.op), KindText(key), key.n,
+                       local(b), local(n), device(b), device(n), times(b), times(n),
+                       m ? num(m->speedup) : "", m ? ToString(m->change) : "",
+                       m ? (m->regression ? "1" : "0") : "", CsvQuote(m ? m->note : ""));
+  };
+  for (const auto& m : c.matched)
+    row("both", m.base, &m.base, &m.fresh, &m);
+  for (const auto& r : c.onlyBase)
+    row("base", r, &r, nullptr, nullptr);
+  for (const auto& r : c.onlyNew)
+    row("new", r, nullptr, &r, nullptr);
+}
+
+// For CSV tools: one rectangular table each, a header line first.
+class CsvPrinter : public Printer {
+ public:
+  void Results(std::ostream& out, const RunInfo& info,
+               const std::vector<Result>& results) const override {
+    WriteResultsCsv(out, info, results);
+  }
+  void Explain(std::ostream& out, const RunInfo& info,
+               const std::vector<Explanation>& cases) const override {
+    WriteExplainCsv(out, info, cases);
+  }
+  void Compare(std::ostream& out, const CompareReport& report) const override {
+    WriteCompareCsv(out, report.comparison);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> MakeCsvPrinter(const PrinterOptions&) {
+  return std::make_unique<CsvPrinter>();
 }
 
 }  // namespace rsb

@@ -50,6 +50,10 @@ std::string KindOrDash(const Result& r) {
   return r.scanKind ? ToString(*r.scanKind) : "-";
 }
 
+std::string KindText(const Result& r) {
+  return r.scanKind ? ToString(*r.scanKind) : "";
+}
+
 // "mask-width=5": a result's task parameters in one field ("-" without any).
 std::string ParamsText(const Result& r) {
   std::string s;

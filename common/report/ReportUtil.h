@@ -1,11 +1,14 @@
-// What the output formats' writers (Report.h, common/report/*Writer*.cpp) share: quoting, aligned
-// rows, the device lines and JSON, the results' table cells and notes.
+// What the printers (Report.h; one per format, common/report/*Writer.cpp) share: quoting, aligned
+// rows, the device lines and JSON, the results' table cells and notes, --explain's columns and
+// legend (ExplainUtil.cpp), compare's cells and summary (CompareUtil.cpp); and each format's
+// printer, for the factory (Printer.cpp).
 #pragma once
 
 #include "report/Report.h"
 
 #include <nlohmann/json.hpp>
 
+#include <memory>
 #include <ostream>
 #include <string>
 #include <utility>
@@ -24,6 +27,8 @@ std::string AlignedRow(const std::vector<int>& width, const std::vector<std::str
 std::string MarkdownRow(const std::vector<std::string>& cells);
 
 std::string KindOrDash(const Result& r);
+// "exclusive": a result's scan kind ("" for a reduction: CSV, compare's keys).
+std::string KindText(const Result& r);
 // "mask-width=5": a result's task parameters in one field ("-" without any).
 std::string ParamsText(const Result& r);
 // True when a result has task parameters (a convolution's mask width): the tables get a
@@ -64,5 +69,60 @@ std::string CountLine(const std::vector<Result>& results);
 
 void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
                 const std::vector<Result>& results, const std::string& bullet);
+
+// --explain's table and Markdown table (ExplainUtil.cpp).
+// The course's terms, as the explain outputs print them (the table and Markdown under the
+// table, JSON in "legend").
+const std::vector<std::pair<std::string, std::string>>& ExplainLegend();
+extern const char* const kExplainTitle;
+// The explain table's columns and one case's cells (numbers "-" for a skipped case).
+std::vector<std::string> ExplainColumns(bool params);
+std::vector<std::string> ExplainCells(const Explanation& e, bool params);
+// The cases explained on device d, in order.
+std::vector<Explanation> ExplanationsOn(const RunInfo& info, const std::vector<Explanation>& all,
+                                        size_t d);
+bool AnyParams(const std::vector<Explanation>& cases);
+// Skipped cases, one line each; then, once, the variants whose plans count fewer steps than
+// their work needs (their cases' message in CSV and JSON).
+void WriteExplainNotes(std::ostream& out, const std::vector<Explanation>& cases,
+                       const std::string& bullet);
+
+// compare's report (CompareUtil.cpp).
+// "5%": a fraction as a percentage.
+std::string PercentText(double fraction);
+// Four significant digits, never in exponent form (an H100 case takes 0.00004683 ms).
+std::string MsText(double v);
+// "[0.1200, 0.1300]": the median's 95% interval; "-" without one.
+std::string CiText(const StoredResult& r);
+// The median, or the status of a case not timed.
+std::string MedianText(const StoredResult& r);
+// The note, after what else defines the case where it has more than n (an image's shape, a
+// task's parameters: "4096x4096 mask-width=5").
+std::string NoteWithExtra(const CaseComparison& c);
+// "256", or "256/128" where the two files differ in the local size.
+std::string LocalText(const CaseComparison& c);
+// "1.250x"; "-" where a side was not timed.
+std::string RatioText(const CaseComparison& c);
+// "NAME, driver V (PLATFORM); ...".
+std::string DeviceList(const std::vector<DeviceId>& devices);
+// " on <device>" for a case in one file only, where the device is part of the match and the
+// files do not hold the same one device.
+std::string OnDevice(const StoredResult& r, const CompareReport& report);
+struct CompareSummary {
+  size_t faster = 0, slower = 0, same = 0, unknown = 0, untimed = 0, regressions = 0, timed = 0;
+  double geomean = 0;  // of the throughput ratios of the cases timed in both
+};
+CompareSummary SummariseComparison(const Comparison& c);
+// "6 matched cases: 0 faster, ...": the line a comparison ends with.
+std::string CompareSummaryLine(const Comparison& c, const CompareSettings& settings);
+extern const char* const kRatioMeaning;
+// How faster, slower and a regression are decided.
+std::string CompareRule(const CompareSettings& s);
+
+// Each format's printer (MakePrinter chooses).
+std::unique_ptr<Printer> MakeTablePrinter(const PrinterOptions& options);
+std::unique_ptr<Printer> MakeCsvPrinter(const PrinterOptions& options);
+std::unique_ptr<Printer> MakeJsonPrinter(const PrinterOptions& options);
+std::unique_ptr<Printer> MakeMarkdownPrinter(const PrinterOptions& options);
 
 }  // namespace rsb

@@ -34,10 +34,8 @@ void WriteBreakdownLines(std::ostream& out, const Result& r) {
                        "-", "-", u.launches);
 }
 
-}  // namespace
-
-void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& all,
-                bool breakdown) {
+void WriteResultsTable(std::ostream& out, const RunInfo& info, const std::vector<Result>& all,
+                       bool breakdown) {
   for (size_t d = 0; d < info.devices.size(); ++d) {
     const std::vector<Result> results = ResultsOn(info, all, d);
     if (d)
@@ -75,6 +73,92 @@ void WriteTable(std::ostream& out, const RunInfo& info, const std::vector<Result
     WriteNotes(out, info, info.devices[d], results, "");
   }
   out << "\n" << CountLine(all) << "\n";
+}
+
+void WriteExplainTable(std::ostream& out, const RunInfo& info,
+                       const std::vector<Explanation>& all) {
+  out << kExplainTitle << "\n";
+  for (size_t d = 0; d < info.devices.size(); ++d) {
+    const std::vector<Explanation> cases = ExplanationsOn(info, all, d);
+    out << "\n" << DeviceLine(info, d) << "\n\n";
+    std::vector<int> width = {-10, -14, -6, -4, -9, 10, 5, 8, 6, 13, 7, 11, 13, 8, -8, -8, 13, 0};
+    for (const auto& e : cases)
+      width[0] = std::min(width[0], -int(e.c.task.size()));
+    const bool params = AnyParams(cases);
+    auto line = [&](const std::vector<std::string>& cells) { out << AlignedRow(width, cells); };
+    line(ExplainColumns(params));
+    for (const auto& e : cases)
+      line(ExplainCells(e, params));
+    WriteExplainNotes(out, cases, "");
+  }
+  out << "\n";
+  for (const auto& [term, meaning] : ExplainLegend())
+    out << term << ": " << meaning << "\n";
+}
+
+// compare's table: the files, what ratio and change mean, a row per case in both, the cases in one
+// file only, the notes and the summary.
+void WriteCompareTable(std::ostream& out, const CompareReport& report) {
+  const Comparison& c = report.comparison;
+  out << fmt::format("BASE: {}: {}\n", report.base.path, DeviceList(report.base.devices));
+  out << fmt::format("NEW:  {}: {}\n", report.fresh.path, DeviceList(report.fresh.devices));
+  out << kRatioMeaning << ";\n" << CompareRule(report.settings) << "\n\n";
+  const char* row =
+      "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>7} {:>10} {:<24} {:>10} {:<24} {:>8} {:<7} {}";
+  auto line = [&](std::string text) {
+    text.erase(text.find_last_not_of(' ') + 1);
+    out << text << "\n";
+  };
+  line(fmt::format(row, "task", "variant", "type", "op", "kind", "n", "local", "BASE ms",
+                   "BASE 95% CI", "NEW ms", "NEW 95% CI", "ratio", "change", "note"));
+  for (const auto& m : c.matched)
+    line(fmt::format(row, m.base.result.task, m.base.result.variant, ToString(m.base.result.type),
+                     ToString(m.base.result.op), KindOrDash(m.base.result), m.base.result.n,
+                     LocalText(m), MedianText(m.base), CiText(m.base), MedianText(m.fresh),
+                     CiText(m.fresh), RatioText(m), ToString(m.change), NoteWithExtra(m)));
+  if (c.matched.empty())
+    out << "(no case in both files)\n";
+  auto list = [&](const char* title, const std::vector<StoredResult>& v) {
+    if (v.empty())
+      return;
+    out << fmt::format("\nonly in {} ({}):\n", title, v.size());
+    for (const auto& r : v)
+      out << fmt::format("  {}{}\n", r.Label(), OnDevice(r, report));
+  };
+  list("BASE", c.onlyBase);
+  list("NEW", c.onlyNew);
+  if (!c.notes.empty())
+    out << "\n";
+  for (const auto& n : c.notes)
+    out << "note: " << n << "\n";
+  out << "\n" << CompareSummaryLine(c, report.settings) << "\n";
+}
+
+// For a person at the terminal: aligned columns, the marks' legend under them.
+class TablePrinter : public Printer {
+ public:
+  explicit TablePrinter(const PrinterOptions& options) : options_(options) {}
+  void Results(std::ostream& out, const RunInfo& info,
+               const std::vector<Result>& results) const override {
+    WriteResultsTable(out, info, results, options_.breakdown);
+  }
+  void Explain(std::ostream& out, const RunInfo& info,
+               const std::vector<Explanation>& cases) const override {
+    WriteExplainTable(out, info, cases);
+  }
+  void Compare(std::ostream& out, const CompareReport& report) const override {
+    WriteCompareTable(out, report);
+  }
+  bool ForTerminal() const override { return true; }
+
+ private:
+  PrinterOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Printer> MakeTablePrinter(const PrinterOptions& options) {
+  return std::make_unique<TablePrinter>(options);
 }
 
 }  // namespace rsb

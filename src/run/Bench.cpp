@@ -55,24 +55,7 @@ int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& p
         cases.back().c.device = d;
       }
   }
-  output.Write(
-      [&](std::ostream& out) {
-        switch (o.format) {
-          case OutputFormat::Table:
-            WriteExplainTable(out, info, cases);
-            break;
-          case OutputFormat::Csv:
-            WriteExplainCsv(out, info, cases);
-            break;
-          case OutputFormat::Json:
-            WriteExplainJson(out, info, cases);
-            break;
-          case OutputFormat::Markdown:
-            WriteExplainMarkdown(out, info, cases);
-            break;
-        }
-      },
-      /*final=*/true);
+  output.Write(info, cases);
   return kExitOk;
 }
 
@@ -231,8 +214,8 @@ void SayNoCeilings(const std::string& why) {
 // unless the table on stdout lists them under the progress that showed each; build logs that no
 // progress showed follow, each once.
 int ExitStatus(const Options& o, const std::vector<Result>& results, const RunInfo& info,
-               BuildLogs& logs) {
-  const bool listed = !o.quiet && o.format == OutputFormat::Table && o.output.empty();
+               const ReportOutput& output, BuildLogs& logs) {
+  const bool listed = !o.quiet && output.ForTerminal();
   int status = kExitOk;
   for (const auto& r : results) {
     if (!listed &&
@@ -399,7 +382,7 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
         "case(s) run\n",
         done.size());
   output.Write(info, done, /*final=*/true);
-  const int status = ExitStatus(o, done, info, logs);
+  const int status = ExitStatus(o, done, info, output, logs);
   if (interrupted) {
     std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
     return kExitInterrupted;
@@ -429,7 +412,7 @@ int RunBenchmark(int argc, char** argv) {
   const Selection s = Select(o, tasks, catalog, kernelDir);
   // The output is checked only once everything on the command line has been, and first
   // written when a case ends.
-  ReportOutput output(o.output, o.format, o.breakdown);
+  ReportOutput output(o.output, MakePrinter(o.format, {o.breakdown}));
   RunInfo info = NewRunInfo(o, kernelDir, argc, argv);
   if (o.explain)
     return ExplainCases(o, tasks, s.problems, s.devices, s.profiles, info, output);

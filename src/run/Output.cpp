@@ -42,27 +42,8 @@ ProgressFn StderrProgress(BuildLogs& logs) {
   };
 }
 
-void WriteReport(std::ostream& out, OutputFormat format, bool breakdown, const RunInfo& info,
-                 const std::vector<Result>& results) {
-  switch (format) {
-    case OutputFormat::Table:
-      WriteTable(out, info, results, breakdown);
-      break;
-    case OutputFormat::Csv:
-      WriteCsv(out, info, results);
-      break;
-    case OutputFormat::Json:
-      WriteJson(out, info, results);
-      break;
-    case OutputFormat::Markdown:
-      WriteMarkdown(out, info, results);
-      break;
-  }
-  out.flush();
-}
-
-ReportOutput::ReportOutput(std::string path, OutputFormat format, bool breakdown)
-    : path_(std::move(path)), format_(format), breakdown_(breakdown) {
+ReportOutput::ReportOutput(std::string path, std::unique_ptr<Printer> printer)
+    : path_(std::move(path)), printer_(std::move(printer)) {
   if (path_.empty())
     return;
   namespace fs = std::filesystem;
@@ -82,7 +63,11 @@ ReportOutput::ReportOutput(std::string path, OutputFormat format, bool breakdown
 }
 
 void ReportOutput::Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
-  Write([&](std::ostream& out) { WriteReport(out, format_, breakdown_, info, results); }, final);
+  Write([&](std::ostream& out) { printer_->Results(out, info, results); }, final);
+}
+
+void ReportOutput::Write(const RunInfo& info, const std::vector<Explanation>& cases) {
+  Write([&](std::ostream& out) { printer_->Explain(out, info, cases); }, /*final=*/true);
 }
 
 void ReportOutput::Write(const std::function<void(std::ostream&)>& write, bool final) {

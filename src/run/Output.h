@@ -8,6 +8,7 @@
 #include "report/Report.h"
 
 #include <functional>
+#include <memory>
 #include <ostream>
 #include <set>
 #include <string>
@@ -33,26 +34,26 @@ class BuildLogs {
 // kernel build log the first time a case fails on it.
 ProgressFn StderrProgress(BuildLogs& logs);
 
-// The results in one format.
-void WriteReport(std::ostream& out, OutputFormat format, bool breakdown, const RunInfo& info,
-                 const std::vector<Result>& results);
-
-// Where the report goes. A regular file (or a new one) is rewritten after every case through a
-// temporary file and a rename, so that it is a complete document whatever happens next; stdout
-// and special files (/dev/null, a pipe) get the report once, at the end. Whether the place can
-// be written is checked when this is made, before any case runs; a write that fails is a
-// DeviceError (exit 3) naming the reason.
+// Where the report goes, written by the run's printer (report/Report.h). A regular file (or a
+// new one) is rewritten after every case through a temporary file and a rename, so that it is a
+// complete document whatever happens next; stdout and special files (/dev/null, a pipe) get the
+// report once, at the end. Whether the place can be written is checked when this is made, before
+// any case runs; a write that fails is a DeviceError (exit 3) naming the reason.
 class ReportOutput {
  public:
-  ReportOutput(std::string path, OutputFormat format, bool breakdown);
+  ReportOutput(std::string path, std::unique_ptr<Printer> printer);
+  // The results so far (final: the last time).
   void Write(const RunInfo& info, const std::vector<Result>& results, bool final);
-  // Any document, written by `write`.
-  void Write(const std::function<void(std::ostream&)>& write, bool final);
+  // --explain's cases, once.
+  void Write(const RunInfo& info, const std::vector<Explanation>& cases);
+  // The report is the table on stdout: a person reads it there, beside the progress lines.
+  bool ForTerminal() const { return path_.empty() && printer_->ForTerminal(); }
 
  private:
+  void Write(const std::function<void(std::ostream&)>& write, bool final);
+
   std::string path_;
-  OutputFormat format_;
-  bool breakdown_;
+  std::unique_ptr<Printer> printer_;
   bool special_ = false;
 };
 

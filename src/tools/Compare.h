@@ -3,41 +3,14 @@
 // files (task, variant, type, op, scan kind, n, local size and device) and gives per case the
 // throughput ratio NEW/BASE of the medians (> 1: NEW faster), marked faster or slower only
 // where the two 95% confidence intervals of the median do not overlap; cases in one file only
-// are listed.
+// are listed. Its record (Comparison) is the report layer's (report/Comparison.h), printed by
+// the printer of --format (report/Report.h).
 #pragma once
 
+#include "report/Comparison.h"
 #include "tools/ResultFile.h"
 
-#include <optional>
-#include <string>
-#include <vector>
-
 namespace rsb {
-
-enum class Change { Faster, Slower, Same, Unknown };
-std::string ToString(Change c);
-
-// One case in both files.
-struct CaseComparison {
-  StoredResult base, fresh;       // fresh: the NEW file's result
-  std::optional<double> speedup;  // BASE median / NEW median: throughput NEW/BASE; both timed
-  Change change = Change::Unknown;
-  bool regression = false;  // significantly slower, time ratio beyond 1 + threshold
-  std::string note;         // why unknown ("no CI in BASE"), status changes
-};
-
-struct Comparison {
-  std::vector<CaseComparison> matched;
-  std::vector<StoredResult> onlyBase, onlyNew;
-  std::vector<std::string> notes;  // duplicates, device hints
-  size_t Regressions() const;
-};
-
-struct CompareSettings {
-  double threshold = 0.05;  // a fraction: 0.05 = 5%
-  bool acrossDevices = false;
-  bool ignoreLocalSize = false;
-};
 
 // Throws UsageError where acrossDevices is set and a file holds several devices.
 Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s);

@@ -289,26 +289,6 @@ StoredResult ReadResult(const ResultReader& in, const ResultFile& f) {
 
 }  // namespace
 
-std::string DeviceId::Key() const {
-  return name + '\n' + driverVersion + '\n' + platform;
-}
-
-std::string DeviceId::Label() const {
-  std::string s = name.empty() ? "unknown device" : name;
-  if (!driverVersion.empty())
-    s += ", driver " + driverVersion;
-  if (!platform.empty())
-    s += " (" + platform + ")";
-  return s;
-}
-
-std::string StoredResult::Extra() const {
-  std::string s = result.height ? " " + SizeText(result.n, result.height) : "";
-  for (const auto& [name, value] : result.params)
-    s += fmt::format(" {}={}", name, value);
-  return s;
-}
-
 std::vector<DeviceId> ResultFile::Devices() const {
   std::vector<DeviceId> out;
   for (const auto& r : results)

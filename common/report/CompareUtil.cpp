@@ -1,0 +1,141 @@
+#include "report/ReportUtil.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace rsb {
+
+std::string ToString(Change c) {
+  switch (c) {
+    case Change::Faster:
+      return "faster";
+    case Change::Slower:
+      return "slower";
+    case Change::Same:
+      return "same";
+    case Change::Unknown:
+      return "unknown";
+  }
+  return "?";
+}
+
+size_t Comparison::Regressions() const {
+  size_t k = 0;
+  for (const auto& m : matched)
+    k += m.regression;
+  return k;
+}
+
+std::string PercentText(double fraction) {
+  return fmt::format("{:g}%", 100 * fraction);
+}
+
+// Four significant digits, never in exponent form (an H100 case takes 0.00004683 ms).
+std::string MsText(double v) {
+  if (!(v > 0) || !std::isfinite(v))
+    return fmt::format("{:g}", v);
+  const int digits = std::max(0, 3 - static_cast<int>(std::floor(std::log10(v))));
+  return fmt::format("{:.{}f}", v, digits);
+}
+
+std::string CiText(const StoredResult& r) {
+  return r.HasCi() ? fmt::format("[{}, {}]", MsText(r.result.timeMs.ciLow),
+                                 MsText(r.result.timeMs.ciHigh))
+                   : "-";
+}
+
+std::string MedianText(const StoredResult& r) {
+  return r.Timed() ? MsText(r.result.timeMs.median) : ToString(r.result.status);
+}
+
+// The note, after what else defines the case where it has more than n (an image's shape, a
+// task's parameters: "4096x4096 mask-width=5").
+std::string NoteWithExtra(const CaseComparison& c) {
+  const std::string extra = c.base.Extra();
+  if (extra.empty())
+    return c.note;
+  return extra.substr(1) + (c.note.empty() ? "" : "; " + c.note);
+}
+
+std::string LocalText(const CaseComparison& c) {
+  const size_t base = c.base.result.localSize, fresh = c.fresh.result.localSize;
+  return base == fresh ? std::to_string(base) : fmt::format("{}/{}", base, fresh);
+}
+
+std::string RatioText(const CaseComparison& c) {
+  return c.speedup ? fmt::format("{:.3f}x", *c.speedup) : "-";
+}
+
+std::string DeviceList(const std::vector<DeviceId>& devices) {
+  std::string s;
+  for (const auto& d : devices)
+    s += (s.empty() ? "" : "; ") + d.Label();
+  return s;
+}
+
+// " on <device>" for a case in one file only, where the device is part of the match and the
+// files do not hold the same one device.
+std::string OnDevice(const StoredResult& r, const CompareReport& report) {
+  const std::vector<DeviceId>&b = report.base.devices, &n = report.fresh.devices;
+  const bool oneDevice = b.size() == 1 && n.size() == 1 && b[0] == n[0];
+  return report.settings.acrossDevices || oneDevice ? "" : " on " + r.device.Label();
+}
+
+CompareSummary SummariseComparison(const Comparison& c) {
+  CompareSummary s;
+  double logSum = 0;
+  for (const auto& m : c.matched) {
+    if (!m.speedup) {
+      ++s.untimed;
+      continue;
+    }
+    ++s.timed;
+    logSum += std::log(*m.speedup);
+    s.regressions += m.regression;
+    switch (m.change) {
+      case Change::Faster:
+        ++s.faster;
+        break;
+      case Change::Slower:
+        ++s.slower;
+        break;
+      case Change::Same:
+        ++s.same;
+        break;
+      case Change::Unknown:
+        ++s.unknown;
+        break;
+    }
+  }
+  s.geomean = s.timed ? std::exp(logSum / double(s.timed)) : 0;
+  return s;
+}
+
+std::string CompareSummaryLine(const Comparison& c, const CompareSettings& settings) {
+  const CompareSummary s = SummariseComparison(c);
+  std::string line = fmt::format(
+      "{} matched cases: {} faster, {} slower ({} beyond the {} threshold), {} same, {} unknown "
+      "(no CI)",
+      c.matched.size(), s.faster, s.slower, s.regressions, PercentText(settings.threshold), s.same,
+      s.unknown);
+  if (s.untimed)
+    line += fmt::format(", {} not timed in both", s.untimed);
+  line += fmt::format("; {} only in BASE, {} only in NEW", c.onlyBase.size(), c.onlyNew.size());
+  if (s.timed)
+    line += fmt::format("; geometric mean of the throughput ratios {:.3f}x", s.geomean);
+  return line;
+}
+
+const char* const kRatioMeaning =
+    "ratio = throughput NEW/BASE = BASE median time / NEW median time (> 1: NEW faster)";
+
+std::string CompareRule(const CompareSettings& s) {
+  return fmt::format(
+      "faster/slower only where the 95% confidence intervals of the medians do not overlap; a "
+      "regression is significantly slower with NEW time / BASE time > {:g} ({} threshold)",
+      1 + s.threshold, PercentText(s.threshold));
+}
+
+}  // namespace rsb

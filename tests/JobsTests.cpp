@@ -19,10 +19,7 @@ namespace {
 
 class Jobs : public ::testing::Test {
  protected:
-  Jobs() : tasks_(MakeTasks()) {
-    for (const auto& t : tasks_)
-      catalog_.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters()});
-  }
+  Jobs() : tasks_(MakeTasks()), catalog_(CatalogOf(tasks_)) {}
   Options Parse(std::vector<const char*> args) {
     args.insert(args.begin(), "reduce-scan-bench");
     return ParseCommandLine(int(args.size()), args.data(), catalog_);

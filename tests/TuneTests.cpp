@@ -69,10 +69,7 @@ CommandResult Bench(const CacheHome& home, const std::string& args) {
 }
 
 TaskCatalog Catalog() {
-  TaskCatalog catalog;
-  for (const auto& t : MakeTasks())
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
-  return catalog;
+  return CatalogOf(MakeTasks());
 }
 
 std::string CodePath() {

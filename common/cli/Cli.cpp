@@ -511,4 +511,11 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
   return o;
 }
 
+TaskCatalog CatalogOf(const std::vector<std::unique_ptr<IComputeTask>>& tasks) {
+  TaskCatalog catalog;
+  for (const auto& t : tasks)
+    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
+  return catalog;
+}
+
 }  // namespace rsb

@@ -114,6 +114,9 @@ struct TaskEntry {
 };
 using TaskCatalog = std::vector<TaskEntry>;
 
+// What the command line knows of each task: its name, variants, knobs, parameters, tuned spaces.
+TaskCatalog CatalogOf(const std::vector<std::unique_ptr<IComputeTask>>& tasks);
+
 // --tune NAME=VALUE: one of `knobs` with a value it allows, else "'NAME=VALUE': not allowed;
 // allowed: ..." or "unknown knob" (CLI11 adds the option's name).
 CLI::Validator TuneCheck(const std::vector<TuningKnob>& knobs);

@@ -394,9 +394,7 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
 
 int RunBenchmark(int argc, char** argv) {
   const Tasks tasks = MakeTasks();
-  TaskCatalog catalog;
-  for (const auto& t : tasks)
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
+  const TaskCatalog catalog = CatalogOf(tasks);
   const Options o = ParseCommandLine(argc, argv, catalog);
   if (PrintListings(o, tasks))
     return kExitOk;

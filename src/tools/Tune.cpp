@@ -589,9 +589,7 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
   TuneOptions o;
   if (!ParseTuneOptions(argc, argv, o))
     return kExitOk;
-  TaskCatalog catalog;
-  for (const auto& t : tasks)
-    catalog.push_back({t->Name(), t->Variants(), t->Tunables(), t->Parameters(), t->TunedSpaces()});
+  const TaskCatalog catalog = CatalogOf(tasks);
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   const auto devices =
       SelectDevices(o.platform, o.device.empty() ? std::vector<std::string>{}

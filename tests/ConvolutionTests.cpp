@@ -252,14 +252,10 @@ TEST(Convolution, NewVariantIsItsKernelAndOneTableRow) {
   table.push_back({"my-variant", "ConvolutionMyVariant", "Convolution.cl",
                    ConvolutionShape::Basic1D, 256, 64, "a student's copy of basic-1d"});
   CConvolutionTask task(table);
-  TaskContext ctx(Device().ctx->device, dir);
-  RunSettings settings;
-  settings.timed = false;
-  Runner runner(ctx, settings);
   for (size_t n : {1, 1000, 100003}) {
     ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, n, 64, n);
     spec.params["mask-width"] = 5;
-    const auto results = runner.Run({Job{&task, spec, {"my-variant"}}});
+    const auto results = ValidateWithKernels(task, spec, {"my-variant"}, dir);
     EXPECT_EQ(Failures(results), "");
     EXPECT_EQ(results[0].launchesEnqueued, results[0].cost.launches);
   }

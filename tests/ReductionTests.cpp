@@ -143,13 +143,9 @@ TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
   table.push_back({"my-variant", "ReduceMyVariant", "Reduction.cl", ReductionShape::MultiLevel, 256,
                    16, "a student's copy of decomposition"});
   CReductionTask task(table);
-  TaskContext ctx(Device().ctx->device, dir);
-  RunSettings settings;
-  settings.timed = false;
-  Runner runner(ctx, settings);
   for (size_t n : {1, 1000, 100003}) {
-    const auto results = runner.Run(
-        {Job{&task, Problem(ElementType::Int, Op::Max, std::nullopt, n, 32, n), {"my-variant"}}});
+    const auto results = ValidateWithKernels(
+        task, Problem(ElementType::Int, Op::Max, std::nullopt, n, 32, n), {"my-variant"}, dir);
     EXPECT_EQ(Failures(results), "");
     EXPECT_EQ(results[0].launchesEnqueued, results[0].cost.launches);
   }
@@ -187,11 +183,7 @@ TEST(Reduction, PlanThatNeverWritesTheOutputReadsAsAPlanFault) {
   Patch(dir + "/Reduction.cl", "  const IDX i = get_global_id(0);\n  if (i >= h)",
         "  return;\n  const IDX i = get_global_id(0);\n  if (i >= h)");
   CReductionTask task;
-  TaskContext ctx(Device().ctx->device, dir);
-  RunSettings settings;
-  settings.timed = false;
-  Runner runner(ctx, settings);
-  const auto kernel = runner.Run({Job{&task, spec, {"sequential"}}});
+  const auto kernel = ValidateWithKernels(task, spec, {"sequential"}, dir);
   ASSERT_EQ(kernel.size(), 1u);
   EXPECT_EQ(kernel[0].status, Status::Failed);
   EXPECT_NE(kernel[0].message.find("never written"), std::string::npos) << kernel[0].message;
@@ -207,13 +199,9 @@ TEST(Reduction, OneVariantsBuildErrorLeavesTheOthersInItsFileAlone) {
   Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;",
         "  dst[i] = i + h < m ? OP(a, src[i + h]) : a");
   CReductionTask task;
-  TaskContext ctx(Device().ctx->device, dir);
-  RunSettings settings;
-  settings.timed = false;
-  Runner runner(ctx, settings);
   const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 5);
-  const auto results =
-      runner.Run({Job{&task, spec, {"interleaved", "sequential", "decomposition", "atomic"}}});
+  const auto results = ValidateWithKernels(
+      task, spec, {"interleaved", "sequential", "decomposition", "atomic"}, dir);
   ASSERT_EQ(results.size(), 4u);
   for (const auto& r : results) {
     if (r.variant == "sequential") {

@@ -220,6 +220,16 @@ std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
   return runner.Run({Job{&task, spec, variants}});
 }
 
+std::vector<Result> ValidateWithKernels(IComputeTask& task, const ProblemSpec& spec,
+                                        const std::vector<std::string>& variants,
+                                        const std::string& kernelDir) {
+  TaskContext ctx(Device().ctx->device, kernelDir);
+  RunSettings s;
+  s.timed = false;
+  Runner runner(ctx, s);
+  return runner.Run({Job{&task, spec, variants}});
+}
+
 std::string Failures(const std::vector<Result>& results, bool allowSkip) {
   std::string out;
   for (const auto& r : results) {

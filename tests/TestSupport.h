@@ -53,6 +53,10 @@ ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_
 // timing; validateRuns validated runs) and returns one result per variant.
 std::vector<Result> Validate(IComputeTask& task, const ProblemSpec& spec,
                              const std::vector<std::string>& variants, size_t validateRuns = 1);
+// The same with the kernels of kernelDir (an edited copy) in a context of their own.
+std::vector<Result> ValidateWithKernels(IComputeTask& task, const ProblemSpec& spec,
+                                        const std::vector<std::string>& variants,
+                                        const std::string& kernelDir);
 
 // What a test may need of the device beyond OpenCL 1.2.
 enum class Need {

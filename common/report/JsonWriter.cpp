@@ -6,13 +6,19 @@ namespace rsb {
 
 namespace {
 
-void WriteResultsJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+// The fields every document of a run opens with: its schema, the suite, when, where, how.
+nlohmann::json RunHeader(const char* schema, const RunInfo& info) {
   nlohmann::json j;
-  j["schema"] = "reduce-scan-bench/1";
+  j["schema"] = schema;
   j["suite"] = SuiteJson();
   j["date"] = info.date;
   j["host"] = info.host;
   j["command"] = info.command;
+  return j;
+}
+
+void WriteResultsJson(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
+  nlohmann::json j = RunHeader("reduce-scan-bench/1", info);
   j["kernels"] = info.kernelDir;
   j["kernel_files"] = info.kernelHashes;
   j["cold"] = info.cold;
@@ -81,12 +87,7 @@ nlohmann::json ExplainDeviceJson(const DeviceRun& run) {
 }
 
 void WriteExplainJson(std::ostream& out, const RunInfo& info, const std::vector<Explanation>& all) {
-  nlohmann::json j;
-  j["schema"] = "reduce-scan-bench-explain/1";
-  j["suite"] = SuiteJson();
-  j["date"] = info.date;
-  j["host"] = info.host;
-  j["command"] = info.command;
+  nlohmann::json j = RunHeader("reduce-scan-bench-explain/1", info);
   j["device"] = ExplainDeviceJson(info.devices.empty() ? DeviceRun() : info.devices.front());
   if (info.devices.size() > 1) {
     j["devices"] = nlohmann::json::array();

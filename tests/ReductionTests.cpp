@@ -191,9 +191,9 @@ TEST(Reduction, PlanThatNeverWritesTheOutputReadsAsAPlanFault) {
   std::filesystem::remove_all(dir);
 }
 
-// A case builds only the kernels its plan launches (kernels/Common.clh's RSB_WANTS): a kernel
-// that does not compile is its own variant's error, and the variants beside it in the same file
-// build and pass.
+// Where the whole file does not build, a case builds only its plan's kernels (kernels/Common.clh's
+// RSB_WANTS, ProgramCache): a kernel that does not compile is its own variant's error, and the
+// variants beside it in the same file build and pass.
 TEST(Reduction, OneVariantsBuildErrorLeavesTheOthersInItsFileAlone) {
   const std::string dir = CopyKernels("one-broken-kernel");
   Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;",

@@ -1,5 +1,7 @@
 #include "engine/LaunchPlan.h"
 
+#include "platform/CLUtil.h"
+
 #include <algorithm>
 #include <set>
 
@@ -58,7 +60,7 @@ std::string LaunchPlan::BuildOptions() const {
       if (!s.kernel.empty())
         kernels.insert(s.kernel);
   if (!kernels.empty())
-    o += " -DRSB_KERNELS_SELECTED=1";
+    o += kKernelSelection;
   for (const auto& k : kernels)
     o += " -DRSB_KERNEL_" + k + "=1";
   return o;

@@ -111,7 +111,7 @@ struct LaunchPlan {
   }
   // What the program is built with: options, the index width and the kernels the plan launches
   // (-DRSB_KERNELS_SELECTED=1 -DRSB_KERNEL_<name>=1 each: kernels/Common.clh's RSB_WANTS, so
-  // that a file's other kernels are not compiled).
+  // that where the whole file does not build, the plan's kernels build alone: ProgramCache).
   std::string BuildOptions() const;
 };
 

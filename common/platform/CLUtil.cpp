@@ -565,6 +565,21 @@ std::string WithRealFileName(const std::string& log, const std::string& path) {
 }
 
 cl::Program& ProgramCache::Get(const std::string& file, const std::string& options) {
+  const size_t selected = options.find(kKernelSelection);
+  if (selected != std::string::npos) {
+    auto whole = std::make_pair(file, options.substr(0, selected));
+    if (!failedWhole_.count(whole)) {
+      try {
+        return Build(whole.first, whole.second);
+      } catch (const KernelBuildError&) {
+        failedWhole_.insert(std::move(whole));
+      }
+    }
+  }
+  return Build(file, options);
+}
+
+cl::Program& ProgramCache::Build(const std::string& file, const std::string& options) {
   auto key = std::make_pair(file, options);
   auto it = programs_.find(key);
   if (it != programs_.end())

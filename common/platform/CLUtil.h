@@ -7,6 +7,7 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -126,10 +127,18 @@ std::string WithSourceLines(const std::string& log);
 // so that every error points at file:line.
 std::string WithRealFileName(const std::string& log, const std::string& path);
 
+// Where a plan's build options name the kernels it launches (LaunchPlan::BuildOptions): this,
+// then -DRSB_KERNEL_<name>=1 each, at the end of the options.
+inline constexpr const char* kKernelSelection = " -DRSB_KERNELS_SELECTED=1";
+
 class ProgramCache {
  public:
   ProgramCache(cl::Context context, cl::Device device, std::string kernelDir);
-  // Throws DeviceError with the compiler's log (file and line) when the build fails.
+  // Throws KernelBuildError with the compiler's log (file and line) when the build fails.
+  // Options that name kernels (kKernelSelection onwards) build the whole file first, once for
+  // every case that shares the other options (the fewest compiles); only where that build fails
+  // (a kernel that does not compile or does not fit the device) are the named kernels built
+  // alone, so that one kernel never breaks the cases of another.
   cl::Program& Get(const std::string& file, const std::string& options);
   const cl::Context& Context() const { return context_; }
   const cl::Device& Device() const { return device_; }
@@ -139,7 +148,10 @@ class ProgramCache {
   cl::Device device_;
   std::string kernelDir_;
   std::shared_ptr<IncludeDir> include_;
+  cl::Program& Build(const std::string& file, const std::string& options);
+
   std::map<std::pair<std::string, std::string>, cl::Program> programs_;
+  std::set<std::pair<std::string, std::string>> failedWhole_;  // whole files that did not build
 };
 
 // "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code.

@@ -206,11 +206,11 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 // then stores it: one round trip to memory per tile at the usual shapes. (Reading the next tile
 // while computing this one, software pipelining, was measured on the H100 and was no faster; nor
 // was half the work-items computing while the other half loads the rest of the tile: both cost
-// registers, and with them work-groups per compute unit. docs/BENCHMARKS.md, "The tiled 2-D convolution".)
-// Consecutive work-items own consecutive 4-column blocks: their vector reads of a tile row are
-// contiguous (no bank conflicts) and their stores coalesce.
-// Global reads per output: (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the
-// width is not a multiple of 4), the mask from the constant cache. Steps: 2 (load, compute).
+// registers, and with them work-groups per compute unit. docs/BENCHMARKS.md, "The tiled 2-D
+// convolution".) Consecutive work-items own consecutive 4-column blocks: their vector reads of a
+// tile row are contiguous (no bank conflicts) and their stores coalesce. Global reads per output:
+// (OX + 2HP)(OY + 2R) / (OX OY) input cells (OX + 2R across where the width is not a multiple of
+// 4), the mask from the constant cache. Steps: 2 (load, compute).
 #ifndef TPX_MAX
 #define TPX_MAX 16  // the host's convolution-across
 #endif

@@ -1092,12 +1092,6 @@ TEST(Cli, TableNamesTheDeviceAndEveryVariant) {
   EXPECT_NE(r.out.find("Gelem/s"), std::string::npos);
 }
 
-}  // namespace
-}  // namespace rsb::test
-
-namespace rsb::test {
-namespace {
-
 // The student's loop: edit kernels/*.cl, run ./build/reduce-scan-bench. Run from its build tree,
 // the binary reads the source tree's kernels (not the copy made at build time), and says which.
 TEST(Cli, BinaryInItsBuildTreeRunsTheSourceTreesKernels) {
@@ -1120,12 +1114,6 @@ TEST(Cli, BinaryInItsBuildTreeRunsTheSourceTreesKernels) {
   EXPECT_NE(table.out.find(std::string("kernels: ") + RSB_SOURCE_KERNEL_DIR), std::string::npos)
       << table.out;
 }
-
-}  // namespace
-}  // namespace rsb::test
-
-namespace rsb::test {
-namespace {
 
 // One missing ';' at the top of Reduction.cl, which every build of its five variants compiles,
 // over several cases: each case's line says the compiler's first error (file:line:col as the

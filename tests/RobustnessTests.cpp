@@ -722,12 +722,6 @@ TEST(Timer, RusticlRunsAreUntimed) {
   EXPECT_EQ(UntimedRows(table.out), 1u) << table.out;
 }
 
-}  // namespace
-}  // namespace rsb::test
-
-namespace rsb::test {
-namespace {
-
 // By default every case runs in one worker process; a case that crashes it (here the naive scan
 // writing 2^31 elements past its output at n = 257 only) runs again alone in a worker of its
 // own, which decides it: that case is the error, named, and the cases after it run on in a fresh

@@ -11,10 +11,13 @@
 #   --slurm        scripts/grade-slurm: Slurm and MUNGE (their services kept from starting, see
 #                  below; tests/slurm_test.sh starts its own)
 #   --references   the bench/ references that need more (-DRSB_BUILD_REFERENCES=ON): oneTBB
+#   --html         headless Chromium: the tests open the HTML pages the suite writes as a browser
+#                  shows them
 #   --tests        the test command (scripts/run-tests): all of the above, GoogleTest, Python's
 #                  jsonschema, Mesa's OpenCL (rusticl: a second CPU device, RUSTICL_ENABLE=llvmpipe),
 #                  clang-format
-# Options combine (--plot --grade). Safe to run again: what is installed stays.
+# Options combine (--plot --grade). Safe to run again: what is installed stays, and where every
+# package asked for is installed already apt is not asked at all.
 set -euo pipefail
 base="g++ cmake make ocl-icd-opencl-dev opencl-clhpp-headers opencl-c-headers pocl-opencl-icd
       clinfo libcli11-dev nlohmann-json3-dev libfmt-dev"
@@ -22,7 +25,8 @@ plot="python3 python3-matplotlib"
 grade="oclgrind bubblewrap util-linux"
 slurm="slurm-wlm munge"
 references="libtbb-dev"
-tests="$plot $grade $slurm $references libgtest-dev python3-jsonschema mesa-opencl-icd clang-format"
+html="chromium"
+tests="$plot $grade $slurm $references $html libgtest-dev python3-jsonschema mesa-opencl-icd clang-format"
 packages=$base
 for arg in "$@"; do
   case $arg in
@@ -30,12 +34,21 @@ for arg in "$@"; do
     --grade) packages+=" $grade" ;;
     --slurm) packages+=" $slurm" ;;
     --references) packages+=" $references" ;;
+    --html) packages+=" $html" ;;
     --tests) packages+=" $tests" ;;
-    -h | --help) sed -n '2,17p' "$0" | cut -c3-; exit 0 ;;
-    *) echo "install-deps.sh: unknown option '$arg'; allowed: --plot --grade --slurm --references --tests" >&2
+    -h | --help) sed -n '2,20p' "$0" | cut -c3-; exit 0 ;;
+    *) echo "install-deps.sh: unknown option '$arg'; allowed: --plot --grade --slurm --references --html --tests" >&2
        exit 2 ;;
   esac
 done
+missing=""
+for p in $packages; do
+  [ "$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null)" = "ii " ] || missing+=" $p"
+done
+if [ -z "$missing" ]; then
+  echo "dependencies installed (all there already)"
+  exit 0
+fi
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 export DEBIAN_FRONTEND=noninteractive

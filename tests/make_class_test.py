@@ -49,6 +49,10 @@ def refusals(script, tmp):
               f"make-class {' '.join(args)}: exit {r.returncode}, {r.stderr!r} (wanted 2, "
               f"one line with {want!r})")
         check(not os.path.exists(fresh), f"make-class {' '.join(args)} wrote {fresh}")
+    under_file = os.path.join(taken, "x", "class")  # OUT below a regular file: no traceback
+    r = subprocess.run([sys.executable, script, under_file, "3"], capture_output=True, text=True)
+    check(r.returncode == 2 and "is not a folder" in r.stderr and r.stderr.count("\n") == 1,
+          f"OUT under a file: exit {r.returncode}, {r.stderr!r}")
     r = subprocess.run([sys.executable, script, taken, "3"], capture_output=True, text=True)
     check(r.returncode == 2 and "is not an empty folder" in r.stderr and
           r.stderr.count("\n") == 1, f"OUT not empty: exit {r.returncode}, {r.stderr!r}")

@@ -2,6 +2,7 @@
 # scripts/grade-slurm against a real Slurm started here, as the current user:
 #  - its refusals (bad --shards, --time, no --output-dir, no hand-ins, no sbatch on PATH) and
 #    sbatch's (--gpu where the node has none, --partition that does not exist): exit 2, one line;
+#    sbatch's controller not reached: exit 3, no folder made;
 #  - a one-node Slurm started by scripts/slurm-local.sh (munged, slurmctld and slurmd in a temp
 #    folder, no cgroups), a trivial job array with a dependent job run to the end;
 #  - a class of 8 hand-ins (the suite's kernels and task sources; student-3's reduction and
@@ -56,6 +57,16 @@ expect_usage "unknown option '--bogus'" "$gs" --bogus
 expect_usage "--binary '$tmp/none'" "$gs" --binary "$tmp/none" --output-dir "$tmp/o" -- "$tmp/h"
 expect_usage "slurm-wlm's sbatch" env PATH=/nonexistent /bin/bash "$gs" --binary "$bin" \
   --output-dir "$tmp/o" -- "$tmp/h"
+# sbatch there but its controller not reached: exit 3 (one line), no folder made.
+mkdir -p "$tmp/fake"
+printf '#!/bin/sh\necho "sbatch: fatal: Could not establish a configuration source" >&2\nexit 1\n' \
+  >"$tmp/fake/sbatch"
+chmod +x "$tmp/fake/sbatch"
+err=$(PATH="$tmp/fake:$PATH" "$gs" --binary "$bin" --output-dir "$tmp/nc/o" -- "$tmp/h" 2>&1)
+rc=$?
+[ $rc -eq 3 ] && [[ $err == *"controller not reached"* ]] ||
+  say "no controller -> exit $rc: '$err' (wanted exit 3, 'controller not reached')"
+[ ! -e "$tmp/nc" ] || say "no controller: $tmp/nc made before refusing"
 
 # --- munge and Slurm -----------------------------------------------------------------------------
 phase "starting munged, slurmctld and slurmd"

@@ -16,6 +16,7 @@
 #include "engine/PlannedTask.h"
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Sizes.h"
 #include "tasks/Tasks.h"
 
@@ -60,11 +61,9 @@ void WriteBinary(const cl::Program& program, const std::string& dir, const std::
     throw std::runtime_error("--binaries: the driver returned no binary for " + name);
   std::filesystem::create_directories(dir);
   const std::string path = (std::filesystem::path(dir) / (name + ".bin")).string();
-  std::ofstream out(path, std::ios::binary);
-  out.write(reinterpret_cast<const char*>(binaries.front().data()),
-            std::streamsize(binaries.front().size()));
-  if (!out)
-    throw std::runtime_error("cannot write " + path);
+  WriteWhole(
+      "--binaries", path,
+      std::string(reinterpret_cast<const char*>(binaries.front().data()), binaries.front().size()));
 }
 
 struct Args {

@@ -765,6 +765,25 @@ TEST(Cli, OutputFolderIsAUsageErrorBeforeAnythingRuns) {
   std::filesystem::remove_all(dir);
 }
 
+// A folder, a symlink loop or an unreadable file given as --profile or --cases: exit 2 naming
+// the option and the path (it was exit 3 with the C++ library's own words).
+TEST(Cli, InputFilesThatAreFoldersOrLoopsAreUsageErrors) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    fmt::format("rsb-cli-input-paths-{}", (long)::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string loop = (dir / "loop").string();
+  std::filesystem::create_symlink(loop, loop);
+  ExpectUsageError(fmt::format("--check --profile '{}'", dir.string()), "profile '" + dir.string(),
+                   "is a folder");
+  ExpectUsageError(fmt::format("--check --cases '{}'", dir.string()), "--cases '" + dir.string(),
+                   "is a folder");
+  ExpectUsageError(fmt::format("--check --cases '{}'", loop), "--cases '" + loop,
+                   "Too many levels of symbolic links");
+  ExpectUsageError(fmt::format("--check --profile '{}'", loop), "profile '" + loop,
+                   "Too many levels of symbolic links");
+  std::filesystem::remove_all(dir);
+}
+
 // CLI11 drops the empty items of a comma list ("8,,9" ran 8 and 9), and strtod reads forms the
 // help never names (" 1%", 0x1p-7, 1e-2): each is refused, naming the option and the value.
 TEST(Cli, EmptyListItemsAndUnnamedNumberFormsAreUsageErrors) {

@@ -506,6 +506,16 @@ TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("missing"), std::string::npos) << r.err;
 
+  // A hand-in that is a symlink loop: one line naming it (it was the library's "filesystem
+  // error: status: Too many levels of symbolic links", exit 3).
+  const fs::path loop = root_ / "loop";
+  fs::create_symlink(loop, loop);
+  r = RunGrade(loop.string());
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find("HANDIN"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(loop.string()), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("filesystem error"), std::string::npos) << r.err;
+
   // Hand-ins' host code is built against the hand-in kit now, never a source tree.
   r = RunGrade(h, "--suite-source /tmp");
   EXPECT_EQ(r.status, 2);
@@ -622,7 +632,9 @@ TEST_F(Grade, TwoDimensionalConvolutionItemsAreGraded) {
   EXPECT_EQ(report["total"], 4) << report.dump(2);
 }
 
-TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTempFolderIsLeft) {
+// An output folder that refuses the probe (a file written and removed in it, or in the folder
+// it would be made in) is exit 3, as any output that cannot be written, before any hand-in.
+TEST_F(Grade, OutputFolderThatCannotBeWrittenIsRefusedBeforeAnyHandInAndNoTempFolderIsLeft) {
   const std::string h = HandIn("any");
   // The grader's temporary folders go to TMPDIR: a private one, empty at the end.
   const fs::path tmp = root_ / "tmp";
@@ -637,11 +649,11 @@ TEST_F(Grade, OutputFolderThatCannotBeWrittenIsAUsageErrorBeforeAnyHandInAndNoTe
   const auto start = std::chrono::steady_clock::now();
   CommandResult r = grade(fmt::format("--rubric '{}' --output-dir /proc/rsb-grades -q {}",
                                       (root_ / "rubric.json").string(), h));
-  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_NE(r.err.find("--output-dir '/proc/rsb-grades'"), std::string::npos) << r.err;
   r = grade(
       fmt::format("--rubric '{}' --output-dir /proc -q {}", (root_ / "rubric.json").string(), h));
-  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_EQ(r.status, 3) << r.err;
   EXPECT_NE(r.err.find("cannot write"), std::string::npos) << r.err;
   // Refused before any hand-in is graded (grading it takes minutes on pocl).
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 60);

@@ -107,6 +107,11 @@ void Write(const std::string& path, const json& j) {
   std::ofstream(path) << j.dump(2);
 }
 
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 json OnlyResult(const CommandResult& r) {
   EXPECT_EQ(r.status, 0) << r.err;
   const json j = json::parse(r.out, nullptr, false);
@@ -286,6 +291,8 @@ TEST(Tune, BadProfileIsRefusedWithItsFileAndKey) {
       {"/entries/0/local_size", 3,
        "entries[0].local_size: 3 is not allowed; allowed: a power of two"},
       {"/entries/0/size_class", "medium", "entries[0].size_class: 'medium' is not allowed"},
+      {"/bogus", 1, "bogus: is not a key of a profile; allowed: schema, "},
+      {"/entries/0/locl_size", 2, "entries[0].locl_size: is not a key of a profile"},
       {"/schema", "other/1",
        "schema: 'other/1' is not allowed; allowed: " + std::string(kProfileSchema), false},
   };
@@ -308,6 +315,42 @@ TEST(Tune, BadProfileIsRefusedWithItsFileAndKey) {
   }
 }
 
+// A file in the cache folder that is not JSON is refused naming it (exit 2): it was passed over
+// without a word and the shipped profile used instead.
+TEST(Tune, ProfileInTheCacheThatIsNotJsonIsRefusedNamingIt) {
+  const CacheHome home("broken");
+  const std::string file = home.Profiles() + "/broken.json";
+  fs::create_directories(home.Profiles());
+  std::ofstream(file) << "{\"schema\": \"reduce-scan-bench-profile/1\", \"entries\": [";
+  const CommandResult r =
+      Bench(home, "--check -q --task reduction --variant single-pass --size 100");
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(r.err.find(fmt::format("error: profile '{}': not JSON", file)), std::string::npos)
+      << r.err;
+}
+
+// Ctrl-C during a group's search (here once the default and a candidate are timed) writes no
+// winner that was not timed again beside the default: the earlier profile is left byte for byte.
+TEST(Tune, InterruptWritesNoUnconfirmedWinner) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  const CacheHome home("interrupt");
+  const std::string file = home.Path() + "/p.json", err = home.Path() + "/err";
+  Write(file, HandProfile(2));
+  const std::string before = ReadFile(file);
+  const CommandResult r = RunCommand(fmt::format(
+      "RSB_NO_PROFILE= XDG_CACHE_HOME='{}' '{}' tune --budget 120 --variant "
+      "reduction/single-pass --size-class small --type-bytes 4 -o '{}'{} 2>'{}' & pid=$!; i=0; "
+      "n=0; while [ \"$n\" -lt 2 ] && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); "
+      "n=$(grep -c Gelem/s '{}' 2>/dev/null || true); n=${{n:-0}}; done; kill -INT $pid; "
+      "wait $pid; echo $?",
+      home.Path(), RSB_BINARY, file, Selectors(), err, err));
+  EXPECT_EQ(r.out, "130\n") << ReadFile(err);
+  EXPECT_NE(ReadFile(err).find("not tuned: interrupted before its best was confirmed"),
+            std::string::npos)
+      << ReadFile(err);
+  EXPECT_EQ(ReadFile(file), before) << ReadFile(err);
+}
+
 // tune's own usage errors: exit 2, one line, before anything runs.
 TEST(Tune, UsageErrors) {
   const CacheHome home("usage");
@@ -325,10 +368,18 @@ TEST(Tune, UsageErrors) {
   // A folder that cannot be written: said before the search (exit 3), nothing written.
   const CommandResult r = Bench(home, "tune --budget 1 --output /proc/no-such/profile.json");
   EXPECT_EQ(r.status, 3) << r.err;
-  EXPECT_NE(r.err.find("profile '/proc/no-such/profile.json': cannot write there"),
+  EXPECT_NE(r.err.find("--output '/proc/no-such/profile.json': cannot write there"),
             std::string::npos)
       << r.err;
   EXPECT_EQ(r.err.find("Gelem/s"), std::string::npos) << r.err;
+  // A missing folder is refused as a run's -o is, and not made (tune made it, then refused it).
+  for (const std::string& out : {home.Path() + "/missing/", home.Path() + "/newdir/x.json"}) {
+    const CommandResult m = Bench(home, "tune --budget 1 --output " + out);
+    EXPECT_EQ(m.status, 3) << out << "\n" << m.err;
+    EXPECT_NE(m.err.find("--output '" + out + "': cannot write there"), std::string::npos) << m.err;
+  }
+  EXPECT_FALSE(fs::exists(home.Path() + "/missing"));
+  EXPECT_FALSE(fs::exists(home.Path() + "/newdir"));
 }
 
 // A profile changes only the time: the shipped profiles (for every device we measured: forced

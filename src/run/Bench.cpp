@@ -381,10 +381,14 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
         "stopped after the first case that did not pass (--fail-fast): {} "
         "case(s) run\n",
         done.size());
-  output.Write(info, done, /*final=*/true);
+  // Interrupted before any case finished: nothing to write, and an existing --output is kept.
+  if (!interrupted || !done.empty())
+    output.Write(info, done, /*final=*/true);
   const int status = ExitStatus(o, done, info, output, logs);
   if (interrupted) {
-    std::cerr << fmt::format("interrupted: {} finished cases written\n", done.size());
+    std::cerr << (done.empty()
+                      ? std::string("interrupted before any case finished: nothing written\n")
+                      : fmt::format("interrupted: {} finished cases written\n", done.size()));
     return kExitInterrupted;
   }
   return status;

@@ -2,6 +2,7 @@
 
 #include "engine/TaskUtil.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Sizes.h"
 #include "platform/Types.h"
 
@@ -128,15 +129,10 @@ Job ReadCase(const std::string& path, size_t index, const json& c,
 std::vector<Job> CasesFromFile(const std::string& path,
                                const std::vector<std::unique_ptr<IComputeTask>>& tasks,
                                const ProblemSpec& base) {
-  std::ifstream in(path);
-  if (!in)
-    throw UsageError(
-        fmt::format("--cases '{}': cannot read the file; allowed: a JSON file of "
-                    "cases (src/run/CaseFile.h)",
-                    path));
+  const std::string text = ReadInput("--cases", path, "a JSON file of cases (src/run/CaseFile.h)");
   json j;
   try {
-    j = json::parse(in);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw UsageError(fmt::format("--cases '{}': not JSON: {}", path, e.what()));
   }

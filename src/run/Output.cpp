@@ -1,16 +1,14 @@
 #include "run/Output.h"
 
 #include "platform/Errors.h"
+#include "platform/Files.h"
 
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
-
-#include <unistd.h>
 
 namespace rsb {
 
@@ -46,20 +44,11 @@ ReportOutput::ReportOutput(std::string path, std::unique_ptr<Printer> printer)
     : path_(std::move(path)), printer_(std::move(printer)) {
   if (path_.empty())
     return;
-  namespace fs = std::filesystem;
+  // A folder, or a place that refuses the temporary file, is refused before any case runs
+  // rather than after the first one with every result lost.
+  CheckOutputFile("--output", path_);
   std::error_code ec;
-  const fs::path p(path_);
-  // A folder passes the access check below, and the run would end in a failed rename with
-  // every result lost: refused before any case runs.
-  if (fs::is_directory(p, ec))
-    throw UsageError(fmt::format("--output '{}': is a folder; allowed: a file path", path_));
-  special_ = fs::exists(p, ec) && !fs::is_regular_file(p, ec);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  const bool ok = special_ || fs::exists(p, ec) ? access(path_.c_str(), W_OK) == 0
-                                                : access(dir.c_str(), W_OK | X_OK) == 0;
-  if (!ok)
-    throw DeviceError(
-        fmt::format("--output '{}': cannot write there: {}", path_, std::strerror(errno)));
+  special_ = std::filesystem::exists(path_, ec) && !std::filesystem::is_regular_file(path_, ec);
 }
 
 void ReportOutput::Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
@@ -71,31 +60,19 @@ void ReportOutput::Write(const RunInfo& info, const std::vector<Explanation>& ca
 }
 
 void ReportOutput::Write(const std::function<void(std::ostream&)>& write, bool final) {
-  if (path_.empty() || special_) {
+  if (path_.empty()) {
     if (!final)
       return;
-    std::ofstream file;
-    if (special_)
-      file.open(path_);
-    std::ostream& out = special_ ? file : std::cout;
-    write(out);
-    out.flush();
-    if (!out)
-      throw DeviceError(fmt::format("writing the report to {} failed: {}",
-                                    special_ ? "'" + path_ + "'" : "stdout", std::strerror(errno)));
+    write(std::cout);
+    std::cout.flush();
+    if (!std::cout)
+      throw DeviceError(
+          fmt::format("writing the report to stdout failed: {}", std::strerror(errno)));
     return;
   }
-  const std::string tmp = fmt::format("{}.{}.tmp", path_, getpid());
-  std::ofstream file(tmp, std::ios::trunc);
-  write(file);
-  file.flush();
-  file.close();
-  std::error_code ec;
-  if (!file || (std::filesystem::rename(tmp, path_, ec), ec)) {
-    const std::string why = ec ? ec.message() : std::strerror(errno);
-    std::filesystem::remove(tmp, ec);
-    throw DeviceError(fmt::format("--output '{}': writing failed: {}", path_, why));
-  }
+  if (special_ && !final)
+    return;
+  WriteWhole("--output", path_, write);
 }
 
 }  // namespace rsb

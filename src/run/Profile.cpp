@@ -2,6 +2,7 @@
 
 #include "engine/TaskUtil.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -151,6 +152,15 @@ struct Reader {
   }
 };
 
+// A key the profile format lacks (a typo, a knob at the wrong level) is refused, not ignored.
+void CheckKeys(const std::string& path, const json& o, const std::string& where,
+               const std::vector<std::string>& known) {
+  for (const auto& item : o.items())
+    if (std::find(known.begin(), known.end(), item.key()) == known.end())
+      Refuse(path, where + item.key(), "is not a key of a profile",
+             fmt::format("{}", fmt::join(known, ", ")));
+}
+
 const TaskEntry& TaskOf(const Reader& in, const TaskCatalog& catalog, const std::string& name,
                         const std::string& where) {
   std::vector<std::string> names;
@@ -185,6 +195,9 @@ void ReadTune(const Reader& in, const json& tune, const TaskEntry& task, Profile
 
 ProfileEntry ReadEntry(const Reader& in, const json& o, const TaskCatalog& catalog,
                        const std::string& where) {
+  CheckKeys(in.path, o, where,
+            {"task", "variant", "code_path", "type_bytes", "size_class", "n", "local_size", "tune",
+             "gelem_s", "default_gelem_s", "candidates"});
   ProfileEntry e;
   e.task = in.Str(o, "task", where);
   const TaskEntry& task = TaskOf(in, catalog, e.task, where);
@@ -220,14 +233,10 @@ ProfileEntry ReadEntry(const Reader& in, const json& o, const TaskCatalog& catal
 }  // namespace
 
 Profile ReadProfile(const std::string& path, const TaskCatalog& catalog) {
-  std::ifstream file(path);
-  if (!file)
-    throw UsageError(
-        fmt::format("profile '{}': cannot be read: {}; allowed: a readable profile file", path,
-                    std::strerror(errno)));
+  const std::string text = ReadInput("profile", path, "a readable profile file");
   json j;
   try {
-    j = json::parse(file);
+    j = json::parse(text);
   } catch (const json::exception& e) {
     throw UsageError(
         fmt::format("profile '{}': not JSON ({}); allowed: a profile as "
@@ -239,6 +248,9 @@ Profile ReadProfile(const std::string& path, const TaskCatalog& catalog) {
     Refuse(path, "(document)", "not an object", "a profile as `reduce-scan-bench tune` writes it");
   if (in.Str(j, "schema") != kProfileSchema)
     Refuse(path, "schema", "'" + in.Str(j, "schema") + "' is not allowed", kProfileSchema);
+  CheckKeys(path, j, "",
+            {"schema", "platform", "device", "driver", "created", "suite", "budget_s", "seed",
+             "note", "entries"});
   Profile p;
   p.path = path;
   p.platform = in.Str(j, "platform");
@@ -282,17 +294,9 @@ void WriteProfile(const std::string& path, const Profile& p) {
                   {"entries", entries}};
   std::error_code ec;
   const fs::path target(path);
-  if (target.has_parent_path())
+  if (target.has_parent_path())  // the cache folder, made now (an --output's was checked)
     fs::create_directories(target.parent_path(), ec);
-  const std::string tmp = fmt::format("{}.{}.tmp", path, getpid());
-  std::ofstream out(tmp, std::ios::trunc);
-  out << j.dump(2) << "\n";
-  out.close();
-  if (!out || (fs::rename(tmp, target, ec), ec)) {
-    const std::string why = ec ? ec.message() : std::strerror(errno);
-    fs::remove(tmp, ec);
-    throw DeviceError(fmt::format("profile '{}': cannot be written: {}", path, why));
-  }
+  WriteWhole("profile", path, j.dump(2) + "\n");
 }
 
 namespace {
@@ -302,9 +306,16 @@ namespace {
 struct ProfileKey {
   std::string path, platform, device, driver, created;
 };
+// A file there that is not JSON is refused naming it, not passed over: the run would otherwise
+// use another profile than the one the user made, without a word.
 std::optional<ProfileKey> PeekProfile(const fs::path& path) {
-  std::ifstream file(path);
-  json j = json::parse(file, nullptr, /*allow_exceptions=*/false);
+  const json j = json::parse(ReadInput("profile", path.string(), "a readable profile file"),
+                             nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded())
+    throw UsageError(fmt::format(
+        "profile '{}': not JSON; allowed: a profile as `reduce-scan-bench tune` writes it "
+        "(remove the file, or run tune again)",
+        path.string()));
   if (!j.is_object() || j.value("schema", "") != kProfileSchema)
     return std::nullopt;
   return ProfileKey{path.string(), j.value("platform", ""), j.value("device", ""),
@@ -318,7 +329,8 @@ std::vector<ProfileKey> ProfilesFor(const std::string& dir, const DeviceInfo& de
   if (dir.empty() || !fs::is_directory(dir, ec))
     return found;
   for (const auto& f : fs::directory_iterator(dir, ec))
-    if (f.path().extension() == ".json")
+    // A dot-file is another run's temporary file (Files.h), not a profile.
+    if (f.path().extension() == ".json" && f.path().filename().string().front() != '.')
       if (const auto key = PeekProfile(f.path()))
         if (key->platform == device.platform && key->device == device.name)
           found.push_back(*key);

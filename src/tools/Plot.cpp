@@ -121,20 +121,6 @@ std::string FindPython() {
                                 kPackageHint));
 }
 
-void CheckOutputWritable(const std::string& out) {
-  const fs::path p(out);
-  const fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
-  std::error_code ec;
-  if (fs::is_directory(p, ec))
-    throw UsageError(fmt::format(
-        "--output '{}': is a folder; allowed: a file path ending in .png or .svg", out));
-  const bool ok =
-      fs::exists(p, ec) ? access(out.c_str(), W_OK) == 0 : access(dir.c_str(), W_OK | X_OK) == 0;
-  if (!ok)
-    throw DeviceError(
-        fmt::format("--output '{}': cannot write there: {}", out, std::strerror(errno)));
-}
-
 // Why a result is not drawn: its status, or what a passed one lacks.
 std::string NotPlottedReason(const StoredResult& r) {
   if (r.result.status != Status::Passed)
@@ -179,22 +165,28 @@ int RunPlot(int argc, char** argv) {
         "RESULTS: no timed result (status passed, median and gelem_s above 0) in {}; allowed: "
         "result files of timed runs (not --check)",
         cli::Join(o.files)));
-  CheckOutputWritable(o.output);
+  CheckOutputFile("--output", o.output);
   const std::string script = FindPlotScript();
   const std::string python = FindPython();
-  std::vector<std::string> args = {python,        script, "--output", o.output, "--variant-order",
+  // plot.py writes a temporary file beside the figure, renamed over it once complete.
+  const std::string tmp = TempBeside(o.output);
+  std::vector<std::string> args = {python,        script, "--output", tmp, "--variant-order",
                                    VariantOrder()};
   if (!o.title.empty())
     args.insert(args.end(), {"--title", o.title});
   args.insert(args.end(), o.files.begin(), o.files.end());
   const ProcessResult r = RunProcess(args, 600);
   std::cerr << r.err;
-  if (!r.started || r.timedOut || r.exitCode != 0)
-    throw DeviceError(fmt::format("{} {} failed: {}", python, script,
+  if (!r.started || r.timedOut || r.exitCode != 0) {
+    DiscardTemp(tmp);
+    throw DeviceError(fmt::format("--output '{}': not written: {} {} failed: {}", o.output, python,
+                                  script,
                                   !r.started   ? r.startError
                                   : r.timedOut ? std::string("still running after 600 s")
                                   : r.signal   ? SignalName(r.signal)
                                                : fmt::format("exit status {}", r.exitCode)));
+  }
+  CommitTemp("--output", tmp, o.output);
   if (!o.quiet)
     std::cerr << fmt::format("plot: wrote {}\n", o.output);
   return kExitOk;

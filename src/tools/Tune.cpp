@@ -5,6 +5,7 @@
 #include "platform/BuildInfo.h"
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Subprocess.h"
 #include "run/Profile.h"
 
@@ -487,6 +488,10 @@ std::optional<ProfileEntry> Tuner::TuneGroup(const Group& g, Clock::time_point e
   }
   double defaultGelemS = deflt.gelemS;
   Confirm(g, start, defaultGelemS);
+  if (stop_) {  // a winner not timed again beside the default is no winner: nothing written
+    Say("      not tuned: interrupted before its best was confirmed");
+    return std::nullopt;
+  }
   Say(fmt::format("      best: {}: {:.3f} Gelem/s, {:+.1f}% over the default ({} candidates)",
                   best_.Text(), bestGelemS_, 100 * (bestGelemS_ / defaultGelemS - 1), candidates));
   return ProfileEntry{g.task->Name(), g.variant,     g.codePath,  g.typeBytes,
@@ -550,18 +555,13 @@ void WriteTuneTable(std::ostream& out, const std::vector<ProfileEntry>& entries)
   }
 }
 
-// The profile's folder (made where missing) must take the file: refused before the search, not
-// after it (exit 3, as for an unwritable --output of a run).
-void CheckWritable(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  const fs::path dir = fs::path(path).has_parent_path() ? fs::path(path).parent_path() : ".";
-  fs::create_directories(dir, ec);
-  if (fs::is_directory(path, ec))
-    throw UsageError(fmt::format("--output '{}': is a folder; allowed: a file path", path));
-  if (access(dir.c_str(), W_OK | X_OK) != 0)
-    throw DeviceError(fmt::format("profile '{}': cannot write there: {}", path,
-                                  ec ? ec.message() : std::strerror(errno)));
+// Where the profile goes, checked before the search by the rule of every output (Files.h):
+// --output's folder must exist; the cache folder is made only when the profile is written.
+void CheckWritable(const std::string& path, bool given) {
+  if (given)
+    CheckOutputFile("--output", path);
+  else
+    CheckOutputFolder("profile folder", std::filesystem::path(path).parent_path().string());
 }
 
 // The groups in turn, each given an equal share of what is left of the budget.
@@ -609,7 +609,7 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
     throw UsageError("--output: neither XDG_CACHE_HOME nor HOME is set; allowed: --output FILE");
   const std::string path =
       o.output.empty() ? UserProfileDir() + "/" + ProfileSlug(ctx.info) + ".json" : o.output;
-  CheckWritable(path);
+  CheckWritable(path, !o.output.empty());
   Merged(path, catalog, ctx.info, {});  // a bad file there: refused before the search
   if (!o.quiet)
     std::cerr << fmt::format(
@@ -620,6 +620,11 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
   InstallInterruptHandler(/*secondEnds=*/true);
   Tuner tuner(ctx, o, InterruptFlag());
   const std::vector<ProfileEntry> found = Search(tuner, groups, o, InterruptFlag());
+  if (InterruptFlag() && found.empty()) {
+    std::cerr << fmt::format(
+        "tune: interrupted before any winner was confirmed: {} left as it was\n", path);
+    return kExitInterrupted;
+  }
   Profile p = Merged(path, catalog, ctx.info, found);
   p.created = UtcNow();
   p.suite = ThisBuild().version;

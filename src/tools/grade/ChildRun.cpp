@@ -1,6 +1,7 @@
 #include "tools/grade/ChildRun.h"
 
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Subprocess.h"
 #include "tools/grade/Resident.h"
 #include "tools/grade/Text.h"
@@ -286,10 +287,11 @@ std::string OutputFile(const std::string& dir, const char* stem) {
 
 }  // namespace
 
-RunTrace::RunTrace(const std::string& path) : out_(path), begin_(std::chrono::steady_clock::now()) {
-  if (!out_)
-    throw UsageError("--trace: cannot write '" + path + "'");
-  out_ << "start_s,seconds,code,run,where,status\n" << std::flush;
+RunTrace::RunTrace(const std::string& path)
+    : path_(path),
+      text_("start_s,seconds,code,run,where,status\n"),
+      begin_(std::chrono::steady_clock::now()) {
+  WriteWhole("--trace", path_, text_);
 }
 
 double RunTrace::Now() const {
@@ -299,9 +301,17 @@ double RunTrace::Now() const {
 void RunTrace::Add(double startS, double seconds, const std::string& code, const std::string& run,
                    bool resident, const std::string& status) {
   std::lock_guard l(mu_);
-  out_ << fmt::format("{:.3f},{:.3f},{},{},{},{}\n", startS, seconds, code, run,
-                      resident ? "resident" : "process", status)
-       << std::flush;
+  text_ += fmt::format("{:.3f},{:.3f},{},{},{},{}\n", startS, seconds, code, run,
+                       resident ? "resident" : "process", status);
+  try {
+    WriteWhole("--trace", path_, text_);
+  } catch (const DeviceError&) {  // said by Finish, on the grading thread
+  }
+}
+
+void RunTrace::Finish() {
+  std::lock_guard l(mu_);
+  WriteWhole("--trace", path_, text_);
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include "cli/CliChecks.h"
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "tools/grade/Report.h"
 #include "tools/grade/Text.h"
 
@@ -269,7 +270,10 @@ int MergeAll(int argc, char** argv) {
   app.add_flag("-h,--help", help, "Print this help and exit");
   app.add_option("DIR", dirs, "The shards' output folders")
       ->check(cli::Allowed("an existing folder (a `grade --shard` run's --output-dir)",
-                           [](const std::string& v) { return fs::is_directory(v); }));
+                           [](const std::string& v) {
+                             std::error_code ec;
+                             return fs::is_directory(v, ec);
+                           }));
   app.add_option("--output-dir", out, "Folder of the merged output (default grades)");
   cli::Parse(app, argc, argv);
   if (help) {
@@ -278,6 +282,7 @@ int MergeAll(int argc, char** argv) {
   }
   if (dirs.empty())
     throw UsageError("DIR: none given; allowed: one or more shard output folders");
+  CheckOutputFolder("--output-dir", out);
   std::vector<Shard> shards;
   for (const auto& d : dirs)
     shards.push_back(ReadShard(d));
@@ -289,7 +294,9 @@ int MergeAll(int argc, char** argv) {
   m.graded = m.classNames;
   std::vector<SummaryRow> rows;
   std::error_code ec;
-  fs::create_directories(out, ec);
+  if (fs::create_directories(out, ec); ec)
+    throw DeviceError(
+        fmt::format("--output-dir '{}': cannot make the folder: {}", out, ec.message()));
   for (const auto& name : m.classNames) {
     const fs::path from = owner.at(name)->dir;
     rows.push_back(RowOf(from / (name + ".json"), m.itemIds.size()));

@@ -139,27 +139,13 @@ void SelectItems(Rubric& rubric, const std::vector<std::string>& ids) {
   rubric.items = std::move(kept);
 }
 
-// The output folder, made and written once before anything runs: a folder that cannot be
-// written is a usage error now, not after the first hand-in.
-void CheckOutputDir(const std::string& dir) {
+// The output folder (probed with the options), made when grading starts.
+void MakeOutputDir(const std::string& dir) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec || !fs::is_directory(dir))
-    throw UsageError(
-        fmt::format("--output-dir '{}': cannot create the folder ({}); allowed: a writable folder",
-                    dir, ec ? ec.message() : "a file of that name exists"));
-  const fs::path probe = fs::path(dir) / ".rsb-grade-write-test";
-  {
-    std::ofstream out(probe);
-    out << "x";
-    out.flush();
-    if (!out) {
-      fs::remove(probe, ec);
-      throw UsageError(fmt::format(
-          "--output-dir '{}': cannot write in the folder; allowed: a writable folder", dir));
-    }
-  }
-  fs::remove(probe, ec);
+  if (ec)
+    throw DeviceError(
+        fmt::format("--output-dir '{}': cannot make the folder: {}", dir, ec.message()));
 }
 
 // The files the rubric requires that the hand-in lacks, per item: "" when it has them all.
@@ -542,7 +528,7 @@ int GradeAll(int argc, char** argv) {
   ClassProgress cls;
   ListClass(ctx.opt, cls);
   const bool cpuDevice = SetUpDevice(ctx, argv[0]);
-  CheckOutputDir(ctx.opt.outputDir);
+  MakeOutputDir(ctx.opt.outputDir);
   const TempDir work;
   const ChildServices children = SetUpChildren(ctx, device.Turns(), work.Path(), cpuDevice);
   Kit kit;
@@ -552,6 +538,8 @@ int GradeAll(int argc, char** argv) {
   InstallInterruptHandler();
   MeasureClassReferences(ctx, device, cls);
   GradeClass(ctx, device, cls, host, work.Path());
+  if (children.trace)
+    children.trace->Finish();
   return FinishClass(ctx, device, cls);
 }
 

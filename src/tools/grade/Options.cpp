@@ -3,6 +3,7 @@
 #include "cli/CliChecks.h"
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/Sandbox.h"
 
@@ -39,11 +40,16 @@ void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
   app.add_flag("-h,--help", help, "Print this help and exit");
   app.add_option("HANDIN", o.handins, "Hand-in folders (each with kernels/)")
       ->check(cli::Allowed("an existing folder (a hand-in with kernels/)",
-                           [](const std::string& v) { return fs::is_directory(v); }));
+                           [](const std::string& v) {  // a symlink loop: refused, not thrown
+                             std::error_code ec;
+                             return fs::is_directory(v, ec);
+                           }));
   app.add_option("--rubric", o.rubric,
                  "Rubric JSON (default: grading/rubric.json of the suite's source tree)")
-      ->check(cli::Allowed("a readable rubric JSON file",
-                           [](const std::string& v) { return fs::is_regular_file(v); }));
+      ->check(cli::Allowed("a readable rubric JSON file", [](const std::string& v) {
+        std::error_code ec;
+        return fs::is_regular_file(v, ec);
+      }));
   auto seconds = [](double max) {
     return cli::Allowed(fmt::format("a number of seconds from 1 to {:g}", max),
                         [max](const std::string& v) {
@@ -197,6 +203,10 @@ void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::str
         "HANDIN: none given; allowed: one or more hand-in folders (each with kernels/)");
   CheckFormat(o.format, o.handins);
   CheckKernelCache(o.kernelCache);
+  // Where the reports and the trace go: probed now, made when grading starts (Files.h).
+  CheckOutputFolder("--output-dir", o.outputDir);
+  if (!o.trace.empty())
+    CheckOutputFile("--trace", o.trace);
   if (o.rubric.empty()) {
     o.rubric = DefaultRubric();
     if (!fs::is_regular_file(o.rubric))

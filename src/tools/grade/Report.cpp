@@ -1,6 +1,7 @@
 #include "tools/grade/Report.h"
 
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "tools/grade/Text.h"
 
 #include <fmt/format.h>
@@ -18,14 +19,7 @@ std::string Points(double p) {
 }
 
 void WriteFile(const fs::path& path, const std::string& text) {
-  const fs::path tmp = path.string() + ".tmp";
-  {
-    std::ofstream out(tmp);
-    out << text;
-    if (!out)
-      throw DeviceError(fmt::format("cannot write {}", tmp.string()));
-  }
-  fs::rename(tmp, path);
+  WriteWhole("--output-dir", path.string(), text);
 }
 
 namespace {

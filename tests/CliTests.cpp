@@ -773,13 +773,13 @@ TEST(Cli, InputFilesThatAreFoldersOrLoopsAreUsageErrors) {
   std::filesystem::create_directories(dir);
   const std::string loop = (dir / "loop").string();
   std::filesystem::create_symlink(loop, loop);
-  ExpectUsageError(fmt::format("--check --profile '{}'", dir.string()), "profile '" + dir.string(),
-                   "is a folder");
+  ExpectUsageError(fmt::format("--check --profile '{}'", dir.string()),
+                   "--profile '" + dir.string(), "is a folder");
   ExpectUsageError(fmt::format("--check --cases '{}'", dir.string()), "--cases '" + dir.string(),
                    "is a folder");
   ExpectUsageError(fmt::format("--check --cases '{}'", loop), "--cases '" + loop,
                    "Too many levels of symbolic links");
-  ExpectUsageError(fmt::format("--check --profile '{}'", loop), "profile '" + loop,
+  ExpectUsageError(fmt::format("--check --profile '{}'", loop), "--profile '" + loop,
                    "Too many levels of symbolic links");
   std::filesystem::remove_all(dir);
 }

@@ -356,6 +356,7 @@ std::optional<Profile> RunProfile(const Options& o, const TaskCatalog& catalog,
     return std::nullopt;
   std::optional<Profile> p;
   if (!o.profile.empty()) {
+    ReadInput("--profile", o.profile, "a profile as `reduce-scan-bench tune` writes it");
     p = ReadProfile(o.profile, catalog);
   } else {
     // The user's own first (this driver's, else another's), then the shipped ones.

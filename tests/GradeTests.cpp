@@ -1531,6 +1531,28 @@ TEST_F(Grade, HandinFilesAreFoundAlikeInATreeAndFromLooseFiles) {
   EXPECT_EQ(grade::TaskOfFile("kernels/Common.clh"), "");
 }
 
+// --trace: each line rewrites the file whole; a write that fails mid-run (here the folder gone)
+// does not end the grading thread that added the line, and is exit 3 at the end, naming the file.
+TEST(GradeTrace, AWriteThatFailsMidRunIsSaidAtTheEnd) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-trace-{}", ::getpid());
+  fs::create_directories(dir);
+  const std::string path = (dir / "t.csv").string();
+  grade::RunTrace trace(path);
+  trace.Add(0.5, 1.25, "alice", "check", false, "0");
+  EXPECT_EQ(ReadFile(path),
+            "start_s,seconds,code,run,where,status\n0.500,1.250,alice,check,process,0\n");
+  fs::remove_all(dir);
+  EXPECT_NO_THROW(trace.Add(2, 1, "bob", "timed", true, "0"));
+  try {
+    trace.Finish();
+    ADD_FAILURE() << "Finish wrote into a folder that is gone";
+  } catch (const DeviceError& e) {
+    EXPECT_NE(std::string(e.what()).find("--trace '" + path + "': writing failed"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 // --jobs' default (a GPU is not here to run a class on): the cores on a CPU device; on a GPU 16
 // where residents run the hand-ins (residents on and --sandbox none), else 4; capped by the
 // cores, at least 1.

@@ -5,7 +5,7 @@
 # grade merge --output-dir and plot -o are refused up front (exit 3, naming the option and the
 # reason) and nothing is made; on a disk that takes the probe but not the file, a run, a merge and
 # a plot exit 3 naming the file, and no file is left short (the earlier one, or the last that
-# fitted, whole).
+# fitted, whole). A file nobody may write in a folder nobody may not: refused before any case.
 #   tests/full_disk_test.sh BINARY SOURCE_DIR
 set -u
 bin=$1
@@ -82,6 +82,19 @@ if [[ $err == *"plot needs"* ]]; then
 elif [ $rc -ne 3 ] || [[ $err != *"--output '$small/p.png': not written"* ]]; then
   say "plot -o, a figure beyond the free space: exit $rc, stderr '$err'"
 fi
+# --- a file this user may write, in a folder it may not (as nobody): refused before any case ---
+mkdir "$tmp/ro" && chmod 755 "$tmp" "$tmp/ro" && echo old >"$tmp/ro/r.json"
+chown 65534 "$tmp/ro/r.json" 2>/dev/null
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME=/tmp)
+if "${as_nobody[@]}" "$bin" --version >/dev/null 2>&1; then
+  err=$("${as_nobody[@]}" "$bin" --check --size 100 --task reduction --variant interleaved -o "$tmp/ro/r.json" 2>&1); rc=$?
+  [ $rc -eq 3 ] && [[ $err == *"--output '$tmp/ro/r.json': cannot write there"* ]] &&
+    [[ $err != *passed* ]] || say "-o in a folder nobody may write: exit $rc, stderr '$err'"
+  [ "$(cat "$tmp/ro/r.json")" = old ] || say "-o in a folder nobody may write: r.json changed"
+else
+  echo "note: the binary does not run as nobody here (setpriv, or a folder above it): not tried"
+fi
+
 short=$(find "$small" -type f -size 0)
 [ -z "$short" ] || say "empty files left: $short"
 left=$(find "$small" -name '*.tmp*')

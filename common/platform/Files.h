@@ -17,9 +17,10 @@ void CheckStdout();
 // `option` names where a path came from ("--output", "profile"): messages say "<option> '<path>'".
 
 // Up front, before any work and before anything is made: `path` can be written by WriteWhole.
-// UsageError (exit 2): a folder, a symlink loop, a path whose folder is missing or a file.
-// DeviceError (exit 3): the folder exists but refuses the probe (permissions, a read-only or
-// full file system), with the reason. A special file (/dev/null, a pipe) must be writable.
+// UsageError (exit 2): a folder, a symlink loop. DeviceError (exit 3), with the reason: its
+// folder refuses the probe (missing, not a folder, permissions, a read-only or full file
+// system; as an unwritable output always was). A special file (/dev/null, a pipe) must be
+// writable.
 void CheckOutputFile(const std::string& option, const std::string& path);
 
 // Up front for a folder that the command makes (where missing) and writes files in: the folder,

@@ -230,8 +230,8 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   return argv;
 }
 
-// Progress of one hand-in item by item: only where hand-ins are graded one at a time (with
-// --jobs above 1 a line per hand-in says how it ended).
+// Progress of one hand-in item by item: only where hand-ins are graded one at a time (at any
+// --jobs a line per hand-in says how it ended: its total).
 bool ItemLines(const GradeOptions& opt) {
   return !opt.quiet && opt.jobs == 1;
 }
@@ -295,9 +295,16 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
 }
 
 SummaryRow RowOf(const HandinGrade& h) {
-  SummaryRow r{h.name, h.total, h.max, {}};
-  for (const auto& g : h.items)
+  SummaryRow r;
+  r.name = h.name;
+  r.total = h.total;
+  r.max = h.max;
+  for (const auto& g : h.items) {
     r.points.push_back(g.points);
+    r.maxPoints.push_back(g.item->points);
+    r.statuses.push_back(g.status);
+    r.messages.push_back(Headline(g.detail));
+  }
   return r;
 }
 
@@ -354,7 +361,7 @@ void WriteReports(const Context& ctx, const Device& device, ClassProgress& cls, 
     if (r)
       rows.push_back(*r);
   WriteClassFiles(dir, Manifest(ctx, device, cls, false), rows);
-  if (ctx.opt.quiet || ctx.opt.jobs == 1)
+  if (ctx.opt.quiet)
     return;
   std::vector<std::string> lost;
   for (const auto& g : h.items)
@@ -525,8 +532,17 @@ int FinishClass(const Context& ctx, const Device& device, const ClassProgress& c
   for (const size_t i : cls.mine)
     rows.push_back(*cls.rows[i]);
   WriteClassFiles(ctx.opt.outputDir, Manifest(ctx, device, cls, true), rows);
+  if (!ctx.opt.quiet && !rows.empty()) {
+    double max = 0;
+    for (const auto& r : rows)
+      max = std::max(max, r.max);
+    std::cerr << fmt::format("class: {} hand-in(s), mean {:.1f} / {}, median {:g} / {}\n",
+                             rows.size(), MeanTotal(rows), Points(max), MedianTotal(rows),
+                             Points(max));
+  }
   if (!ctx.opt.quiet)
-    std::cerr << fmt::format("reports in {}\n", ctx.opt.outputDir);
+    std::cerr << fmt::format("reports in {} (the class at a glance: index.html)\n",
+                             ctx.opt.outputDir);
   return kExitOk;
 }
 

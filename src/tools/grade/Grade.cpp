@@ -11,8 +11,10 @@
 #include "tools/grade/Context.h"
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/HostBuild.h"
+#include "tools/grade/Junit.h"
 #include "tools/grade/Lists.h"
 #include "tools/grade/Options.h"
+#include "tools/grade/PrairieLearn.h"
 #include "tools/grade/Report.h"
 #include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
@@ -83,8 +85,11 @@ std::string HandinName(const std::string& path) {
   if (p.filename().empty())
     p = p.parent_path();
   std::string name = p.filename().string();
-  if (name.empty() || name == "." || name == "..")
-    name = fs::absolute(p).lexically_normal().filename().string();
+  // "." (as GitHub Classroom grades the repository): the folder's own name.
+  if (name.empty() || name == "." || name == "..") {
+    const fs::path abs = fs::absolute(p).lexically_normal();
+    name = (abs.filename().empty() ? abs.parent_path() : abs).filename().string();
+  }
   return name;
 }
 
@@ -314,6 +319,7 @@ struct ClassProgress {
   std::vector<std::string> names;  // every hand-in given, in the order given
   std::vector<size_t> mine;        // the indices this run grades (its shard)
   std::vector<std::optional<SummaryRow>> rows;
+  std::vector<std::string> junit;  // --format junit: each hand-in's <testsuite> ("" not yet)
   size_t done = 0;
   std::mutex mu;
 };
@@ -340,6 +346,29 @@ ClassManifest Manifest(const Context& ctx, const Device& device, const ClassProg
   return m;
 }
 
+// What --format writes of a hand-in for the engine that runs the grader (GradeFormats).
+void WriteEngineFiles(const Context& ctx, ClassProgress& cls, size_t index, const RunInfo& info,
+                      const HandinGrade& h) {
+  const fs::path dir(ctx.opt.outputDir);
+  const auto text = [](const json& j) {
+    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  };
+  if (ctx.opt.format == "gradescope")
+    WriteFile(dir / "results.json", text(ToGradescope(info, h)));
+  if (ctx.opt.format == "prairielearn")
+    WriteFile(dir / "results.json", text(ToPrairieLearn(info, h)));
+  if (ctx.opt.format == "github-classroom")  // the autograding action's log shows stdout
+    std::cout << ToMarkdown(info, h) << std::flush;
+  if (ctx.opt.format == "junit") {
+    cls.junit[index] = JunitTestsuite(info, h);
+    std::vector<std::string> suites;
+    for (const auto& s : cls.junit)
+      if (!s.empty())
+        suites.push_back(s);
+    WriteFile(dir / "junit.xml", JunitDocument(ctx.rubric.name, suites));
+  }
+}
+
 // A hand-in's reports, then the class's files as they stand (summary.csv and index.md of the
 // hand-ins done, grading.json naming them): a run stopped at any point leaves a folder that
 // says what it holds.
@@ -351,9 +380,7 @@ void WriteReports(const Context& ctx, const Device& device, ClassProgress& cls, 
   WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  if (ctx.opt.format == "gradescope")
-    WriteFile(dir / "results.json",
-              ToGradescope(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  WriteEngineFiles(ctx, cls, index, info, h);
   cls.rows[index] = RowOf(h);
   ++cls.done;
   std::vector<SummaryRow> rows;
@@ -395,6 +422,7 @@ void GradeClass(Context& ctx, Device& device, ClassProgress& cls, const HostBuil
 void ListClass(const GradeOptions& opt, ClassProgress& cls) {
   cls.names = HandinNames(opt.handins);
   cls.rows.resize(cls.names.size());
+  cls.junit.resize(cls.names.size());
   for (size_t i = 0; i < cls.names.size(); ++i)
     if (ShardOf(cls.names[i], opt.shardCount) + 1 == opt.shardIndex)
       cls.mine.push_back(i);
@@ -543,6 +571,10 @@ int FinishClass(const Context& ctx, const Device& device, const ClassProgress& c
   if (!ctx.opt.quiet)
     std::cerr << fmt::format("reports in {} (the class at a glance: index.html)\n",
                              ctx.opt.outputDir);
+  // GitHub Classroom's autograding passes a test whose command exits 0: every point, or 1.
+  if (ctx.opt.format == "github-classroom" &&
+      std::any_of(rows.begin(), rows.end(), [](const SummaryRow& r) { return r.total < r.max; }))
+    return kExitValidationFailed;
   return kExitOk;
 }
 

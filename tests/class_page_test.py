@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """The class at a glance (`grade`'s index.html, index.md and terminal lines) on a class of three:
-a perfect hand-in, one whose Scan.cl does not compile and one without kernels/.
+a perfect hand-in, one whose Scan.cl does not compile and one without kernels/; an item with a
+speed floor none reaches (`failed`, 0 points: an item's status and points agree).
 
   tests/class_page_test.py BENCH SOURCE_DIR
 
@@ -31,7 +32,10 @@ RUBRIC = {"name": "class page test rubric", "items": [
     {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
      "cases": {"sizes": [1, 257], "scan_kinds": ["inclusive"]}},
     {"id": "reduction-sequential", "task": "reduction", "variant": "sequential", "points": 3,
-     "cases": {"sizes": [1000]}}]}
+     "cases": {"sizes": [1000]}},
+    # A speed floor no hand-in reaches: correct but slow reads `failed` with 0 points.
+    {"id": "reduction-atomic", "task": "reduction", "variant": "atomic", "points": 1,
+     "cases": {"sizes": [1000]}, "speed_floor": 1000, "speed_case": {"sizes": [4096]}}]}
 
 
 def grade(tmp, out, handins, jobs):
@@ -169,6 +173,10 @@ def main():
         check("kernels/Scan.cl:" in failure_text and "broken" in failure_text,
               f"scan-naive's failures name the compiler's file:line and the hand-in: "
               f"{failure_text}")
+        slow = json.load(open(os.path.join(out, "perfect.json")))["items"][2]
+        check(slow["status"] == "failed" and slow["points"] == 0 and
+              "below the floor 1000x" in slow["detail"],
+              f"a correct but slow item: status and points agree: {json.dumps(slow)}")
         md = open(os.path.join(out, "index.md")).read()
         check("## Scores" in md and "### scan-naive: most common failures" in md, md)
 

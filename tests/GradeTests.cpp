@@ -376,7 +376,11 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
   const json& scan = Item(report, "scan-naive");
   EXPECT_EQ(scan["status"], "error") << scan.dump(2);
   const std::string detail = scan["detail"];
-  EXPECT_NE(detail.find("src/tasks/CScanTask.cpp:3:"), std::string::npos) << scan.dump(2);
+  // The compiler's first message, file:line (the whole log is the report's, once: below).
+  EXPECT_EQ(detail.rfind("host code does not build: src/tasks/CScanTask.cpp:", 0), 0u)
+      << scan.dump(2);
+  EXPECT_NE(detail.substr(0, detail.find('\n')).find(": error: "), std::string::npos)
+      << scan.dump(2);
   EXPECT_EQ(detail.find(fs::temp_directory_path().string()), std::string::npos)
       << "the grader's temporary paths in: " << detail;
   const json& host = report["host_code"]["tasks"];
@@ -386,6 +390,17 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
             json({"src/tasks/CReductionTask.cpp", "src/tasks/Tasks.cpp"}));
   EXPECT_EQ(Item(report, "reduction-sequential")["status"], "passed");
   EXPECT_EQ(report["total"], 3);
+  // The compiler's log once, in the report's section of the task's host code, not in each item.
+  const std::string log = host["scan"]["log"];
+  const std::string md = ReadFile(root_ / "out" / "hostcode.md");
+  ASSERT_NE(log.find("CScanTask.cpp:3:"), std::string::npos) << log;
+  EXPECT_EQ(detail.find(log), std::string::npos) << detail;
+  const std::string section = "## Host code of scan (does not build)\n\n```\n" + log;
+  const size_t at = md.find(section);
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_EQ(md.find(log), at + section.size() - log.size()) << "the log before its section:\n"
+                                                            << md;
+  EXPECT_EQ(md.find(log, at + section.size()), std::string::npos) << "the log twice in:\n" << md;
 }
 
 // A hand-in made as students make it: the hand-out (scripts/make-handout) with the course work

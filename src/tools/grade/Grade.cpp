@@ -278,7 +278,8 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
                     copy.kernels, wrapper, workDir};
     std::string problem = MissingFiles(ctx.rubric, it, copy.root);
     if (problem.empty() && own != h.host.tasks.end() && !built)
-      problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
+      problem = "host code does not build: " + Headline(own->second.log) +
+                "\n(the compiler's log: the report's host code section, once for the task)";
     if (problem.empty() && !code.kernels.empty()) {
       codes.insert({it.task, code});
       listed[it.task].push_back(&it);

@@ -311,6 +311,38 @@ TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
   EXPECT_LT(seconds, 2.5 * limit + 10) << "limit " << limit;
 }
 
+// A kernel that hangs in every case costs its item two runs to their limit, the task's list run
+// and one more (not two a case group): the item's other groups are not run, and say why.
+TEST_F(Grade, AHangingKernelCostsItsItemTwoRunsToTheirLimit) {
+  RSB_SKIP_IF(Lacks(Need::EndlessLoops));
+  const std::string h = HandIn("hangs");
+  PatchEndlessLoop(h, "n != 0");
+  std::ofstream(root_ / "groups.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": [{"sizes": [257]}, {"sizes": [300], "scan_kinds": ["exclusive"]},
+                 {"sizes": [1000]}]}]})";
+  const fs::path trace = root_ / "trace.csv";
+  const CommandResult r =
+      RunGrade(h, "--timeout 3 --trace '" + trace.string() + "'", (root_ / "groups.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json item = Item(Report("hangs"), "scan-naive");
+  EXPECT_EQ(item["status"], "timeout") << item.dump(2);
+  // --trace: start, seconds, code (the hand-in's folder or "suite"), run, where, status.
+  std::istringstream lines(ReadFile(trace));
+  int timeouts = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(",suite,") == std::string::npos && line.size() > 8 &&
+        line.compare(line.size() - 8, 8, ",timeout") == 0)
+      ++timeouts;
+  EXPECT_EQ(timeouts, 2) << ReadFile(trace);
+  size_t notRun = 0;
+  for (const auto& c : item["cases"])
+    if (c["message"].get<std::string>().find("not run: the item's code already hung in the run "
+                                             "of") != std::string::npos)
+      ++notRun;
+  EXPECT_GE(notRun, 2u) << item.dump(2);
+}
+
 // Children run the variants' defaults (--no-profile): a tuning profile in the grader's cache
 // folder, here one every run that loads it refuses (exit 2), changes nothing of a grade.
 TEST_F(Grade, ChildrenIgnoreTuningProfiles) {

@@ -177,6 +177,8 @@ def main():
         check(slow["status"] == "failed" and slow["points"] == 0 and
               "below the floor 1000x" in slow["detail"],
               f"a correct but slow item: status and points agree: {json.dumps(slow)}")
+        usage = subprocess.run([bench, "grade", "--help"], capture_output=True, text=True).stdout
+        check("DIR/index.html (the class at a glance)" in usage, f"grade --help: {usage}")
         md = open(os.path.join(out, "index.md")).read()
         check("## Scores" in md and "### scan-naive: most common failures" in md, md)
 

@@ -239,7 +239,8 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
       "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n" +
           TaskSourcePatterns() +
           ") against a rubric; every item runs in a child\n"
-          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
+          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv,\n"
+          "DIR/index.md and DIR/index.html (the class at a glance), DIR/grading.json.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);
   std::string items, shard;

@@ -21,9 +21,11 @@ struct GradeFormat {
 inline const std::vector<GradeFormat>& GradeFormats() {
   static const std::vector<GradeFormat> formats = {
       {"gradescope", "Gradescope", true,
-       "DIR/results.json, Gradescope's autograder results (grading/gradescope/run_autograder)"},
+       "DIR/results.json of the one HANDIN, Gradescope's autograder results "
+       "(grading/gradescope/run_autograder)"},
       {"prairielearn", "PrairieLearn", true,
-       "DIR/results.json, PrairieLearn's external grader results (grading/prairielearn/run)"},
+       "DIR/results.json of the one HANDIN, PrairieLearn's external grader results "
+       "(grading/prairielearn/run)"},
       {"github-classroom", "GitHub Classroom", false,
        "each hand-in's report on stdout, and exit status 1 unless every item got all its points "
        "(grading/github-classroom/autograding.json runs one item a test)"},

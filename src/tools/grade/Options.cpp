@@ -85,7 +85,7 @@ void AddFormatOption(CLI::App& app, GradeOptions& o) {
     formatHelp += fmt::format("{}{}: also {}", formatHelp.empty() ? "" : "; ", f.name, f.help);
     names += (names.empty() ? "" : ", ") + std::string(f.name);
   }
-  app.add_option("--format", o.format, formatHelp + " (gradescope, prairielearn: one HANDIN)")
+  app.add_option("--format", o.format, formatHelp)
       ->check(cli::Allowed(names, [](const std::string& v) {
         for (const auto& f : GradeFormats())
           if (v == f.name)
@@ -175,10 +175,10 @@ void CheckFormat(const std::string& format, const std::vector<std::string>& hand
   if (f == GradeFormats().end() || !f->oneHandin)
     return;
   if (handins.size() != 1)
-    throw UsageError(fmt::format(
-        "--format {}: {} hand-ins given; allowed: exactly one HANDIN (the engine grades one "
-        "submission per container and reads one results.json)",
-        format, handins.size()));
+    throw UsageError(
+        fmt::format("--format {}: {} hand-ins given; allowed: exactly one HANDIN ({} grades one "
+                    "submission per container and reads one results.json)",
+                    format, handins.size(), f->engine));
   fs::path p = fs::path(handins.front()).lexically_normal();
   if (p.filename().empty())
     p = p.parent_path();

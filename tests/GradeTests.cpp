@@ -312,7 +312,9 @@ TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
 }
 
 // A kernel that hangs in every case costs its item two runs to their limit, the task's list run
-// and one more (not two a case group): the item's other groups are not run, and say why.
+// and one more (not two a case group): the item's other groups are not run, and say why. The
+// timeout states the item's one limit, `time_limit_s` (no run of its code gets less than the
+// item's list run had).
 TEST_F(Grade, AHangingKernelCostsItsItemTwoRunsToTheirLimit) {
   RSB_SKIP_IF(Lacks(Need::EndlessLoops));
   const std::string h = HandIn("hangs");
@@ -341,6 +343,11 @@ TEST_F(Grade, AHangingKernelCostsItsItemTwoRunsToTheirLimit) {
                                              "of") != std::string::npos)
       ++notRun;
   EXPECT_GE(notRun, 2u) << item.dump(2);
+  const std::string within =
+      fmt::format("no answer within {:.3g} s (killed)", item["time_limit_s"].get<double>());
+  EXPECT_NE(item["detail"].get<std::string>().find(within), std::string::npos) << item.dump(2);
+  EXPECT_NE(item["cases"][0]["message"].get<std::string>().find(within), std::string::npos)
+      << item.dump(2);
 }
 
 // Children run the variants' defaults (--no-profile): a tuning profile in the grader's cache

@@ -69,7 +69,9 @@ void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
     for (const auto& ls : group.localSizes) {
       const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
       const auto decided = fast.decided.find(key);
-      double limit = 0;  // a decided group's is its list run's, in g.timeLimitS already
+      // In: the item's limit so far (its runs never get less); a decided group's is its list
+      // run's, in g.timeLimitS already.
+      double limit = g.timeLimitS;
       GroupRun run = !hungIn.empty() ? NotRun(group, ls, hungIn)
                      : decided != fast.decided.end()
                          ? decided->second

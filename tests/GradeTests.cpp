@@ -311,6 +311,45 @@ TEST_F(Grade, EndlessLoopTimesOutAndTheGraderFinishesSoonAfter) {
   EXPECT_LT(seconds, 2.5 * limit + 10) << "limit " << limit;
 }
 
+// A kernel that hangs in every case costs its item two runs to their limit, the task's list run
+// and one more (not two a case group): the item's other groups are not run, and say why. The
+// timeout states the item's one limit, `time_limit_s` (no run of its code gets less than the
+// item's list run had).
+TEST_F(Grade, AHangingKernelCostsItsItemTwoRunsToTheirLimit) {
+  RSB_SKIP_IF(Lacks(Need::EndlessLoops));
+  const std::string h = HandIn("hangs");
+  PatchEndlessLoop(h, "n != 0");
+  std::ofstream(root_ / "groups.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": [{"sizes": [257]}, {"sizes": [300], "scan_kinds": ["exclusive"]},
+                 {"sizes": [1000]}]}]})";
+  const fs::path trace = root_ / "trace.csv";
+  const CommandResult r =
+      RunGrade(h, "--timeout 3 --trace '" + trace.string() + "'", (root_ / "groups.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json item = Item(Report("hangs"), "scan-naive");
+  EXPECT_EQ(item["status"], "timeout") << item.dump(2);
+  // --trace: start, seconds, code (the hand-in's folder or "suite"), run, where, status.
+  std::istringstream lines(ReadFile(trace));
+  int timeouts = 0;
+  for (std::string line; std::getline(lines, line);)
+    if (line.find(",suite,") == std::string::npos && line.size() > 8 &&
+        line.compare(line.size() - 8, 8, ",timeout") == 0)
+      ++timeouts;
+  EXPECT_EQ(timeouts, 2) << ReadFile(trace);
+  size_t notRun = 0;
+  for (const auto& c : item["cases"])
+    if (c["message"].get<std::string>().find("not run: the item's code already hung in the run "
+                                             "of") != std::string::npos)
+      ++notRun;
+  EXPECT_GE(notRun, 2u) << item.dump(2);
+  const std::string within =
+      fmt::format("no answer within {:.3g} s (killed)", item["time_limit_s"].get<double>());
+  EXPECT_NE(item["detail"].get<std::string>().find(within), std::string::npos) << item.dump(2);
+  EXPECT_NE(item["cases"][0]["message"].get<std::string>().find(within), std::string::npos)
+      << item.dump(2);
+}
+
 // Children run the variants' defaults (--no-profile): a tuning profile in the grader's cache
 // folder, here one every run that loads it refuses (exit 2), changes nothing of a grade.
 TEST_F(Grade, ChildrenIgnoreTuningProfiles) {
@@ -376,7 +415,11 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
   const json& scan = Item(report, "scan-naive");
   EXPECT_EQ(scan["status"], "error") << scan.dump(2);
   const std::string detail = scan["detail"];
-  EXPECT_NE(detail.find("src/tasks/CScanTask.cpp:3:"), std::string::npos) << scan.dump(2);
+  // The compiler's first message, file:line (the whole log is the report's, once: below).
+  EXPECT_EQ(detail.rfind("host code does not build: src/tasks/CScanTask.cpp:", 0), 0u)
+      << scan.dump(2);
+  EXPECT_NE(detail.substr(0, detail.find('\n')).find(": error: "), std::string::npos)
+      << scan.dump(2);
   EXPECT_EQ(detail.find(fs::temp_directory_path().string()), std::string::npos)
       << "the grader's temporary paths in: " << detail;
   const json& host = report["host_code"]["tasks"];
@@ -386,6 +429,17 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
             json({"src/tasks/CReductionTask.cpp", "src/tasks/Tasks.cpp"}));
   EXPECT_EQ(Item(report, "reduction-sequential")["status"], "passed");
   EXPECT_EQ(report["total"], 3);
+  // The compiler's log once, in the report's section of the task's host code, not in each item.
+  const std::string log = host["scan"]["log"];
+  const std::string md = ReadFile(root_ / "out" / "hostcode.md");
+  ASSERT_NE(log.find("CScanTask.cpp:3:"), std::string::npos) << log;
+  EXPECT_EQ(detail.find(log), std::string::npos) << detail;
+  const std::string section = "## Host code of scan (does not build)\n\n```\n" + log;
+  const size_t at = md.find(section);
+  ASSERT_NE(at, std::string::npos) << md;
+  EXPECT_EQ(md.find(log), at + section.size() - log.size()) << "the log before its section:\n"
+                                                            << md;
+  EXPECT_EQ(md.find(log, at + section.size()), std::string::npos) << "the log twice in:\n" << md;
 }
 
 // A hand-in made as students make it: the hand-out (scripts/make-handout) with the course work

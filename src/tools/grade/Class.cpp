@@ -68,34 +68,6 @@ std::string SummaryCsv(const std::vector<std::string>& itemIds,
   return csv;
 }
 
-// Nothing in it says how the class was split: a merged folder's index is a single run's.
-std::string IndexMarkdown(const ClassManifest& m, const std::vector<SummaryRow>& rows) {
-  std::string md = fmt::format("# Grades: {}\n\n", m.rubricName);
-  md += fmt::format("Rubric `{}` ({}), seed {}, device {}, {}. {} of {} hand-in(s) graded{}.\n\n",
-                    m.rubricPath, m.rubricHash, m.seed, DeviceText(m.device, m.checkDevice),
-                    m.suite, rows.size(), m.classNames.size(), m.complete ? "" : " so far");
-  md += "| hand-in | total |";
-  for (const auto& id : m.itemIds)
-    md += " " + id + " |";
-  md += "\n|---|---|";
-  for (size_t i = 0; i < m.itemIds.size(); ++i)
-    md += "---|";
-  md += "\n";
-  std::vector<size_t> full(m.itemIds.size(), 0);
-  double sum = 0, max = 0;
-  for (const auto& r : rows) {
-    md += fmt::format("| [{}]({}.md) | {} / {} |", r.name, r.name, Points(r.total), Points(r.max));
-    for (size_t i = 0; i < r.points.size(); ++i)
-      md += " " + Points(r.points[i]) + " |";
-    md += "\n";
-    sum += r.total;
-    max = std::max(max, r.max);
-  }
-  if (!rows.empty())
-    md += fmt::format("\nMean {:.1f} / {}.\n", sum / double(rows.size()), Points(max));
-  return md;
-}
-
 json ToJson(const ClassManifest& m) {
   return {{"schema", "reduce-scan-bench-grading/1"},
           {"suite", m.suite},
@@ -114,6 +86,7 @@ void WriteClassFiles(const fs::path& dir, const ClassManifest& m,
                      const std::vector<SummaryRow>& rows) {
   WriteFile(dir / "summary.csv", SummaryCsv(m.itemIds, rows));
   WriteFile(dir / "index.md", IndexMarkdown(m, rows));
+  WriteFile(dir / "index.html", IndexHtml(m, rows));
   WriteFile(dir / "grading.json", ToJson(m).dump(2) + "\n");
 }
 
@@ -243,12 +216,16 @@ std::map<std::string, const Shard*> Owners(const std::vector<Shard>& shards) {
 
 SummaryRow RowOf(const fs::path& report, size_t items) {
   const json j = ReadJson(report, "hand-in report");
-  SummaryRow r{Field<std::string>(j, "handin", report),
-               Field<double>(j, "total", report),
-               Field<double>(j, "max", report),
-               {}};
-  for (const auto& it : Field<json>(j, "items", report))
+  SummaryRow r;
+  r.name = Field<std::string>(j, "handin", report);
+  r.total = Field<double>(j, "total", report);
+  r.max = Field<double>(j, "max", report);
+  for (const auto& it : Field<json>(j, "items", report)) {
     r.points.push_back(Field<double>(it, "points", report));
+    r.maxPoints.push_back(Field<double>(it, "max_points", report));
+    r.statuses.push_back(Field<std::string>(it, "status", report));
+    r.messages.push_back(Headline(Field<std::string>(it, "detail", report)));
+  }
   if (r.points.size() != items)
     throw UsageError(
         fmt::format("{}: {} items, the manifest names {}; allowed: the reports of "
@@ -263,7 +240,8 @@ int MergeAll(int argc, char** argv) {
   bool help = false;
   CLI::App app{
       "reduce-scan-bench grade merge: joins the output folders of `grade --shard K/N` runs into "
-      "one (summary.csv, index.md, grading.json and every hand-in's reports), as one run would "
+      "one (summary.csv, index.md, index.html, grading.json and every hand-in's reports), as one "
+      "run would "
       "have written it",
       "reduce-scan-bench grade merge"};
   app.set_help_flag();

@@ -152,9 +152,10 @@ bool AllPassed(const GroupRun& run) {
 GroupRun RunHandin(Context& ctx, Device& device, const Code& code, const Item& it, size_t group,
                    const std::string& ls, RunKind kind, double& limit, Start start) {
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
+  const double least = limit;  // the item's limit so far: no run of its code gets less
   bool retried = start == Start::IsolatedAfterTimeout;
   if (kind != RunKind::Oclgrind && start == Start::Fast) {
-    limit = TimeLimit(ctx, device, it, group, ls, kind, Isolation::Shared);
+    limit = std::max(least, TimeLimit(ctx, device, it, group, ls, kind, Isolation::Shared));
     GroupRun fast = device.Run(code, it, g, ls, kind, limit, Isolation::Shared);
     if (AllPassed(fast) || Interrupted())
       return fast;
@@ -162,12 +163,12 @@ GroupRun RunHandin(Context& ctx, Device& device, const Code& code, const Item& i
   }
   if (retried)
     MeasureReference(ctx, device, it, group, ls, kind, Isolation::PerCase);
-  limit = TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase);
+  limit = std::max(least, TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase));
   GroupRun run = device.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
   if (!run.timedOut || retried || Interrupted())
     return run;
   MeasureReference(ctx, device, it, group, ls, kind, Isolation::PerCase);
-  limit = TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase);
+  limit = std::max(least, TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase));
   return device.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
 }
 

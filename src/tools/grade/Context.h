@@ -113,6 +113,8 @@ double MeasureReference(Context& ctx, Device& device, const Item& it, size_t gro
 // busier); a fast run that timed out counts as that first try. `start`: where the task's list
 // run (RunLists) already showed the fast run's verdict, Isolated (a case of the group did not
 // pass) or IsolatedAfterTimeout (the list run hung in this group: that was the first try).
+// `limit`: in, the least limit a run may get (the item's so far: its list run's, its other
+// groups', so that a timeout states the item's one limit); out, the last run's.
 enum class Start { Fast, Isolated, IsolatedAfterTimeout };
 GroupRun RunHandin(Context& ctx, Device& device, const Code& code, const Item& it, size_t group,
                    const std::string& ls, RunKind kind, double& limit, Start start = Start::Fast);

@@ -11,8 +11,10 @@
 #include "tools/grade/Context.h"
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/HostBuild.h"
+#include "tools/grade/Junit.h"
 #include "tools/grade/Lists.h"
 #include "tools/grade/Options.h"
+#include "tools/grade/PrairieLearn.h"
 #include "tools/grade/Report.h"
 #include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
@@ -83,8 +85,11 @@ std::string HandinName(const std::string& path) {
   if (p.filename().empty())
     p = p.parent_path();
   std::string name = p.filename().string();
-  if (name.empty() || name == "." || name == "..")
-    name = fs::absolute(p).lexically_normal().filename().string();
+  // "." (as GitHub Classroom grades the repository): the folder's own name.
+  if (name.empty() || name == "." || name == "..") {
+    const fs::path abs = fs::absolute(p).lexically_normal();
+    name = (abs.filename().empty() ? abs.parent_path() : abs).filename().string();
+  }
   return name;
 }
 
@@ -216,8 +221,8 @@ std::vector<std::string> HandinWrapper(const Context& ctx, const std::string& wo
   return argv;
 }
 
-// Progress of one hand-in item by item: only where hand-ins are graded one at a time (with
-// --jobs above 1 a line per hand-in says how it ended).
+// Progress of one hand-in item by item: only where hand-ins are graded one at a time (at any
+// --jobs a line per hand-in says how it ended: its total).
 bool ItemLines(const GradeOptions& opt) {
   return !opt.quiet && opt.jobs == 1;
 }
@@ -259,7 +264,8 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
                     copy.kernels, wrapper, workDir};
     std::string problem = MissingFiles(ctx.rubric, it, copy.root);
     if (problem.empty() && own != h.host.tasks.end() && !built)
-      problem = "host code does not build: " + Headline(own->second.log) + "\n" + own->second.log;
+      problem = "host code does not build: " + Headline(own->second.log) +
+                "\n(the compiler's log: the report's host code section, once for the task)";
     if (problem.empty() && !code.kernels.empty()) {
       codes.insert({it.task, code});
       listed[it.task].push_back(&it);
@@ -281,9 +287,16 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
 }
 
 SummaryRow RowOf(const HandinGrade& h) {
-  SummaryRow r{h.name, h.total, h.max, {}};
-  for (const auto& g : h.items)
+  SummaryRow r;
+  r.name = h.name;
+  r.total = h.total;
+  r.max = h.max;
+  for (const auto& g : h.items) {
     r.points.push_back(g.points);
+    r.maxPoints.push_back(g.item->points);
+    r.statuses.push_back(g.status);
+    r.messages.push_back(Headline(g.detail));
+  }
   return r;
 }
 
@@ -293,6 +306,7 @@ struct ClassProgress {
   std::vector<std::string> names;  // every hand-in given, in the order given
   std::vector<size_t> mine;        // the indices this run grades (its shard)
   std::vector<std::optional<SummaryRow>> rows;
+  std::vector<std::string> junit;  // --format junit: each hand-in's <testsuite> ("" not yet)
   size_t done = 0;
   std::mutex mu;
 };
@@ -319,6 +333,29 @@ ClassManifest Manifest(const Context& ctx, const Device& device, const ClassProg
   return m;
 }
 
+// What --format writes of a hand-in for the engine that runs the grader (GradeFormats).
+void WriteEngineFiles(const Context& ctx, ClassProgress& cls, size_t index, const RunInfo& info,
+                      const HandinGrade& h) {
+  const fs::path dir(ctx.opt.outputDir);
+  const auto text = [](const json& j) {
+    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  };
+  if (ctx.opt.format == "gradescope")
+    WriteFile(dir / "results.json", text(ToGradescope(info, h)));
+  if (ctx.opt.format == "prairielearn")
+    WriteFile(dir / "results.json", text(ToPrairieLearn(info, h)));
+  if (ctx.opt.format == "github-classroom")  // the autograding action's log shows stdout
+    std::cout << ToMarkdown(info, h) << std::flush;
+  if (ctx.opt.format == "junit") {
+    cls.junit[index] = JunitTestsuite(info, h);
+    std::vector<std::string> suites;
+    for (const auto& s : cls.junit)
+      if (!s.empty())
+        suites.push_back(s);
+    WriteFile(dir / "junit.xml", JunitDocument(ctx.rubric.name, suites));
+  }
+}
+
 // A hand-in's reports, then the class's files as they stand (summary.csv and index.md of the
 // hand-ins done, grading.json naming them): a run stopped at any point leaves a folder that
 // says what it holds.
@@ -330,9 +367,7 @@ void WriteReports(const Context& ctx, const Device& device, ClassProgress& cls, 
   WriteFile(dir / (h.name + ".md"), ToMarkdown(info, h));
   WriteFile(dir / (h.name + ".json"),
             ToJson(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
-  if (ctx.opt.format == "gradescope")
-    WriteFile(dir / "results.json",
-              ToGradescope(info, h).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  WriteEngineFiles(ctx, cls, index, info, h);
   cls.rows[index] = RowOf(h);
   ++cls.done;
   std::vector<SummaryRow> rows;
@@ -340,7 +375,7 @@ void WriteReports(const Context& ctx, const Device& device, ClassProgress& cls, 
     if (r)
       rows.push_back(*r);
   WriteClassFiles(dir, Manifest(ctx, device, cls, false), rows);
-  if (ctx.opt.quiet || ctx.opt.jobs == 1)
+  if (ctx.opt.quiet)
     return;
   std::vector<std::string> lost;
   for (const auto& g : h.items)
@@ -374,6 +409,7 @@ void GradeClass(Context& ctx, Device& device, ClassProgress& cls, const HostBuil
 void ListClass(const GradeOptions& opt, ClassProgress& cls) {
   cls.names = HandinNames(opt.handins);
   cls.rows.resize(cls.names.size());
+  cls.junit.resize(cls.names.size());
   for (size_t i = 0; i < cls.names.size(); ++i)
     if (ShardOf(cls.names[i], opt.shardCount) + 1 == opt.shardIndex)
       cls.mine.push_back(i);
@@ -511,8 +547,21 @@ int FinishClass(const Context& ctx, const Device& device, const ClassProgress& c
   for (const size_t i : cls.mine)
     rows.push_back(*cls.rows[i]);
   WriteClassFiles(ctx.opt.outputDir, Manifest(ctx, device, cls, true), rows);
+  if (!ctx.opt.quiet && !rows.empty()) {
+    double max = 0;
+    for (const auto& r : rows)
+      max = std::max(max, r.max);
+    std::cerr << fmt::format("class: {} hand-in(s), mean {:.1f} / {}, median {:g} / {}\n",
+                             rows.size(), MeanTotal(rows), Points(max), MedianTotal(rows),
+                             Points(max));
+  }
   if (!ctx.opt.quiet)
-    std::cerr << fmt::format("reports in {}\n", ctx.opt.outputDir);
+    std::cerr << fmt::format("reports in {} (the class at a glance: index.html)\n",
+                             ctx.opt.outputDir);
+  // GitHub Classroom's autograding passes a test whose command exits 0: every point, or 1.
+  if (ctx.opt.format == "github-classroom" &&
+      std::any_of(rows.begin(), rows.end(), [](const SummaryRow& r) { return r.total < r.max; }))
+    return kExitValidationFailed;
   return kExitOk;
 }
 

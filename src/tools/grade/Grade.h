@@ -3,7 +3,7 @@
 // against a rubric. A hand-in's code never runs in this process: every rubric item is a child run
 // of the suite's own binary (or of one built from the hand-in's task sources against the suite's
 // runner, validation and reference) under a deadline enforced here. Writes DIR/<name>.md,
-// DIR/<name>.json and DIR/summary.csv.
+// DIR/<name>.json, DIR/summary.csv, DIR/index.md, DIR/index.html and DIR/grading.json.
 #pragma once
 
 #include <cstddef>

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -83,6 +84,22 @@ void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
   app.add_option("--suite-source", o.suiteSource)->group("");
 }
 
+// --format: one of GradeFormats(), its help made of theirs.
+void AddFormatOption(CLI::App& app, GradeOptions& o) {
+  std::string formatHelp, names;
+  for (const auto& f : GradeFormats()) {
+    formatHelp += fmt::format("{}{}: also {}", formatHelp.empty() ? "" : "; ", f.name, f.help);
+    names += (names.empty() ? "" : ", ") + std::string(f.name);
+  }
+  app.add_option("--format", o.format, formatHelp)
+      ->check(cli::Allowed(names, [](const std::string& v) {
+        for (const auto& f : GradeFormats())
+          if (v == f.name)
+            return true;
+        return false;
+      }));
+}
+
 // How the class is graded: --items, the sandbox, --jobs, --speed-alone, --resident-runs, --shard,
 // --format, --quiet.
 void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::string& shard) {
@@ -127,10 +144,7 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
                    v.find_first_not_of("0123456789/") == std::string::npos && k >= 1 && k <= n &&
                    n <= 100000;
           }));
-  app.add_option("--format", o.format,
-                 "gradescope: also write DIR/results.json, Gradescope's autograder results, of "
-                 "the one HANDIN (grading/gradescope/run_autograder)")
-      ->check(cli::Allowed("gradescope", [](const std::string& v) { return v == "gradescope"; }));
+  AddFormatOption(app, o);
   app.add_option("--kernel-cache", o.kernelCache,
                  "A folder of compiled kernels (pocl's, NVIDIA's, Mesa's cache) that every child "
                  "run of the suite and of every hand-in shares, and that stays: on a CPU device "
@@ -159,24 +173,26 @@ void CheckKernelCache(const std::string& dir) {
         dir));
 }
 
-// --format: "" (the usual reports) or "gradescope" (also DIR/results.json), which grades exactly
-// one hand-in (not named `results`), as Gradescope runs one submission per container.
+// --format: "" (the usual reports) or one of GradeFormats(). Gradescope and PrairieLearn grade
+// exactly one hand-in (not named `results`), as they run one submission per container.
 void CheckFormat(const std::string& format, const std::vector<std::string>& handins) {
-  if (format != "gradescope")
+  const auto f = std::find_if(GradeFormats().begin(), GradeFormats().end(),
+                              [&](const GradeFormat& g) { return format == g.name; });
+  if (f == GradeFormats().end() || !f->oneHandin)
     return;
   if (handins.size() != 1)
-    throw UsageError(fmt::format(
-        "--format gradescope: {} hand-ins given; allowed: exactly one HANDIN (Gradescope grades "
-        "one submission per container and reads one results.json)",
-        handins.size()));
+    throw UsageError(
+        fmt::format("--format {}: {} hand-ins given; allowed: exactly one HANDIN ({} grades one "
+                    "submission per container and reads one results.json)",
+                    format, handins.size(), f->engine));
   fs::path p = fs::path(handins.front()).lexically_normal();
   if (p.filename().empty())
     p = p.parent_path();
   if (p.filename() == "results")
     throw UsageError(fmt::format(
-        "--format gradescope: HANDIN '{}': its report results.json would be Gradescope's; "
-        "allowed: a hand-in folder of another name",
-        handins.front()));
+        "--format {}: HANDIN '{}': its report results.json would be {}'s; allowed: a hand-in "
+        "folder of another name",
+        format, handins.front(), f->engine));
 }
 
 // What the options say together, and --items and --shard taken apart.
@@ -233,7 +249,8 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
       "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n" +
           TaskSourcePatterns() +
           ") against a rubric; every item runs in a child\n"
-          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv.",
+          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv,\n"
+          "DIR/index.md and DIR/index.html (the class at a glance), DIR/grading.json.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);
   std::string items, shard;

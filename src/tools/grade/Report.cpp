@@ -48,6 +48,17 @@ std::string Details(const ItemGrade& g) {
          "```\n";
 }
 
+// The compiler's log of each task whose host code does not build, once per task (its items'
+// details give its first message and point here).
+std::string HostLogs(const HandinGrade& h) {
+  std::string md;
+  for (const auto& [task, b] : h.host.tasks)
+    if (!b.ok)
+      md += fmt::format("\n## Host code of {} (does not build)\n\n```\n{}{}```\n", task, b.log,
+                        b.log.empty() || b.log.back() != '\n' ? "\n" : "");
+  return md;
+}
+
 }  // namespace
 
 json ToJson(const RunInfo& ctx, const HandinGrade& h) {
@@ -139,7 +150,7 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
     header = true;
     md += fmt::format("\n### {} ({})\n\n", g.item->id, g.status) + Details(g);
   }
-  return md;
+  return md + HostLogs(h);
 }
 
 // Gradescope shows `output` per test; a test is `passed` only with all its points (an item that
@@ -169,6 +180,7 @@ json ToGradescope(const RunInfo& ctx, const HandinGrade& h) {
   if (!h.items.empty() && std::all_of(h.items.begin(), h.items.end(),
                                       [](const ItemGrade& g) { return g.status == "error"; }))
     output = fmt::format("Not graded: {}\n{}", Headline(h.items.front().detail), output);
+  output += HostLogs(h);
   return {{"score", h.total},
           {"output", output},
           {"visibility", "visible"},

@@ -41,10 +41,27 @@ std::optional<json> FirstWrong(const std::string& message) {
               {"wrong_elements", std::stoull(m[5].str())}};
 }
 
-// The item's correctness: every case entry at every local size; the worst case decides.
+// The cases of a group not run because the item's code already hung in another group: its
+// timeout decides the item (0 points) whatever they would do, and each further run would wait
+// out its limit again (a hanging kernel costs the list run's limit and one more).
+GroupRun NotRun(const CaseGroup& group, const std::string& ls, const std::string& hungIn) {
+  GroupRun run;
+  for (const CaseSpec& spec : Expand(group)) {
+    CaseOutcome c;
+    c.label = spec.Label() + (ls == "auto" ? "" : " L=" + ls);
+    c.status = "timeout";
+    c.message = "not run: the item's code already hung in " + hungIn;
+    run.cases.push_back(std::move(c));
+  }
+  return run;
+}
+
+// The item's correctness: every case entry at every local size; the worst case decides. Once a
+// run of the item's code timed out, its other groups are not run (NotRun).
 void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
                 const FastVerdicts& fast, ItemGrade& g) {
   std::vector<std::string> runOf;  // per case: the run it was part of
+  std::string hungIn;              // the run of the item's code that timed out, if one did
   if (const auto l = fast.limits.find(it.task); l != fast.limits.end())
     g.timeLimitS = l->second;  // its cases ran in the task's list run first
   for (size_t gi = 0; gi < it.groups.size() && !Interrupted(); ++gi) {
@@ -52,8 +69,11 @@ void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
     for (const auto& ls : group.localSizes) {
       const std::string key = RunKey(it, gi, ls, RunKind::Check, Isolation::Shared);
       const auto decided = fast.decided.find(key);
-      double limit = 0;  // a decided group's is its list run's, in g.timeLimitS already
-      GroupRun run = decided != fast.decided.end()
+      // In: the item's limit so far (its runs never get less); a decided group's is its list
+      // run's, in g.timeLimitS already.
+      double limit = g.timeLimitS;
+      GroupRun run = !hungIn.empty() ? NotRun(group, ls, hungIn)
+                     : decided != fast.decided.end()
                          ? decided->second
                          : RunHandin(ctx, device, code, it, gi, ls, RunKind::Check, limit,
                                      fast.hung.count(key)     ? Start::IsolatedAfterTimeout
@@ -68,6 +88,8 @@ void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
                       JoinNames(group.types, ","), JoinNames(group.ops, ","),
                       group.kinds.empty() ? "" : " " + JoinNames(group.kinds, ","),
                       ls == "auto" ? "" : " L=" + ls);
+      if (run.timedOut && hungIn.empty())
+        hungIn = what;
       for (auto& c : run.cases) {
         g.cases.push_back(std::move(c));
         runOf.push_back(what);
@@ -225,7 +247,7 @@ void GradeOclgrind(Context& ctx, Device& device, const Item& it, const Code& cod
   if (problem.empty())
     return;
   if (it.oclgrind == GateMode::Deduct) {
-    g.status = problem.rfind("correct", 0) == 0 ? "passed" : "failed";
+    g.status = "failed";  // a race, an access out of bounds, or correct but too much work
     g.points = 0;
     g.detail = problem;
   } else {
@@ -257,6 +279,8 @@ ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& co
     GradeOclgrind(ctx, device, it, code, g);
   if (g.points > 0 && it.speedFloor && !Interrupted())
     GradeSpeed(ctx, device, it, code, g);
+  if (g.points < it.points)  // correct, but a gate took its points: not `passed` with 0 points
+    g.status = "failed";
   return g;
 }
 

@@ -1,0 +1,92 @@
+#include "tools/grade/Junit.h"
+
+#include "tools/grade/Text.h"
+
+#include <fmt/format.h>
+
+#include <regex>
+
+namespace rsb::grade {
+
+namespace {
+
+// Text for an attribute or an element: markup escaped, and no character XML 1.0 forbids.
+std::string Xml(const std::string& s) {
+  std::string out;
+  for (unsigned char c : s)
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      default:
+        out += c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? '?' : char(c);
+    }
+  return out;
+}
+
+std::string Testcase(const HandinGrade& h, const ItemGrade& g, size_t& failures, size_t& errors) {
+  std::string x = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n",
+                              Xml(h.name), Xml(g.item->id));
+  const std::string message = Xml(g.status + (g.detail.empty() ? "" : ": " + Headline(g.detail)));
+  const bool full = g.status == "passed" && g.points >= g.item->points;
+  if (!full && (g.status == "passed" || g.status == "failed")) {
+    ++failures;
+    x += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", message, g.status,
+                     Xml(g.detail));
+  } else if (!full) {
+    ++errors;
+    x += fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n", message, g.status,
+                     Xml(g.detail));
+  }
+  return x + fmt::format("      <system-out>{}: {} / {} points</system-out>\n    </testcase>\n",
+                         Xml(g.status), Points(g.points), Points(g.item->points));
+}
+
+}  // namespace
+
+std::string JunitTestsuite(const RunInfo& run, const HandinGrade& h) {
+  size_t failures = 0, errors = 0;
+  std::string cases;
+  for (const auto& g : h.items)
+    cases += Testcase(h, g, failures, errors);
+  return fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n"
+      "    <properties>\n      <property name=\"points\" value=\"{}\"/>\n"
+      "      <property name=\"max_points\" value=\"{}\"/>\n"
+      "      <property name=\"rubric\" value=\"{}\"/>\n"
+      "      <property name=\"device\" value=\"{}\"/>\n    </properties>\n{}  </testsuite>\n",
+      Xml(h.name), h.items.size(), failures, errors, Points(h.total), Points(h.max),
+      Xml(run.rubric->name), Xml(DeviceText(run.device, run.checkDevice)), cases);
+}
+
+std::string JunitDocument(const std::string& rubricName, const std::vector<std::string>& suites) {
+  size_t counts[3] = {0, 0, 0};
+  static const std::regex head(
+      R"re(<testsuite name="[^"]*" tests="(\d+)" failures="(\d+)" errors="(\d+)")re");
+  std::string body;
+  for (const auto& s : suites) {
+    std::smatch m;
+    if (std::regex_search(s, m, head))
+      for (int i = 0; i < 3; ++i)
+        counts[i] += std::stoul(m[i + 1].str());
+    body += s;
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" "
+      "failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+      Xml(rubricName), counts[0], counts[1], counts[2], body);
+}
+
+}  // namespace rsb::grade

@@ -213,5 +213,82 @@ TEST(BrokenKernel, CachedConvolutionReadsPastItsTile) {
                 "(u < TILE ? tile[u]", "(u <= TILE ? tile[u]"});
 }
 
+// Tests that patch the solution's own lines (the reduction's and scan's, moved here from their
+// suites): this file stays out of the hand-out (scripts/make-handout), which must quote no
+// solution.
+// The hand-out's stubbed plan: only the tree's first step, which writes a scratch buffer.
+class FirstStepOnly : public CReductionTask {
+ public:
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override {
+    LaunchPlan plan = CReductionTask::Plan(device, variant, spec);
+    plan.steps.resize(1);
+    return plan;
+  }
+};
+
+// A host plan that stops short leaves the output as poisoned, and no launch of the plan writes
+// it: the failure says that the plan is at fault and where to see its launches (--explain). A
+// kernel that writes nothing leaves the output poisoned too, but its plan writes the output:
+// no such words.
+TEST(Reduction, PlanThatNeverWritesTheOutputReadsAsAPlanFault) {
+  FirstStepOnly stubbed;
+  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 3);
+  const auto plan = Validate(stubbed, spec, {"sequential"});
+  ASSERT_EQ(plan.size(), 1u);
+  EXPECT_EQ(plan[0].status, Status::Failed);
+  EXPECT_NE(plan[0].message.find("never written"), std::string::npos) << plan[0].message;
+  EXPECT_NE(plan[0].message.find("no launch of the plan writes the output"), std::string::npos)
+      << plan[0].message;
+  EXPECT_NE(plan[0].message.find("--explain --task reduction --variant sequential"),
+            std::string::npos)
+      << plan[0].message;
+  const std::string dir = CopyKernels("writes-nothing");
+  Patch(dir + "/Reduction.cl", "  const IDX i = get_global_id(0);\n  if (i >= h)",
+        "  return;\n  const IDX i = get_global_id(0);\n  if (i >= h)");
+  CReductionTask task;
+  const auto kernel = ValidateWithKernels(task, spec, {"sequential"}, dir);
+  ASSERT_EQ(kernel.size(), 1u);
+  EXPECT_EQ(kernel[0].status, Status::Failed);
+  EXPECT_NE(kernel[0].message.find("never written"), std::string::npos) << kernel[0].message;
+  EXPECT_EQ(kernel[0].message.find("plan"), std::string::npos) << kernel[0].message;
+  std::filesystem::remove_all(dir);
+}
+
+// Where the whole file does not build, a case builds only its plan's kernels (kernels/Common.clh's
+// RSB_WANTS, ProgramCache): a kernel that does not compile is its own variant's error, and the
+// variants beside it in the same file build and pass.
+TEST(Reduction, OneVariantsBuildErrorLeavesTheOthersInItsFileAlone) {
+  const std::string dir = CopyKernels("one-broken-kernel");
+  Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;",
+        "  dst[i] = i + h < m ? OP(a, src[i + h]) : a");
+  CReductionTask task;
+  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 5);
+  const auto results = ValidateWithKernels(
+      task, spec, {"interleaved", "sequential", "decomposition", "atomic"}, dir);
+  ASSERT_EQ(results.size(), 4u);
+  for (const auto& r : results) {
+    if (r.variant == "sequential") {
+      EXPECT_EQ(r.status, Status::Error);
+      EXPECT_NE(r.message.find("kernel build failed: "), std::string::npos) << r.message;
+      EXPECT_NE(r.buildLog.find("Reduction.cl:"), std::string::npos) << r.buildLog;
+    } else {
+      EXPECT_TRUE(Ok(r.status)) << r.variant << ": " << r.message;
+    }
+  }
+  std::filesystem::remove_all(dir);
+}
+
+// A task that counts the plans it makes.
+TEST(Scan, BrokenKernelFailsTheCheckAndNamesTheVariant) {
+  const std::string dir = CopyKernels("scan-broken");
+  Patch(dir + "/Scan.cl", "tile[b] = OP(tile[a], tile[b]);", "tile[b] = OP(tile[b], tile[b]);");
+  const CommandResult r =
+      RunBench("--task scan --variant work-efficient --size 1000 --check --kernels " + dir);
+  std::filesystem::remove_all(dir);
+  EXPECT_EQ(r.status, 1) << r.err;
+  EXPECT_NE(r.err.find("work-efficient"), std::string::npos) << r.err;
+}
+
 }  // namespace
 }  // namespace rsb::test

@@ -236,18 +236,9 @@ TEST(Convolution, BadMaskWidthOrShapeIsUsageError) {
 // kernels, with its row pushed onto the table, validates at every kind of size.
 TEST(Convolution, NewVariantIsItsKernelAndOneTableRow) {
   const std::string dir = CopyKernels("new-convolution-variant");
-  std::ofstream(dir + "/Convolution.cl", std::ios::app)
-      << "\nRSB_WG_ATTR\n"
-         "__kernel void ConvolutionMyVariant(__global const T* in, __global const T* mask,\n"
-         "                                   __global T* out, IDX n) {\n"
-         "  const IDX i = get_global_id(0);\n"
-         "  if (i >= n)\n"
-         "    return;\n"
-         "  T acc = 0;\n"
-         "  for (uint j = 0; j < MASK_WIDTH; ++j)\n"
-         "    acc += mask[j] * InputOrGhost(in, i - R + j, n);\n"
-         "  out[i] = acc;\n"
-         "}\n";
+  const std::string copy =
+      KernelCopy(dir + "/Convolution.cl", "ConvolutionBasic1D", "ConvolutionMyVariant");
+  std::ofstream(dir + "/Convolution.cl", std::ios::app) << "\nRSB_WG_ATTR\n" << copy;
   auto table = CConvolutionTask::DefaultTable();
   table.push_back({"my-variant", "ConvolutionMyVariant", "Convolution.cl",
                    ConvolutionShape::Basic1D, 256, 64, "a student's copy of basic-1d"});

@@ -782,7 +782,7 @@ TEST_F(Grade, ShippedRubricCatchesAWrongMinIdentity) {
   if (!HaveOclgrind())  // the shipped rubric's items have Oclgrind gates
     GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
   const std::string h = HandIn("minid");
-  // The shipped rubric requires the task sources: the suite's own (nothing to compile).
+  // With the task sources, the suite's own (nothing to compile).
   CopySuiteSources(h, {"Reduction", "Scan"});
   // 0 as min's identity: right for sum, wrong for min wherever padding enters a tree.
   Patch(h + "/kernels/Common.clh", "#ifndef IDENTITY\n#error",

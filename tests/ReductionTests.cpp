@@ -125,20 +125,13 @@ TEST(Reduction, PlanTrafficMatchesHandCountedBytes) {
 }
 
 // Adding a variant of an existing shape is its kernel and one row of the table: a copy of the
-// kernels folder gets a new kernel, a task gets the table plus one row, and the runner validates
-// it like any other variant.
+// kernels folder gets a new kernel (a copy of decomposition's), a task gets the table plus one row,
+// and the runner validates it like any other variant.
 TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
   const std::string dir = CopyKernels("new-variant");
-  std::ofstream(dir + "/Reduction.cl", std::ios::app)
-      << "\n__kernel void ReduceMyVariant(__global const T* src, __global T* dst, IDX n) {\n"
-         "  __local T scratch[LOCAL_SIZE];\n"
-         "  const IDX base = get_group_id(0) * 2 * LOCAL_SIZE + get_local_id(0);\n"
-         "  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
-         "n));\n"
-         "  const T r = WorkGroupReduceSequential(scratch, v);\n"
-         "  if (get_local_id(0) == 0)\n"
-         "    dst[get_group_id(0)] = r;\n"
-         "}\n";
+  const std::string copy =
+      KernelCopy(dir + "/Reduction.cl", "ReduceDecomposition", "ReduceMyVariant");
+  std::ofstream(dir + "/Reduction.cl", std::ios::app) << "\nRSB_WG_ATTR\n" << copy;
   auto table = CReductionTask::DefaultTable();
   table.push_back({"my-variant", "ReduceMyVariant", "Reduction.cl", ReductionShape::MultiLevel, 256,
                    16, "a student's copy of decomposition"});
@@ -152,70 +145,6 @@ TEST(Reduction, NewVariantIsItsKernelAndOneTableRow) {
   std::filesystem::remove_all(dir);
 }
 
-// The hand-out's stubbed plan: only the tree's first step, which writes a scratch buffer.
-class FirstStepOnly : public CReductionTask {
- public:
-  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
-                  const ProblemSpec& spec) const override {
-    LaunchPlan plan = CReductionTask::Plan(device, variant, spec);
-    plan.steps.resize(1);
-    return plan;
-  }
-};
-
-// A host plan that stops short leaves the output as poisoned, and no launch of the plan writes
-// it: the failure says that the plan is at fault and where to see its launches (--explain). A
-// kernel that writes nothing leaves the output poisoned too, but its plan writes the output:
-// no such words.
-TEST(Reduction, PlanThatNeverWritesTheOutputReadsAsAPlanFault) {
-  FirstStepOnly stubbed;
-  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 3);
-  const auto plan = Validate(stubbed, spec, {"sequential"});
-  ASSERT_EQ(plan.size(), 1u);
-  EXPECT_EQ(plan[0].status, Status::Failed);
-  EXPECT_NE(plan[0].message.find("never written"), std::string::npos) << plan[0].message;
-  EXPECT_NE(plan[0].message.find("no launch of the plan writes the output"), std::string::npos)
-      << plan[0].message;
-  EXPECT_NE(plan[0].message.find("--explain --task reduction --variant sequential"),
-            std::string::npos)
-      << plan[0].message;
-  const std::string dir = CopyKernels("writes-nothing");
-  Patch(dir + "/Reduction.cl", "  const IDX i = get_global_id(0);\n  if (i >= h)",
-        "  return;\n  const IDX i = get_global_id(0);\n  if (i >= h)");
-  CReductionTask task;
-  const auto kernel = ValidateWithKernels(task, spec, {"sequential"}, dir);
-  ASSERT_EQ(kernel.size(), 1u);
-  EXPECT_EQ(kernel[0].status, Status::Failed);
-  EXPECT_NE(kernel[0].message.find("never written"), std::string::npos) << kernel[0].message;
-  EXPECT_EQ(kernel[0].message.find("plan"), std::string::npos) << kernel[0].message;
-  std::filesystem::remove_all(dir);
-}
-
-// Where the whole file does not build, a case builds only its plan's kernels (kernels/Common.clh's
-// RSB_WANTS, ProgramCache): a kernel that does not compile is its own variant's error, and the
-// variants beside it in the same file build and pass.
-TEST(Reduction, OneVariantsBuildErrorLeavesTheOthersInItsFileAlone) {
-  const std::string dir = CopyKernels("one-broken-kernel");
-  Patch(dir + "/Reduction.cl", "  dst[i] = i + h < m ? OP(a, src[i + h]) : a;",
-        "  dst[i] = i + h < m ? OP(a, src[i + h]) : a");
-  CReductionTask task;
-  const ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, 1000, 64, 5);
-  const auto results = ValidateWithKernels(
-      task, spec, {"interleaved", "sequential", "decomposition", "atomic"}, dir);
-  ASSERT_EQ(results.size(), 4u);
-  for (const auto& r : results) {
-    if (r.variant == "sequential") {
-      EXPECT_EQ(r.status, Status::Error);
-      EXPECT_NE(r.message.find("kernel build failed: "), std::string::npos) << r.message;
-      EXPECT_NE(r.buildLog.find("Reduction.cl:"), std::string::npos) << r.buildLog;
-    } else {
-      EXPECT_TRUE(Ok(r.status)) << r.variant << ": " << r.message;
-    }
-  }
-  std::filesystem::remove_all(dir);
-}
-
-// A task that counts the plans it makes.
 class CountingPlans : public CReductionTask {
  public:
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,

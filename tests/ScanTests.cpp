@@ -244,16 +244,6 @@ TEST(Scan, InputBufferIsNotModified) {
     EXPECT_EQ(r.validatedRuns, 2u) << r.variant;
 }
 
-TEST(Scan, BrokenKernelFailsTheCheckAndNamesTheVariant) {
-  const std::string dir = CopyKernels("scan-broken");
-  Patch(dir + "/Scan.cl", "tile[b] = OP(tile[a], tile[b]);", "tile[b] = OP(tile[b], tile[b]);");
-  const CommandResult r =
-      RunBench("--task scan --variant work-efficient --size 1000 --check --kernels " + dir);
-  std::filesystem::remove_all(dir);
-  EXPECT_EQ(r.status, 1) << r.err;
-  EXPECT_NE(r.err.find("work-efficient"), std::string::npos) << r.err;
-}
-
 TEST(Scan, CommandLineChecksEveryVariantAndKind) {
   const CommandResult r =
       RunBench("--task scan --scan-kind all --op all --size 1000,3 --local-size 8 --check");

@@ -295,6 +295,25 @@ void Patch(const std::string& path, const std::string& from, const std::string& 
   std::ofstream(path) << text;
 }
 
+std::string KernelCopy(const std::string& path, const std::string& name,
+                       const std::string& newName) {
+  const std::string text = ReadAll(path);
+  const size_t start = text.find("__kernel void " + name + "(");
+  size_t at = start == std::string::npos ? start : text.find('{', start);
+  if (at == std::string::npos) {
+    ADD_FAILURE() << "no kernel " << name << " in " << path;
+    return "";
+  }
+  for (int depth = 0; at < text.size(); ++at) {
+    depth += text[at] == '{' ? 1 : text[at] == '}' ? -1 : 0;
+    if (depth == 0)
+      break;
+  }
+  std::string copy = text.substr(start, at + 1 - start);
+  copy.replace(copy.find(name), name.size(), newName);
+  return copy + "\n";
+}
+
 void PrintTo(const VariantTypeParam& p, std::ostream* os) {
   *os << p.variant << "/" << ToString(p.type);
 }

@@ -118,6 +118,11 @@ CommandResult RunCommand(const std::string& command);
 
 // Copies the source kernels folder to a fresh temporary folder and returns its path.
 std::string CopyKernels(const std::string& name);
+// The kernel `name` of a kernels file (path), from `__kernel void name(` to its closing brace,
+// renamed newName: a student's copy of a variant, taken from the file as it is (the tests quote
+// no solution: in the hand-out the copy is the student's own code).
+std::string KernelCopy(const std::string& path, const std::string& name,
+                       const std::string& newName);
 // Replaces the first occurrence of `from` with `to` in file (path), or fails the test.
 void Patch(const std::string& path, const std::string& from, const std::string& to);
 

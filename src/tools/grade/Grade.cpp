@@ -99,8 +99,12 @@ HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit&
   HostBuildSettings host{nullptr, work, ctx.opt.buildTimeoutS, {}, {}};
   for (const auto& it : ctx.rubric.items)
     host.graded.insert(it.task);
+  // (Task sources found by name anywhere in a hand-in, as CopyHandinFiles lays them out.)
   if (std::none_of(ctx.opt.handins.begin(), ctx.opt.handins.end(), [&](const std::string& h) {
-        return !FindHandinFiles(h).TasksOf(host.graded).empty();
+        for (const auto& [dest, rel] : LocateByName(h))
+          if (dest.rfind("src/tasks/", 0) == 0 && host.graded.count(TaskOfFile(dest)))
+            return true;
+        return false;
       }))
     return host;
   if (ctx.opt.handinKit.empty())
@@ -153,12 +157,16 @@ void MakeOutputDir(const std::string& dir) {
         fmt::format("--output-dir '{}': cannot make the folder: {}", dir, ec.message()));
 }
 
-// The files the rubric requires that the hand-in lacks, per item: "" when it has them all.
-std::string MissingFiles(const Rubric& r, const Item& it, const std::string& handin) {
+// The files the rubric requires that the hand-in lacks, per item: "" when it has them all (found
+// by name where the student put them; one taken from the hand-out is not the hand-in's).
+std::string MissingFiles(const Rubric& r, const Item& it, const HandinFiles& handin) {
   std::vector<std::string> missing;
   for (const auto& f : r.requiredFiles) {
     const std::string task = TaskOfFile(f);
-    if ((task.empty() || task == it.task) && !fs::is_regular_file(fs::path(handin) / f))
+    const auto from = handin.from.find(f);
+    if ((task.empty() || task == it.task) &&
+        (!fs::is_regular_file(fs::path(handin.root) / f) ||
+         (from != handin.from.end() && from->second == kFromHandout)))
       missing.push_back(f);
   }
   if (missing.empty())
@@ -168,15 +176,13 @@ std::string MissingFiles(const Rubric& r, const Item& it, const std::string& han
 
 // The hand-in's own copy in its work folder (regular files only: a link could point at what the
 // hand-in must not read), which its sandbox sees; the original's folder stays hidden. Its files
-// as the grader finds them (FindHandinFiles).
-HandinFiles CopyHandin(const std::string& from, const std::string& workDir) {
+// found by name where the student put them, the unchanged kernel headers it lacks taken from the
+// suite's kernels (CopyHandinFiles).
+HandinFiles CopyHandin(const std::string& from, const std::string& workDir,
+                       const std::string& suiteKernels) {
   const fs::path to = fs::path(workDir) / "handin";
   fs::create_directories(to);
-  for (const auto& part : HandinFolders())
-    if (fs::is_directory(fs::path(from) / part))
-      fs::copy(fs::path(from) / part, to / part,
-               fs::copy_options::recursive | fs::copy_options::skip_symlinks);
-  return FindHandinFiles(to.string());
+  return CopyHandinFiles(from, to.string(), suiteKernels);
 }
 
 // `env` setting every compiled-kernel cache (pocl's, NVIDIA's, Mesa's) to the folder.
@@ -249,7 +255,8 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
   HandinGrade h;
   h.name = name;
   h.path = fs::absolute(path).lexically_normal().string();
-  const HandinFiles copy = CopyHandin(h.path, workDir);
+  const HandinFiles copy = CopyHandin(h.path, workDir, ctx.suite.kernels);
+  h.from = copy.from;
   const std::vector<std::string> wrapper = HandinWrapper(ctx, workDir);
   h.host = BuildHandinHostCode(ctx.opt, host, copy, workDir, wrapper);
   // Per item: the code that runs it (the hand-in's binary for its task where it brings host code
@@ -262,7 +269,7 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
     const bool built = own != h.host.tasks.end() && own->second.ok;
     const Code code{built && !own->second.binary.empty() ? own->second.binary : ctx.suite.binary,
                     copy.kernels, wrapper, workDir};
-    std::string problem = MissingFiles(ctx.rubric, it, copy.root);
+    std::string problem = MissingFiles(ctx.rubric, it, copy);
     if (problem.empty() && own != h.host.tasks.end() && !built)
       problem = "host code does not build: " + Headline(own->second.log) +
                 "\n(the compiler's log: the report's host code section, once for the task)";

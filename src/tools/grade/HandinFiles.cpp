@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <tuple>
 
 namespace fs = std::filesystem;
 
@@ -57,6 +61,77 @@ HandinFiles FindHandinFiles(const std::string& root) {
     for (const auto& source : TaskSources(task))
       if (fs::is_regular_file(dir / source))
         f.taskSources[task].push_back(source);
+  return f;
+}
+
+namespace {
+
+// Where a file of this name goes in the suite's layout, or "".
+std::string Destination(const std::string& name) {
+  const std::string ext = fs::path(name).extension().string();
+  if (ext == ".cl" || ext == ".clh")
+    return "kernels/" + name;
+  static const std::regex source(R"(C\w+Task\.(h|cpp))");
+  return std::regex_match(name, source) ? "src/tasks/" + name : "";
+}
+
+bool HoldsSolution(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str().find(
+             "// SOLUTION"
+             " BEGIN") != std::string::npos;  // (split: not a marker)
+}
+
+}  // namespace
+
+std::map<std::string, std::string> LocateByName(const std::string& root) {
+  std::map<std::string, std::string> at;  // destination -> path in the hand-in
+  std::vector<std::tuple<int, std::string, std::string>> found;  // depth, path, destination
+  std::error_code ec;
+  size_t seen = 0;
+  for (auto it = fs::recursive_directory_iterator(root, ec);
+       !ec && it != fs::recursive_directory_iterator() && ++seen < 100000; it.increment(ec)) {
+    if (it.depth() >= 8)  // no hand-in is that deep
+      it.disable_recursion_pending();
+    if (it->is_symlink() || !it->is_regular_file())
+      continue;
+    const std::string rel = fs::relative(it->path(), root).generic_string();
+    const std::string top = rel.substr(0, rel.find('/'));
+    const bool laidOut = std::count(HandinFolders().begin(), HandinFolders().end(), top) > 0;
+    const std::string dest = laidOut ? rel : Destination(it->path().filename().string());
+    if (!dest.empty())
+      found.emplace_back(laidOut ? -1 : it.depth(), rel, dest);
+  }
+  std::sort(found.begin(), found.end());
+  for (const auto& [depth, rel, dest] : found)
+    at.emplace(dest, rel);
+  return at;
+}
+
+HandinFiles CopyHandinFiles(const std::string& root, const std::string& to,
+                            const std::string& suiteKernels) {
+  std::map<std::string, std::string> from;
+  bool kernels = false;
+  for (const auto& [dest, rel] : LocateByName(root)) {
+    fs::create_directories((fs::path(to) / dest).parent_path());
+    fs::copy_file(fs::path(root) / rel, fs::path(to) / dest, fs::copy_options::overwrite_existing);
+    if (dest != rel)
+      from[dest] = rel;
+    kernels = kernels || dest.rfind("kernels/", 0) == 0;
+  }
+  std::error_code ec;
+  if (kernels && !suiteKernels.empty())
+    for (const auto& e : fs::directory_iterator(suiteKernels, ec)) {
+      const std::string dest = "kernels/" + e.path().filename().string();
+      if (e.is_regular_file() && !fs::exists(fs::path(to) / dest) && !HoldsSolution(e.path())) {
+        fs::copy_file(e.path(), fs::path(to) / dest);
+        from[dest] = kFromHandout;
+      }
+    }
+  HandinFiles f = FindHandinFiles(to);
+  f.from = std::move(from);
   return f;
 }
 

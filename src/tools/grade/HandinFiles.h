@@ -28,12 +28,34 @@ struct HandinFiles {
   // Per task whose sources the hand-in brings: those it brings, as TaskSources names them.
   std::map<std::string, std::vector<std::string>> taskSources;
 
+  // Where each file of the grader's copy that is not where the hand-in has it came from, by its
+  // path in the copy: the path inside the hand-in where it was found by name ("Scan.cl",
+  // "alice/kernels/Scan.cl"), or kFromHandout (an unchanged kernels file the hand-in lacks).
+  std::map<std::string, std::string> from;
+
   // The tasks of `graded` whose sources it brings, in name order.
   std::vector<std::string> TasksOf(const std::set<std::string>& graded) const;
   bool Brings(const std::string& task, const std::string& source) const;
 };
 
 HandinFiles FindHandinFiles(const std::string& root);
+
+// HandinFiles::from of a file taken from the suite's kernels folder (the hand-out's copy).
+inline constexpr const char* kFromHandout = "the hand-out";
+
+// The hand-in's files laid out as the suite's tree lays them out (kernels/, src/tasks/), from
+// where the student put them: its kernels/ and src/ as they are; any other kernels file (*.cl,
+// *.clh) or task source (C<Task>Task.h/.cpp) found by name deeper in the hand-in (a flat upload,
+// an extra top folder; the shallowest first), where the layout lacks it. Paths relative to the
+// hand-in. Symbolic links are never followed.
+std::map<std::string, std::string> LocateByName(const std::string& root);
+
+// Copies the hand-in (root) to `to` as LocateByName lays it out, and, where it brings a kernel,
+// every kernels file of the suite's folder (suiteKernels) that it lacks and that holds no
+// solution region (no begin marker): the headers handed out unchanged. Its files
+// as FindHandinFiles finds them in `to`, with `from` said.
+HandinFiles CopyHandinFiles(const std::string& root, const std::string& to,
+                            const std::string& suiteKernels);
 
 // The task a hand-in file belongs to ("reduction" for kernels/Reduction.cl and
 // src/tasks/CReductionTask.cpp), or "" when it belongs to every task (kernels/Common.clh).

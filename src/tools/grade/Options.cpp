@@ -39,7 +39,8 @@ std::string DefaultRubric() {
 void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
   app.set_help_flag();
   app.add_flag("-h,--help", help, "Print this help and exit");
-  app.add_option("HANDIN", o.handins, "Hand-in folders (each with kernels/)")
+  app.add_option("HANDIN", o.handins,
+                 "Hand-in folders (each with the kernels, in kernels/ or found by name)")
       ->check(cli::Allowed("an existing folder (a hand-in with kernels/)",
                            [](const std::string& v) {  // a symlink loop: refused, not thrown
                              std::error_code ec;
@@ -60,7 +61,8 @@ void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
                         });
   };
   app.add_option("--timeout", o.timeoutS,
-                 "Seconds each item's child run may take before it is killed (default 60)")
+                 "The least seconds a hand-in's child run gets before it is killed (default 60): "
+                 "its limit is 5 times the suite's own run of the same item, never less than this")
       ->check(seconds(86400));
   app.add_option("--build-timeout", o.buildTimeoutS,
                  "Seconds a hand-in's host code may take to build (default 120)")
@@ -72,8 +74,9 @@ void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
                  "Platform of the runs that only validate (every child run but the timed ones): "
                  "index or name substring (default: --platform's). A right answer does not "
                  "depend on the OpenCL implementation, so on a CPU one that builds faster grades "
-                 "sooner: Mesa's rusticl (RUSTICL_ENABLE=llvmpipe) builds about twice as fast as "
-                 "pocl. Speed items are still timed on --platform, and the reports name both");
+                 "sooner: Mesa's rusticl (RUSTICL_ENABLE=llvmpipe) compiles kernels five to six "
+                 "times as fast as pocl, though it runs them more slowly. Speed items are still "
+                 "timed on --platform, and the reports name both");
   app.add_option("--check-device", o.checkDevice,
                  "Device of those runs: index or name substring (default: --device's where "
                  "--check-platform is not given)");
@@ -246,11 +249,15 @@ std::string TaskSourcePatterns() {
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;
   CLI::App app{
-      "reduce-scan-bench grade: scores hand-ins (folders with kernels/ and optionally\n" +
+      "reduce-scan-bench grade: scores hand-ins (folders with the kernels and optionally\n" +
           TaskSourcePatterns() +
-          ") against a rubric; every item runs in a child\n"
-          "process under --timeout. Writes DIR/<name>.md, DIR/<name>.json, DIR/summary.csv,\n"
-          "DIR/index.md and DIR/index.html (the class at a glance), DIR/grading.json.",
+          ", found by name where they are) against a rubric;
+"
+          "every item runs in a child process under --timeout. Writes DIR/<name>.md,
+"
+          "DIR/<name>.json, DIR/summary.csv, DIR/index.md and DIR/index.html (the class at
+"
+          "a glance), DIR/grading.json.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);
   std::string items, shard;

@@ -2,6 +2,7 @@
 
 #include "platform/Errors.h"
 #include "platform/Files.h"
+#include "tools/grade/HandinFiles.h"
 #include "tools/grade/Text.h"
 
 #include <fmt/format.h>
@@ -100,10 +101,25 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
           {"check_device", ctx.checkDevice.empty() ? "-" : ctx.checkDevice},
           {"timeout_s", ctx.timeoutS},
           {"host_code", host},
+          {"files_from", h.from},
           {"total", h.total},
           {"max", h.max},
           {"items", items}};
 }
+
+namespace {
+
+// "Files not where the hand-in has them: kernels/Scan.cl (found at Scan.cl); kernels/Common.clh
+// (the hand-out's: not in the hand-in)." or "".
+std::string FilesFrom(const HandinGrade& h) {
+  std::vector<std::string> said;
+  for (const auto& [file, from] : h.from)
+    said.push_back(from == kFromHandout ? file + " (the hand-out's: not in the hand-in)"
+                                        : file + " (found at " + from + ")");
+  return said.empty() ? "" : "Files not where the hand-in has them: " + Join(said, "; ") + ".\n";
+}
+
+}  // namespace
 
 std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
   std::string md = fmt::format("# {}: {} / {} points\n\n", h.name, Points(h.total), Points(h.max));
@@ -121,11 +137,16 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
           : b.compiled.empty()
               ? "the same as the suite's"
               : fmt::format("built ({}, {:.1f} s)", Join(b.compiled, ", "), b.seconds)));
-    md += fmt::format(
-        "Host code: the hand-in's task sources, built against the suite's runner in {:.1f} s: "
-        "{}.\n",
-        h.host.seconds, Join(tasks, "; "));
+    const bool built = std::any_of(h.host.tasks.begin(), h.host.tasks.end(),
+                                   [](const auto& t) { return !t.second.compiled.empty(); });
+    md += built ? fmt::format(
+                      "Host code: the hand-in's task sources, built against the suite's "
+                      "runner in {:.1f} s: {}.\n",
+                      h.host.seconds, Join(tasks, "; "))
+                : fmt::format("Host code: the hand-in's task sources, nothing to build: {}.\n",
+                              Join(tasks, "; "));
   }
+  md += FilesFrom(h);
   md +=
       "\n| item | task | variant | status | detail | speed | points |\n"
       "|---|---|---|---|---|---|---|\n";
@@ -176,6 +197,9 @@ json ToGradescope(const RunInfo& ctx, const HandinGrade& h) {
       fmt::format("{} / {} points. Rubric {}, device {}, seed {}, timeout {:g} s.", Points(h.total),
                   Points(h.max), ctx.rubric->name, DeviceText(ctx.device, ctx.checkDevice),
                   ctx.rubric->seed, ctx.timeoutS);
+  const std::string files = FilesFrom(h);
+  if (!files.empty())
+    output += "\n" + files.substr(0, files.size() - 1);
   // Nothing could be graded (no kernels/, host code that does not build): the reason up front.
   if (!h.items.empty() && std::all_of(h.items.begin(), h.items.end(),
                                       [](const ItemGrade& g) { return g.status == "error"; }))

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,9 @@ struct ItemGrade {
 struct HandinGrade {
   std::string name, path;
   HostBuild host;
+  // Files graded that are not where the hand-in has them: path in the grader's copy -> where it
+  // was found in the hand-in, or "the hand-out" (HandinFiles::from).
+  std::map<std::string, std::string> from;
   std::vector<ItemGrade> items;
   double total = 0, max = 0;
 };

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The hand-out gives no solution away (issue 44).
+
+   tests/handout_leak_test.py SOURCE_DIR [HANDOUT_DIR]
+
+Takes every line of every solution region (between `// SOLUTION BEGIN` and `// SOLUTION END` in
+the course files under kernels/ and src/), drops the trivial ones (blank, braces, a lone
+`barrier(...);`, and lines that a line of the hand-out's kernels/, src/ and common/ holds: code a
+student is given anyway, such as `if (get_local_id(0) == 0)`), less their trailing comments, and
+normalises whitespace (runs of blanks to one, none around punctuation). Then every line of every
+text file of the hand-out, normalised the same way, must hold none of them: each one found fails,
+naming the hand-out's file and line and the solution's file and line.
+
+Without HANDOUT_DIR it writes the real hand-out with scripts/make-handout. Then, so that the scan
+cannot pass by seeing nothing, it plants one solution line in a copy of a hand-out file (a test
+source, as a quoting test would) and expects exactly that file and line to be named.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+BEGIN = re.compile(r"^\s*// SOLUTION BEGIN\s*$")
+END = re.compile(r"^\s*// SOLUTION END\s*$")
+SOURCES = (".cl", ".clh", ".cpp", ".h", ".hpp", ".cc", ".cu")
+TRIVIAL = re.compile(r"^([{}();]*|barrier\([^()]*\);|\}?else\{?|return;|break;|continue;)$")
+
+
+def normalise(line):
+    """Whitespace-insensitive form: no blanks next to punctuation, other runs to one blank."""
+    s = re.sub(r"\s+", " ", line.strip())
+    return re.sub(r" ?([^\w ]) ?", r"\1", s)
+
+
+STRING = re.compile(r'"((?:[^"\\]|\\.)*)"|\'((?:[^\'\\]|\\.)*)\'|`([^`]+)`')
+COMMENT = re.compile(r"^(//!?|#|\*|/\*)\s*")
+
+
+def fragments(line):
+    """The normalised pieces of a hand-out line that could quote code, each with whether it is a
+    quoted piece: the line itself, and each string literal's (split at its \\n) or inline code
+    span's text, comment leaders dropped."""
+    out = {normalise(COMMENT.sub("", line.strip())): False}
+    for m in STRING.finditer(line):
+        for p in (m.group(1) or m.group(2) or m.group(3) or "").split("\\n"):
+            n = normalise(COMMENT.sub("", p.strip()))
+            out[n] = out.get(n, True)
+    out.pop("", None)
+    return out
+
+
+def quotes(frag, quoted, sol):
+    """frag is sol, holds a long sol, or is a quoted long piece of sol (a literal split over
+    lines)."""
+    return (frag == sol or (len(sol) >= 16 and sol in frag)
+            or (quoted and len(frag) >= 24 and frag in sol))
+
+
+def course_files(root):
+    for top in ("kernels", "src"):
+        for d, _, names in os.walk(os.path.join(root, top)):
+            for n in sorted(names):
+                if n.endswith(SOURCES):
+                    yield os.path.relpath(os.path.join(d, n), root)
+
+
+def solution_lines(src, handout):
+    """{normalised line: 'file:line'} of the solution regions, less the trivial and the given."""
+    found, given = {}, set()
+    for rel in course_files(src):
+        with open(os.path.join(src, rel), encoding="utf-8", errors="replace") as f:
+            lines = f.read().split("\n")
+        inside = False
+        for i, line in enumerate(lines, 1):
+            if BEGIN.match(line):
+                inside = True
+            elif END.match(line):
+                inside = False
+            elif inside:
+                n = normalise(line.split("//")[0])
+                if n and not TRIVIAL.match(n):
+                    found.setdefault(n, f"{rel}:{i}")
+    for top in ("kernels", "src", "common"):
+        for d, _, names in os.walk(os.path.join(handout, top)):
+            for n in names:
+                with open(os.path.join(d, n), encoding="utf-8", errors="replace") as f:
+                    given.update(normalise(x) for x in f)
+    given_text = "\n".join(given)
+    return {n: where for n, where in found.items() if n not in given_text}
+
+
+def scan(handout, solution):
+    """'file:line holds solution line ... (from file:line)' for every leak in the hand-out."""
+    leaks = []
+    for d, dirs, names in os.walk(handout):
+        dirs[:] = sorted(x for x in dirs if x != ".git")
+        for name in sorted(names):
+            path = os.path.join(d, name)
+            rel = os.path.relpath(path, handout)
+            try:
+                with open(path, encoding="utf-8") as f:
+                    text = f.read()
+            except (UnicodeDecodeError, OSError):
+                continue  # not text: no line to quote
+            for i, line in enumerate(text.split("\n"), 1):
+                frags = fragments(line)
+                for sol, where in solution.items():
+                    if any(quotes(f, q, sol) for f, q in frags.items()):
+                        leaks.append(f"{rel}:{i} holds the solution line '{sol}' ({where})")
+    return leaks
+
+
+def main():
+    src = os.path.realpath(sys.argv[1])
+    tmp = tempfile.mkdtemp(prefix="rsb-leak.")
+    try:
+        handout = sys.argv[2] if len(sys.argv) > 2 else os.path.join(tmp, "handout")
+        if len(sys.argv) <= 2:
+            made = subprocess.run([sys.executable, os.path.join(src, "scripts", "make-handout"),
+                                   handout], capture_output=True, text=True)
+            if made.returncode != 0:
+                print(f"FAIL: make-handout -> {made.returncode}: {made.stderr.strip()}")
+                return 1
+        solution = solution_lines(src, handout)
+        if len(solution) < 20:
+            print(f"FAIL: only {len(solution)} solution lines found in {src} (markers gone?)")
+            return 1
+        leaks = scan(handout, solution)
+        for leak in leaks:
+            print(f"FAIL: the hand-out's {leak}")
+        # The scan sees a planted quote: one solution line in a test source's string literal.
+        line, where = sorted(solution.items())[len(solution) // 2]
+        planted = os.path.join(tmp, "planted")
+        os.makedirs(os.path.join(planted, "tests"))
+        with open(os.path.join(planted, "tests", "Quote.cpp"), "w") as f:
+            f.write(f'// a test\nconst char* k =\n    "  {line}\\n";\n')
+        got = scan(planted, solution)
+        if not any(g.startswith("tests/Quote.cpp:3 ") for g in got):
+            print(f"FAIL: a planted solution line ({where}) was not found: {got}")
+            return 1
+        print(f"{len(solution)} solution lines, none in the hand-out's files" if not leaks else
+              f"{len(leaks)} solution lines in the hand-out")
+        return 1 if leaks else 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

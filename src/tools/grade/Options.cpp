@@ -251,12 +251,9 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   CLI::App app{
       "reduce-scan-bench grade: scores hand-ins (folders with the kernels and optionally\n" +
           TaskSourcePatterns() +
-          ", found by name where they are) against a rubric;
-"
-          "every item runs in a child process under --timeout. Writes DIR/<name>.md,
-"
-          "DIR/<name>.json, DIR/summary.csv, DIR/index.md and DIR/index.html (the class at
-"
+          ", found by name where they are) against a rubric;\n"
+          "every item runs in a child process under --timeout. Writes DIR/<name>.md,\n"
+          "DIR/<name>.json, DIR/summary.csv, DIR/index.md and DIR/index.html (the class at\n"
           "a glance), DIR/grading.json.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);

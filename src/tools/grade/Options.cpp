@@ -253,8 +253,8 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
           TaskSourcePatterns() +
           ", found by name where they are) against a rubric;\n"
           "every item runs in a child process under --timeout. Writes DIR/<name>.md,\n"
-          "DIR/<name>.json, DIR/summary.csv, DIR/index.md and DIR/index.html (the class at\n"
-          "a glance), DIR/grading.json.",
+          "DIR/<name>.json, DIR/summary.csv, DIR/index.md,\n"
+          "DIR/index.html (the class at a glance), DIR/grading.json.",
       "reduce-scan-bench grade"};
   AddInputOptions(app, o, help);
   std::string items, shard;

@@ -41,7 +41,7 @@ cat >"$tmp/shard/grading.json" <<'EOF'
  "hash": "h"}, "items": ["a"], "seed": 1, "device": "d", "shard": {"index": 1, "count": 1},
  "class": ["s1"], "graded": ["s1"], "complete": true}
 EOF
-echo '{"handin": "s1", "total": 1, "max": 1, "items": [{"points": 1}]}' >"$tmp/shard/s1.json"
+echo '{"handin": "s1", "total": 1, "max": 1, "items": [{"points": 1, "max_points": 1, "status": "passed", "detail": ""}]}' >"$tmp/shard/s1.json"
 head -c 20000 /dev/zero | tr '\0' x >"$tmp/shard/s1.md"
 
 # --- no byte free: refused up front, nothing made ---

@@ -879,7 +879,10 @@ DeviceRun SampleDevice(const std::string& name, bool gpu, bool timerUsable) {
   d.info.deviceVersion = "OpenCL 3.0 sample";
   d.info.openclCVersion = "OpenCL C 1.2";
   d.info.globalMemCacheBytes = 4u << 20;
-  d.ceilings.timer = {true, timerUsable, timerUsable ? "" : "resolution 0 ns"};
+  d.info.profilingResolutionNs = timerUsable ? 1000 : 0;
+  // The unusable timer's device ran with --timer events: its cases untimed.
+  d.ceilings.timer = {true, timerUsable, timerUsable ? "" : "resolution 0 ns",
+                      timerUsable ? TimerMode::Auto : TimerMode::Events};
   if (!timerUsable)
     return d;
   d.ceilings.readGBs = 100.5;
@@ -899,6 +902,7 @@ Result SampleTimed() {
   r.status = Status::Passed, r.iterations = 120, r.validatedRuns = 1, r.launchesEnqueued = 2;
   r.timeMs = {0.125, 0.12, 0.2, 0.13, 0.01, 0.124, 0.126};
   r.ciMet = true, r.ciTarget = 0.01, r.gelemS = 8.388608, r.gbytesS = 33.6;
+  r.timer = "events", r.timerResolutionNs = 1000;
   r.bandwidthUtil = 0.42, r.ceiling = "read", r.ceilingGBs = 100.5, r.utilisation = 0.334;
   r.ceilingStreamBytes = size_t(1) << 30;
   r.cost = {2, 18, 1048575, 4202512, 8212, 0, 524288};

@@ -94,7 +94,7 @@ struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
   std::vector<std::string> localSizes;
-  std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%";
+  std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%", timer = "auto";
   bool check = false, help = false, version = false, noBreakdown = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
   CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
@@ -208,6 +208,11 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
       ->check(Allowed("a percentage from 0% to 50% (1%) or a fraction from 0 to 0.5 (0.01), "
                       "plain decimals",
                       [](const std::string& v) { return ParseFraction(v).has_value(); }));
+  app.add_option("--timer", raw.timer,
+                 "Clock of every timed run and the ceilings: events (profiling events), host (the "
+                 "host's monotonic clock around a finished queue) or auto (events where the "
+                 "device's timer passes its check, else host; default)")
+      ->check(OneOf({"auto", "events", "host"}, false));
   app.add_flag("--no-ceilings", o.noCeilings,
                "Time without measuring the memory ceilings first (no utilisation): saves their "
                "12 streams of 0.5 s where only times are wanted");
@@ -356,6 +361,7 @@ void ResolveLists(const Raw& raw, Options& o) {
   o.format = ParseFormat(raw.format);
   o.run.ciTarget = *ParseFraction(raw.ciTarget);
   o.run.timed = !raw.check;
+  o.run.timer = *ParseTimerMode(raw.timer);  // checked
   if (!raw.sizes.empty()) {
     o.sizes.clear();
     for (const auto& v : raw.sizes)

@@ -185,6 +185,10 @@ nlohmann::json MeasuredJson(const Result& r) {
   };
   if (!r.utilisationSuspect.empty())
     o["utilisation_suspect"] = r.utilisationSuspect;
+  if (!r.timer.empty()) {  // which clock gave every time above
+    o["timer"] = r.timer;
+    o["timer_resolution_ns"] = r.timerResolutionNs;
+  }
   return o;
 }
 
@@ -264,6 +268,8 @@ Result ResultFromJson(const nlohmann::json& j) {
                 t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
                 t.at("ci_high").get<double>()};
   }
+  r.timer = j.value("timer", std::string());  // absent in older files and untimed results
+  r.timerResolutionNs = j.value("timer_resolution_ns", uint64_t(0));
   r.ciMet = j.value("ci_met", false);
   r.ciTarget = j.at("ci_target").get<double>();
   r.cold = j.at("cold").get<bool>();

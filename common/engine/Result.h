@@ -55,6 +55,10 @@ struct Result {
   std::string buildLog;
   size_t iterations = 0;
   TimeStats timeMs;
+  // The clock that timed it (--timer): "events" (profiling events) or "host" (the host's
+  // monotonic clock around a finished queue); "" where it was not timed. Its resolution in ns.
+  std::string timer;
+  uint64_t timerResolutionNs = 0;
   bool ciMet = false;             // the median's interval is within +-ciTarget of it
   double ciTarget = 0;            // the target it was timed to
   bool cold = false;              // timed with the last-level cache flushed before every run

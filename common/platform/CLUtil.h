@@ -34,6 +34,7 @@ struct DeviceInfo {
   unsigned long long localMemOverhead = 0;
   unsigned long long globalMemCacheBytes = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none)
   size_t maxWorkGroupSize = 0;
+  size_t profilingResolutionNs = 0;  // CL_DEVICE_PROFILING_TIMER_RESOLUTION (rusticl 22.3: 0)
   bool isGpu = false;
   bool fp64 = false;
   bool int64BaseAtomics = false;

@@ -56,28 +56,31 @@ constexpr const char* kCsvHeader =
     "near_cache_write_gbytes_s,near_cache_copy_gbytes_s,global_mem_cache_bytes,width,height,"
     "params,bytes_read_repeated,"
     "kernel_memory_bytes,utilisation_suspect,settings_source,settings_profile,"
-    "settings_profile_date,kernel_options\n";
+    "settings_profile_date,kernel_options,timer,timer_resolution_ns\n";
 
 // What every row of a case repeats: its keys (device to status), its shape (code path to
 // tuning), what else defines it (an image's shape, the task's parameters), where its settings
-// came from and its build options (the last column), and the run's fields.
+// came from, its build options and the clock that timed it (the last columns), and the run's
+// fields.
 struct CaseKeys {
   std::string keys, shape, extent, options, runFields;
 };
 
 CaseKeys KeysOf(const RunInfo& info, const Result& r) {
   const DeviceRun& device = DeviceOf(info, r);
-  return {fmt::format("{},{},{},{},{},{},{},{},{},{}", CsvQuote(device.info.name),
-                      CsvQuote(device.info.driverVersion), r.task, r.variant, ToString(r.type),
-                      ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
-                      ToString(r.status)),
-          fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0, r.lookbackFallback ? 1 : 0,
-                      CsvQuote(TuningText(r))),
-          fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
-                      CsvQuote(r.params.empty() ? "" : ParamsText(r))),
-          fmt::format("{},{},{},{}", CsvQuote(r.settings.source), CsvQuote(r.settings.profile),
-                      CsvQuote(r.settings.profileDate), CsvQuote(r.kernelOptions)),
-          RunFields(info, device)};
+  return {
+      fmt::format("{},{},{},{},{},{},{},{},{},{}", CsvQuote(device.info.name),
+                  CsvQuote(device.info.driverVersion), r.task, r.variant, ToString(r.type),
+                  ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
+                  ToString(r.status)),
+      fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0, r.lookbackFallback ? 1 : 0,
+                  CsvQuote(TuningText(r))),
+      fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
+                  CsvQuote(r.params.empty() ? "" : ParamsText(r))),
+      fmt::format("{},{},{},{},{},{}", CsvQuote(r.settings.source), CsvQuote(r.settings.profile),
+                  CsvQuote(r.settings.profileDate), CsvQuote(r.kernelOptions), r.timer,
+                  r.timer.empty() ? "" : std::to_string(r.timerResolutionNs)),
+      RunFields(info, device)};
 }
 
 // The case's row (an empty `kernel`). An untimed case leaves what its timer would have measured

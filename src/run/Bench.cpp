@@ -319,6 +319,7 @@ void RunOnDevice(const Options& o, const std::vector<std::string>& command, cons
   if (!o.quiet && ceilings)
     std::cerr << fmt::format("ceilings: measuring the memory ceilings (12 streams of {} s)\n",
                              std::min(o.run.timeBudgetS, kCeilingStreamBudgetS));
+  device.ceilings.timer.mode = o.run.timer;  // with the timer's verdict, the clock of the runs
   if (o.isolate) {
     std::vector<std::string> args = command;
     args.insert(args.end(), {"--worker-device", std::to_string(d)});
@@ -333,6 +334,7 @@ void RunOnDevice(const Options& o, const std::vector<std::string>& command, cons
   Runner runner(ctx, o.run);
   runner.SetStop(stop);
   InProcessCeilings(o, ctx, interrupted, ceilings, device.ceilings);
+  device.ceilings.timer.mode = o.run.timer;
   runner.SetCeilings(device.ceilings);
   runner.Run(jobs, progress);
 }

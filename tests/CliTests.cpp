@@ -903,6 +903,8 @@ Result SampleTimed() {
   r.timeMs = {0.125, 0.12, 0.2, 0.13, 0.01, 0.124, 0.126};
   r.ciMet = true, r.ciTarget = 0.01, r.gelemS = 8.388608, r.gbytesS = 33.6;
   r.timer = "events", r.timerResolutionNs = 1000;
+  r.samplesMs = {{0.12, 0.125, 0.2}, {0.124, 0.126, 0.13}};  // --repetitions 2
+  r.roundsMs = {0.1375, 0.125, 0.15, 0.1375, 0.0125, 0, 0};
   r.bandwidthUtil = 0.42, r.ceiling = "read", r.ceilingGBs = 100.5, r.utilisation = 0.334;
   r.ceilingStreamBytes = size_t(1) << 30;
   r.cost = {2, 18, 1048575, 4202512, 8212, 0, 524288};

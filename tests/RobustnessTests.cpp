@@ -786,6 +786,50 @@ TEST(Timer, RusticlRunsAreHostTimedOrUntimedWithTimerEvents) {
       true);
 }
 
+// --repetitions N: every case timed in N rounds, one case after another in each round (the
+// progress shows the order), in process and in workers; every round validates (two validated runs
+// a round: before and after the timed ones) and keeps its samples (samples_ms); time_ms is over
+// all of them and time_ms_rounds the rounds' medians. 0 rounds are refused.
+TEST(Repetitions, RoundsAreInterleavedAcrossTheCasesAndEverySampleIsKept) {
+  const std::string file = fmt::format("/tmp/rsb-rounds-{}.json", getpid());
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const CommandResult r = RunBench(fmt::format(
+        "--format json --output {} --task reduction --variant sequential,atomic --size 4096 "
+        "--no-ceilings --iterations 4 --time-budget 10 --ci-target 0 --repetitions 3 {}",
+        file, mode));
+    ASSERT_EQ(r.status, 0) << r.err;
+    static const std::regex started(R"(\] reduction/(\w+) uint)");
+    std::vector<std::string> order;
+    for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), started);
+         it != std::sregex_iterator(); ++it)
+      order.push_back((*it)[1]);
+    EXPECT_EQ(order, std::vector<std::string>(
+                         {"sequential", "atomic", "sequential", "atomic", "sequential", "atomic"}))
+        << r.err;
+    const auto j = ReadJson(file);
+    EXPECT_EQ(j["repetitions"], 3);
+    ASSERT_EQ(j["results"].size(), 2u);
+    for (const auto& res : j["results"]) {
+      ASSERT_EQ(res["samples_ms"].size(), 3u) << res.dump();
+      std::vector<double> medians;
+      for (const auto& round : res["samples_ms"]) {
+        ASSERT_EQ(round.size(), 4u) << res.dump();
+        std::vector<double> v = round.get<std::vector<double>>();
+        std::sort(v.begin(), v.end());
+        medians.push_back(0.5 * (v[1] + v[2]));
+      }
+      std::sort(medians.begin(), medians.end());
+      EXPECT_EQ(res["iterations"], 12);
+      EXPECT_EQ(res["validated_runs"], 6) << res.dump();
+      EXPECT_EQ(res["time_ms_rounds"]["rounds"], 3);
+      EXPECT_DOUBLE_EQ(res["time_ms_rounds"]["median"].get<double>(), medians[1]);
+      EXPECT_DOUBLE_EQ(res["time_ms_rounds"]["min"].get<double>(), medians[0]);
+    }
+  }
+  std::remove(file.c_str());
+  EXPECT_EQ(RunBench("--repetitions 0").status, 2);
+}
+
 // By default every case runs in one worker process; a case that crashes it (here the naive scan
 // writing 2^31 elements past its output at n = 257 only) runs again alone in a worker of its
 // own, which decides it: that case is the error, named, and the cases after it run on in a fresh

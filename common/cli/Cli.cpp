@@ -213,6 +213,12 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
                  "host's monotonic clock around a finished queue) or auto (events where the "
                  "device's timer passes its check, else host; default)")
       ->check(OneOf({"auto", "events", "host"}, false));
+  app.add_option("--repetitions", o.repetitions,
+                 "Time the selection in N rounds, every case once per round, so that a slow spell "
+                 "touches all of them; JSON keeps each round's samples (samples_ms) and the "
+                 "median across rounds with its interval (time_ms_rounds); compare tests the "
+                 "rounds (default 1)")
+      ->check(WholeNumber(1, 1000));
   app.add_flag("--no-ceilings", o.noCeilings,
                "Time without measuring the memory ceilings first (no utilisation): saves their "
                "12 streams of 0.5 s where only times are wanted");

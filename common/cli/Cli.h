@@ -73,6 +73,9 @@ struct Options {
   // --no-ceilings: timed without measuring the memory ceilings first (no utilisation); the
   // profiling timer is still checked.
   bool noCeilings = false;
+  // --repetitions: the selection timed in this many rounds, one case after another in each
+  // (src/run/Bench.cpp); 1: one round.
+  size_t repetitions = 1;
   double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
   // --check --oclgrind: the cases run on Oclgrind, its diagnostics fail them
   // (common/engine/Oclgrind.h); implies isolation; the device is Oclgrind's, whatever --platform

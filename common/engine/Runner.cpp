@@ -479,6 +479,7 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   ++r.validatedRuns;
   r.iterations = samples.size();
   r.timeMs = Summarise(samples);
+  r.samplesMs = {samples};
   r.ciTarget = settings_.ciTarget;
   r.ciMet = CiWithin(r.timeMs, settings_.ciTarget > 0 ? settings_.ciTarget : 0.01);
   r.cold = settings_.cold;
@@ -493,6 +494,34 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   if (!host)
     r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
   SetUtilisation(r, ceilings_, ctx_.info);
+}
+
+void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device) {
+  if (r.status != Status::Passed)  // the first round that did not pass decides
+    return;
+  if (next.status != Status::Passed) {
+    r.status = next.status;
+    r.message = fmt::format("round {}: {}", r.samplesMs.size() + 1, next.message);
+    return;
+  }
+  r.validatedRuns += next.validatedRuns;
+  if (r.samplesMs.empty() || next.samplesMs.empty())  // not timed
+    return;
+  r.samplesMs.push_back(next.samplesMs.front());
+  std::vector<double> all, medians;
+  for (const auto& round : r.samplesMs) {
+    all.insert(all.end(), round.begin(), round.end());
+    medians.push_back(Summarise(round).median);
+  }
+  r.iterations = all.size();
+  r.timeMs = Summarise(all);
+  r.roundsMs = Summarise(medians);
+  r.ciMet = CiWithin(r.timeMs, r.ciTarget > 0 ? r.ciTarget : 0.01);
+  if (r.timeMs.median > 0) {
+    r.gelemS = double(r.n) / (r.timeMs.median * 1e6);
+    r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
+  }
+  SetUtilisation(r, c, device);
 }
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {

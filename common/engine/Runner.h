@@ -141,6 +141,12 @@ constexpr double kSuspectUtilisation = 1.05;
 // mark a cached input, which is said too).
 std::string UtilisationSuspectReason(const DeviceInfo& device);
 
+// --repetitions: a later round's result of the same case joins r. Its samples become a round of
+// r's; time_ms, the throughput and utilisation are those of every round's samples together, and
+// roundsMs summarises the rounds' medians. A round that did not pass makes the case that round's
+// status and message ("round 3: ...").
+void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device);
+
 // A new, empty result for one case (what it is, nothing measured yet).
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                  const DeviceInfo& device);

@@ -16,6 +16,14 @@ std::string TuningText(const Result& r) {
   return s;
 }
 
+// --repetitions: the rounds and the median across them with its interval (empty under 2).
+std::string RoundsFields(const Result& r) {
+  if (r.samplesMs.size() < 2)
+    return fmt::format(",{},,,", r.samplesMs.size());
+  return fmt::format(",{},{:.6f},{:.6f},{:.6f}", r.samplesMs.size(), r.roundsMs.median,
+                     r.roundsMs.ciLow, r.roundsMs.ciHigh);
+}
+
 // The run's fields and its device's (the device's own where the run has several), repeated on
 // every row.
 std::string RunFields(const RunInfo& info, const DeviceRun& run) {
@@ -56,7 +64,8 @@ constexpr const char* kCsvHeader =
     "near_cache_write_gbytes_s,near_cache_copy_gbytes_s,global_mem_cache_bytes,width,height,"
     "params,bytes_read_repeated,"
     "kernel_memory_bytes,utilisation_suspect,settings_source,settings_profile,"
-    "settings_profile_date,kernel_options,timer,timer_resolution_ns\n";
+    "settings_profile_date,kernel_options,timer,timer_resolution_ns,rounds,"
+    "time_ms_rounds_median,time_ms_rounds_ci_low,time_ms_rounds_ci_high\n";
 
 // What every row of a case repeats: its keys (device to status), its shape (code path to
 // tuning), what else defines it (an image's shape, the task's parameters), where its settings
@@ -79,7 +88,8 @@ CaseKeys KeysOf(const RunInfo& info, const Result& r) {
                   CsvQuote(r.params.empty() ? "" : ParamsText(r))),
       fmt::format("{},{},{},{},{},{}", CsvQuote(r.settings.source), CsvQuote(r.settings.profile),
                   CsvQuote(r.settings.profileDate), CsvQuote(r.kernelOptions), r.timer,
-                  r.timer.empty() ? "" : std::to_string(r.timerResolutionNs)),
+                  r.timer.empty() ? "" : std::to_string(r.timerResolutionNs)) +
+          RoundsFields(r),
       RunFields(info, device)};
 }
 

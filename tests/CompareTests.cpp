@@ -132,14 +132,21 @@ TEST(CompareCommand, CasesInOneFileOnlyAreListed) {
   EXPECT_NE(table.out.find("only in NEW (1):"), std::string::npos) << table.out;
 }
 
-TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
-  const json apart = CompareJson("base.json", "other-device.json");
-  EXPECT_EQ(apart["cases"].size(), 0u);
-  EXPECT_EQ(apart["only_in_base"].size(), 6u);
-  EXPECT_EQ(apart["only_in_new"].size(), 6u);
-  ASSERT_EQ(apart["notes"].size(), 1u);
-  EXPECT_NE(apart["notes"][0].get<std::string>().find("--across-devices"), std::string::npos);
+// Two files of one device each, different devices: paired across them without a flag, and said
+// so first among the notes (the same as --across-devices).
+TEST(CompareCommand, TwoSingleDeviceFilesArePairedAcrossTheirDevices) {
+  const json paired = CompareJson("base.json", "other-device.json");
+  ASSERT_EQ(paired["cases"].size(), 6u);
+  EXPECT_EQ(paired["only_in_base"].size(), 0u);
+  ASSERT_GE(paired["notes"].size(), 1u);
+  EXPECT_NE(paired["notes"][0].get<std::string>().find("paired across the devices"),
+            std::string::npos)
+      << paired["notes"].dump();
+  EXPECT_EQ(paired["cases"],
+            CompareJson("base.json", "other-device.json", "--across-devices")["cases"]);
+}
 
+TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
   const json across = CompareJson("base.json", "other-device.json", "--across-devices");
   ASSERT_EQ(across["cases"].size(), 6u);
   for (const auto& c : across["cases"]) {
@@ -462,6 +469,13 @@ TEST(CompareRounds, TooFewRoundsAndAChangedMachineAreSaid) {
     EXPECT_EQ(c["change"], "same") << c.dump();
   EXPECT_NE(j["notes"].dump().find("the machine changed between the runs"), std::string::npos)
       << j["notes"].dump();
+  // A faster machine never makes a change of cases that showed none.
+  const std::string faster = RoundsFile(
+      "machine-faster", 5, [](size_t, size_t k) { return 1 + 0.01 * k; }, 20);
+  j = CompareRoundsJson(five, faster, 0);
+  for (const auto& c : j["cases"])
+    EXPECT_EQ(c["change"], "same") << c.dump();
+  fs::remove(faster);
   // The same slowdown on an unchanged machine is the code's.
   const std::string code =
       RoundsFile("code-new", 5, [](size_t, size_t k) { return 1.25 * (1 + 0.01 * k); });

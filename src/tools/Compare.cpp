@@ -89,24 +89,43 @@ std::vector<double> RoundMedians(const Result& r) {
   return m;
 }
 
+// The change from the rounds' medians b to n, NEW's scaled by `scale`: only where the U test's
+// p < kAlpha and the ratio of the medians is beyond the threshold.
+Change RoundsChange(const std::vector<double>& b, std::vector<double> n, double scale,
+                    double threshold, double& p, double& speedup) {
+  for (double& x : n)
+    x *= scale;
+  speedup = MedianOf(b) / MedianOf(n);
+  p = MannWhitneyP(b, n);
+  const bool significant = p < kAlpha;
+  return significant && speedup * (1 + threshold) < 1 ? Change::Slower
+         : significant && speedup > 1 + threshold     ? Change::Faster
+                                                      : Change::Same;
+}
+
 // Both files hold rounds (--repetitions): the change is decided across runs, by the Mann-Whitney
 // U test of the rounds' medians (Google Benchmark's tools/compare.py tests its repetitions the
 // same way): distribution-free, so a slow spell's outlier round moves it by one rank, not by its
 // size as it would a t-test or a bootstrap of the mean; and a round's median, not every run, is
 // the unit, since the runs of one process share its state (its placement, the machine's spell),
 // which is what differs from run to run. A change is called only where p < kAlpha and the ratio
-// of the rounds' medians is beyond the threshold. False where either file holds one round.
+// of the rounds' medians is beyond the threshold. A machine that changed (its ceilings' ratio
+// `machine`) only excuses: a slowdown on a slower machine, or a gain on a faster one, is judged
+// again with NEW's times scaled by that ratio; it never makes a change of a case that showed none
+// (on the loaded 2-core machine the ceilings of two runs a minute apart differed 2x while the
+// cases did not follow). False where either file holds one round.
 bool JudgeRounds(CaseComparison& c, double threshold, double machine,
                  std::vector<std::string>& notes) {
-  const std::vector<double> b = RoundMedians(c.base.result);
-  std::vector<double> n = RoundMedians(c.fresh.result);
+  const std::vector<double> b = RoundMedians(c.base.result), n = RoundMedians(c.fresh.result);
   if (b.size() < 2 || n.size() < 2)
     return false;
-  for (double& x : n)
-    x *= machine;  // as on BASE's machine
-  c.speedup = MedianOf(b) / MedianOf(n);
-  if (machine != 1)
-    notes.push_back(fmt::format("NEW's times x{:.3f}, the machine's change", machine));
+  double p = 1, speedup = 1;
+  Change change = RoundsChange(b, n, 1, threshold, p, speedup);
+  if ((change == Change::Slower && machine < 1) || (change == Change::Faster && machine > 1)) {
+    change = RoundsChange(b, n, machine, threshold, p, speedup);
+    notes.push_back(fmt::format("judged with NEW's times x{:.3f}, the machine's change", machine));
+  }
+  c.speedup = speedup;
   if (b.size() < kMinRounds || n.size() < kMinRounds) {
     notes.push_back(
         fmt::format("too few rounds to decide ({} in BASE, {} in NEW; --repetitions "
@@ -114,11 +133,7 @@ bool JudgeRounds(CaseComparison& c, double threshold, double machine,
                     b.size(), n.size(), kMinRounds));
     return true;
   }
-  const double p = MannWhitneyP(b, n), time = 1 / *c.speedup;
-  const bool significant = p < kAlpha;
-  c.change = significant && time > 1 + threshold         ? Change::Slower
-             : significant && time * (1 + threshold) < 1 ? Change::Faster
-                                                         : Change::Same;
+  c.change = change;
   c.regression = c.change == Change::Slower;
   if (c.regression)
     notes.push_back(fmt::format("REGRESSION beyond {}", PercentText(threshold)));
@@ -193,7 +208,7 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
                            [](const std::string& v) { return ParseThreshold(v).has_value(); }));
   app.add_flag("--across-devices", o.settings.acrossDevices,
                "Match cases ignoring the device (my GPU against yours); each file must hold one "
-               "device");
+               "device (two such files of different devices are paired so without it)");
   app.add_flag("--ignore-local-size", o.settings.ignoreLocalSize,
                "Match cases ignoring the local size (each device's auto choice)");
   std::string format = FormatNames().front();
@@ -248,9 +263,9 @@ MachineChange MachineChangeOf(const ResultFile& base, const ResultFile& fresh, C
   if (m.changed)
     c.notes.push_back(fmt::format(
         "the machine changed between the runs: its memory ceilings NEW/BASE read x{:.2f}, write "
-        "x{:.2f}, copy x{:.2f} (beyond their {:.0f}% noise); cases in rounds are judged with NEW's "
-        "times scaled by their ceiling's ratio, so a slowdown that matches the machine's is not "
-        "the code's",
+        "x{:.2f}, copy x{:.2f} (beyond their {:.0f}% noise); a case in rounds that changed as the "
+        "machine did is judged again with NEW's times scaled by its ceiling's ratio: a slowdown "
+        "that matches the machine's is not the code's",
         m.read, m.write, m.copy, 100 * kMachineNoise));
   return m;
 }
@@ -374,9 +389,20 @@ int Compare(int argc, char** argv) {
     }
     const ResultFile base = LoadResultFile(o.basePath, "BASE");
     const ResultFile fresh = LoadResultFile(o.newPath, "NEW");
-    const Comparison c = CompareFiles(base, fresh, o.settings);
-    MakePrinter(o.format)->Compare(
-        std::cout, {{base.path, base.Devices()}, {fresh.path, fresh.Devices()}, c, o.settings});
+    // Two files of one device each, not the same one: my GPU against yours, without a flag.
+    CompareSettings s = o.settings;
+    const auto baseDevices = base.Devices(), newDevices = fresh.Devices();
+    const bool paired = !s.acrossDevices && baseDevices.size() == 1 && newDevices.size() == 1 &&
+                        !(baseDevices[0] == newDevices[0]);
+    s.acrossDevices = s.acrossDevices || paired;
+    Comparison c = CompareFiles(base, fresh, s);
+    if (paired)
+      c.notes.insert(c.notes.begin(),
+                     fmt::format("BASE and NEW each hold one device, not the same: their cases are "
+                                 "paired across the devices ({} against {})",
+                                 newDevices[0].Label(), baseDevices[0].Label()));
+    MakePrinter(o.format)->Compare(std::cout,
+                                   {{base.path, baseDevices}, {fresh.path, newDevices}, c, s});
     CheckStdout();
     return c.Regressions() ? kExitValidationFailed : kExitOk;
   } catch (const UsageError& e) {

@@ -34,6 +34,30 @@ std::optional<Extent> ParseExtent(const std::string& v) {
   return Extent{*w * *h, *h};
 }
 
+std::optional<std::vector<unsigned long long>> ExpandRange(
+    const std::string& v,
+    const std::function<std::optional<unsigned long long>(const std::string&)>& parse) {
+  const size_t colon = v.find(':');
+  if (colon == std::string::npos)
+    return std::nullopt;
+  const size_t second = v.find(':', colon + 1);
+  const auto first = parse(v.substr(0, colon));
+  const auto last = parse(
+      v.substr(colon + 1, second == std::string::npos ? std::string::npos : second - colon - 1));
+  std::optional<unsigned long long> factor = 2;
+  if (second != std::string::npos)
+    factor = ParseUnsigned(v.substr(second + 1));
+  if (!first || !last || !factor || *factor < 2 || *first == 0 || *first > *last)
+    return std::nullopt;
+  std::vector<unsigned long long> values;
+  for (unsigned long long x = *first; x <= *last; x *= *factor) {
+    values.push_back(x);
+    if (x > *last / *factor)
+      break;
+  }
+  return values;
+}
+
 namespace {
 
 using cli::Allowed;
@@ -73,12 +97,56 @@ std::string TuneHelp(const TaskCatalog& catalog) {
   return help;
 }
 
+// A --size item: an extent, or a range of counts (FIRST:LAST doubling, FIRST:LAST:FACTOR).
+std::optional<std::vector<Extent>> ExtentValues(const std::string& v) {
+  if (v.find(':') == std::string::npos) {
+    const auto e = ParseExtent(v);
+    if (!e)
+      return std::nullopt;
+    return std::vector<Extent>{*e};
+  }
+  const auto range = ExpandRange(v, [](const std::string& x) -> std::optional<unsigned long long> {
+    const auto e = ParseExtent(x);
+    return e && e->height == 0 ? std::optional<unsigned long long>(e->n) : std::nullopt;
+  });
+  if (!range)
+    return std::nullopt;
+  std::vector<Extent> extents;
+  for (const auto n : *range)
+    extents.push_back(Extent{size_t(n), 0});
+  return extents;
+}
+
+// A --local-size item: auto, a power of two, or a range of them; 0 stands for auto.
+std::optional<std::vector<unsigned long long>> LocalSizeValues(const std::string& v) {
+  const auto one = [](const std::string& x) -> std::optional<unsigned long long> {
+    const auto l = ParseUnsigned(x);
+    return l && IsPowerOfTwo(*l) && *l <= (1u << 20) ? l : std::nullopt;
+  };
+  if (v == "auto")
+    return std::vector<unsigned long long>{0};
+  if (v.find(':') == std::string::npos) {
+    const auto l = one(v);
+    if (!l)
+      return std::nullopt;
+    return std::vector<unsigned long long>{*l};
+  }
+  const auto range = ExpandRange(v, one);
+  if (!range)
+    return std::nullopt;
+  for (const auto l : *range)
+    if (!one(std::to_string(l)))
+      return std::nullopt;  // a factor that is not a power of two
+  return range;
+}
+
 CLI::Validator ExtentCheck() {
   return Allowed(fmt::format("an element count from 1 to {} (2^40), written as 16777216, 16M, 2^24 "
-                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 "
-                             "elements); sizes the device cannot hold are skipped",
+                             "or 2^24+3, a range FIRST:LAST (doubling) or FIRST:LAST:FACTOR, or an "
+                             "image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 elements); sizes "
+                             "the device cannot hold are skipped",
                              kMaxElements),
-                 [](const std::string& v) { return ParseExtent(v).has_value(); });
+                 [](const std::string& v) { return ExtentValues(v).has_value(); });
 }
 
 // The raw strings of the options that are converted after parsing.
@@ -138,7 +206,8 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
                  "instead of the options' cross product; how the grader runs a "
                  "hand-in's cases of a task in one process");
   raw.sizesOpt = app.add_option("--size,-n", raw.sizes,
-                                "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; images "
+                                "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; ranges "
+                                "2^18:2^28 (doubling) or 2^18:2^28:4 (by fours); images "
                                 "WIDTHxHEIGHT (8192x8192) for the variants that take shapes")
                      ->delimiter(',')
                      ->check(ExtentCheck());
@@ -148,14 +217,12 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
   raw.localSizeOpt =
       app.add_option("--local-size", raw.localSizes,
                      "Work-group size(s): powers of two or auto (each variant's best); a comma "
-                     "list is swept, e.g. 64,128,256,auto")
+                     "list or a range is swept, e.g. 64,128,256,auto or 64:256")
           ->delimiter(',')
           ->check(Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum "
-                          "work-group size (see --list-devices), or a comma list of them",
-                          [](const std::string& v) {
-                            const auto l = ParseUnsigned(v);
-                            return v == "auto" || (l && IsPowerOfTwo(*l) && *l <= (1u << 20));
-                          }));
+                          "work-group size (see --list-devices), a range of them FIRST:LAST "
+                          "(doubling) or FIRST:LAST:FACTOR, or a comma list of them",
+                          [](const std::string& v) { return LocalSizeValues(v).has_value(); }));
   app.add_option("--seed", o.problem.seed, "Seed of the random input (default 1)")
       ->check(WholeNumber(0, 9999999999999999999ull));
   app.add_option("--code-path", raw.codePath,
@@ -355,9 +422,12 @@ void ResolveLists(const Raw& raw, Options& o) {
   if (!raw.localSizes.empty()) {
     o.localSizes.clear();
     for (const auto& v : raw.localSizes) {
-      const size_t l = v == "auto" ? 0 : size_t(*ParseUnsigned(v));  // checked
-      if (std::find(o.localSizes.begin(), o.localSizes.end(), l) == o.localSizes.end())
-        o.localSizes.push_back(l);
+      const auto values = LocalSizeValues(v);  // checked; 0: auto
+      for (const auto x : *values) {
+        const size_t l = size_t(x);
+        if (std::find(o.localSizes.begin(), o.localSizes.end(), l) == o.localSizes.end())
+          o.localSizes.push_back(l);
+      }
     }
   }
   o.problem.codePath = raw.codePath == "gpu"   ? CodePath::Gpu
@@ -370,8 +440,10 @@ void ResolveLists(const Raw& raw, Options& o) {
   o.run.timer = *ParseTimerMode(raw.timer);  // checked
   if (!raw.sizes.empty()) {
     o.sizes.clear();
-    for (const auto& v : raw.sizes)
-      o.sizes.push_back(*ParseExtent(v));  // checked by ExtentCheck
+    for (const auto& v : raw.sizes) {
+      const auto extents = ExtentValues(v);  // checked by ExtentCheck
+      o.sizes.insert(o.sizes.end(), extents->begin(), extents->end());
+    }
   }
   for (const auto& [name, values] : raw.params)
     for (const auto& v : values) {

@@ -1010,6 +1010,24 @@ TEST(Cli, SizeAndLocalSizeRangesExpandToTheirValues) {
   }
 }
 
+// --platform all: the selection runs on every device of every platform, as --list-devices
+// lists them (one section per device in the JSON's `devices` where there are several).
+TEST(Cli, PlatformAllRunsOnEveryPlatformsDevices) {
+  const CommandResult list = RunBench("--list-devices");
+  ASSERT_EQ(list.status, 0) << list.err;
+  size_t devices = 0;
+  for (size_t at = list.out.find("  device "); at != std::string::npos;
+       at = list.out.find("  device ", at + 1))
+    ++devices;
+  const CommandResult r = RunBench(
+      "--platform all --check -q --task reduction --variant atomic --size 100 "
+      "--format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.contains("devices") ? j["devices"].size() : 1u, devices) << list.out;
+  EXPECT_EQ(j["results"].size(), devices);
+}
+
 // RFC 4180 rows: fields split at commas outside quotes, "" a quote.
 std::vector<std::vector<std::string>> CsvRows(const std::string& text) {
   std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));

@@ -171,7 +171,8 @@ struct Raw {
 
 void AddDeviceOptions(CLI::App& app, Options& o) {
   app.add_flag("--list-devices", o.listDevices, "List OpenCL platforms and devices and exit");
-  app.add_option("--platform", o.platform, "Platform: index or name substring");
+  app.add_option("--platform", o.platform,
+                 "Platform: index or name substring, or all (every platform's devices)");
   app.add_option("--device", o.devices,
                  "Device(s): an index or a name substring, a comma list of them, or all; the "
                  "selection runs on each (default: first GPU, else first device)")

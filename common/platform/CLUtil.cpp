@@ -351,6 +351,8 @@ cl::Device SelectDevice(const std::string& platformSel, const std::string& devic
 
 std::vector<cl::Device> SelectDevices(const std::string& platformSel,
                                       const std::vector<std::string>& deviceSels) {
+  if (Lower(platformSel) == "all")  // every platform: its devices (--device picks among them)
+    return SelectDevices("", deviceSels.empty() ? std::vector<std::string>{"all"} : deviceSels);
   std::vector<cl::Device> selected;
   auto add = [&](const cl::Device& d) {
     if (std::none_of(selected.begin(), selected.end(),

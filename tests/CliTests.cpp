@@ -898,7 +898,10 @@ DeviceRun SampleDevice(const std::string& name, bool gpu, bool timerUsable) {
   d.info.deviceVersion = "OpenCL 3.0 sample";
   d.info.openclCVersion = "OpenCL C 1.2";
   d.info.globalMemCacheBytes = 4u << 20;
-  d.ceilings.timer = {true, timerUsable, timerUsable ? "" : "resolution 0 ns"};
+  d.info.profilingResolutionNs = timerUsable ? 1000 : 0;
+  // The unusable timer's device ran with --timer events: its cases untimed.
+  d.ceilings.timer = {true, timerUsable, timerUsable ? "" : "resolution 0 ns",
+                      timerUsable ? TimerMode::Auto : TimerMode::Events};
   if (!timerUsable)
     return d;
   d.ceilings.readGBs = 100.5;
@@ -918,6 +921,9 @@ Result SampleTimed() {
   r.status = Status::Passed, r.iterations = 120, r.validatedRuns = 1, r.launchesEnqueued = 2;
   r.timeMs = {0.125, 0.12, 0.2, 0.13, 0.01, 0.124, 0.126};
   r.ciMet = true, r.ciTarget = 0.01, r.gelemS = 8.388608, r.gbytesS = 33.6;
+  r.timer = "events", r.timerResolutionNs = 1000;
+  r.samplesMs = {{0.12, 0.125, 0.2}, {0.124, 0.126, 0.13}};  // --repetitions 2
+  r.roundsMs = {0.1375, 0.125, 0.15, 0.1375, 0.0125, 0, 0};
   r.bandwidthUtil = 0.42, r.ceiling = "read", r.ceilingGBs = 100.5, r.utilisation = 0.334;
   r.ceilingStreamBytes = size_t(1) << 30;
   r.cost = {2, 18, 1048575, 4202512, 8212, 0, 524288};
@@ -996,6 +1002,107 @@ TEST(Report, ResultsInEveryFormatKeepTheirBytes) {
     MakePrinter(OutputFormat::Table, {/*breakdown=*/true})->Results(breakdown, info, results);
     ExpectGolden(name + "-breakdown.txt", breakdown.str());
   }
+}
+
+// Ranges in --size and --local-size: FIRST:LAST doubles, FIRST:LAST:FACTOR multiplies, up to
+// LAST; each value is a case as a list's would be. A range that runs backwards, a factor below 2,
+// a bound that is not allowed alone (an image, a local size that is no power of two) is exit 2.
+TEST(Cli, SizeAndLocalSizeRangesExpandToTheirValues) {
+  const CommandResult r = RunBench(
+      "--explain --format json --task reduction --variant sequential --size 2^10:2^14:4,5000 "
+      "--local-size 64:256,auto");
+  ASSERT_EQ(r.status, 0) << r.err;
+  std::set<std::pair<size_t, size_t>> seen;
+  const auto j = nlohmann::json::parse(r.out);
+  for (const auto& c : j["cases"])
+    seen.insert({c["n"].get<size_t>(), c["local_size"].get<size_t>()});
+  std::set<size_t> ns, locals;
+  for (const auto& [n, l] : seen)
+    ns.insert(n), locals.insert(l);
+  EXPECT_EQ(ns, std::set<size_t>({1024, 4096, 16384, 5000}));
+  EXPECT_TRUE(locals.count(64) && locals.count(128) && locals.count(256)) << r.out;
+  EXPECT_EQ(RunBench("--explain --task reduction --size 2^10:2^12 --format json").status, 0);
+  for (const char* bad : {"--size 2^14:2^10", "--size 2^10:2^14:1", "--size 8x8:16x16",
+                          "--local-size 64:100", "--local-size 64:256:3", "--size 0:8"}) {
+    const CommandResult e = RunBench(std::string("--explain --task reduction ") + bad);
+    EXPECT_EQ(e.status, 2) << bad << ": " << e.err;
+  }
+}
+
+// --platform all: the selection runs on every device of every platform, as --list-devices
+// lists them (one section per device in the JSON's `devices` where there are several).
+TEST(Cli, PlatformAllRunsOnEveryPlatformsDevices) {
+  const CommandResult list = RunBench("--list-devices");
+  ASSERT_EQ(list.status, 0) << list.err;
+  size_t devices = 0;
+  for (size_t at = list.out.find("  device "); at != std::string::npos;
+       at = list.out.find("  device ", at + 1))
+    ++devices;
+  const CommandResult r = RunBench(
+      "--platform all --check -q --task reduction --variant atomic --size 100 "
+      "--format json");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j.contains("devices") ? j["devices"].size() : 1u, devices) << list.out;
+  EXPECT_EQ(j["results"].size(), devices);
+}
+
+// RFC 4180 rows: fields split at commas outside quotes, "" a quote.
+std::vector<std::vector<std::string>> CsvRows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+      rows.back().back() += text[++i];
+    else if (c == '"')
+      quoted = !quoted;
+    else if (!quoted && c == ',')
+      rows.back().emplace_back();
+    else if (!quoted && c == '\n')
+      rows.emplace_back(1);
+    else
+      rows.back().back() += c;
+  }
+  if (rows.back().size() == 1 && rows.back()[0].empty())
+    rows.pop_back();
+  return rows;
+}
+
+// CSV that tools read: the last column, `row`, says what each row is (case, kernel, untimed); a
+// device name with a comma (rusticl's) is quoted, so every row has the header's fields for a CSV
+// reader; and docs/OUTPUT.md's awk recipe, -F, '$NF == "case"', finds exactly the case rows.
+TEST(Report, CsvRowsSayWhatTheyAreAndANameWithACommaStaysOneField) {
+  RunInfo info = SampleRunInfo(false);
+  info.devices[0].info.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
+  const std::vector<Result> results = SampleResults(false);
+  std::ostringstream out;
+  MakePrinter(OutputFormat::Csv)->Results(out, info, results);
+  const auto rows = CsvRows(out.str());
+  ASSERT_GT(rows.size(), 1u);
+  EXPECT_EQ(rows[0].back(), "row");
+  std::map<std::string, size_t> kinds;
+  for (size_t i = 1; i < rows.size(); ++i) {
+    ASSERT_EQ(rows[i].size(), rows[0].size()) << "row " << i << ": " << out.str();
+    EXPECT_EQ(rows[i][0], "llvmpipe (LLVM 15.0.6, 256 bits)");
+    ++kinds[rows[i].back()];
+  }
+  size_t kernels = 0, untimed = 0;
+  for (const auto& r : results)
+    kernels += r.breakdown.kernels.size(), untimed += r.breakdown.untimed.size();
+  EXPECT_EQ(kinds["case"], results.size());
+  EXPECT_EQ(kinds["kernel"], kernels);
+  EXPECT_EQ(kinds["untimed"], untimed);
+  EXPECT_EQ(kinds.size(), 3u);
+  const std::string file = fmt::format("/tmp/rsb-rows-{}.csv", getpid());
+  {
+    std::ofstream csv(file);
+    csv << out.str();
+  }
+  const CommandResult awk = RunCommand(fmt::format("awk -F, '$NF == \"case\"' '{}'", file));
+  std::remove(file.c_str());
+  EXPECT_EQ(size_t(std::count(awk.out.begin(), awk.out.end(), '\n')), results.size())
+      << awk.out << awk.err;
 }
 
 // An unknown format is a usage error (exit 2) that names the option, the value and what is

@@ -2,6 +2,7 @@
 // tests/fixtures/README.md says what each one changes) compared through the executable.
 #include "TestSupport.h"
 #include "report/Report.h"
+#include "tools/Compare.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -131,14 +132,21 @@ TEST(CompareCommand, CasesInOneFileOnlyAreListed) {
   EXPECT_NE(table.out.find("only in NEW (1):"), std::string::npos) << table.out;
 }
 
-TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
-  const json apart = CompareJson("base.json", "other-device.json");
-  EXPECT_EQ(apart["cases"].size(), 0u);
-  EXPECT_EQ(apart["only_in_base"].size(), 6u);
-  EXPECT_EQ(apart["only_in_new"].size(), 6u);
-  ASSERT_EQ(apart["notes"].size(), 1u);
-  EXPECT_NE(apart["notes"][0].get<std::string>().find("--across-devices"), std::string::npos);
+// Two files of one device each, different devices: paired across them without a flag, and said
+// so first among the notes (the same as --across-devices).
+TEST(CompareCommand, TwoSingleDeviceFilesArePairedAcrossTheirDevices) {
+  const json paired = CompareJson("base.json", "other-device.json");
+  ASSERT_EQ(paired["cases"].size(), 6u);
+  EXPECT_EQ(paired["only_in_base"].size(), 0u);
+  ASSERT_GE(paired["notes"].size(), 1u);
+  EXPECT_NE(paired["notes"][0].get<std::string>().find("paired across the devices"),
+            std::string::npos)
+      << paired["notes"].dump();
+  EXPECT_EQ(paired["cases"],
+            CompareJson("base.json", "other-device.json", "--across-devices")["cases"]);
+}
 
+TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
   const json across = CompareJson("base.json", "other-device.json", "--across-devices");
   ASSERT_EQ(across["cases"].size(), 6u);
   for (const auto& c : across["cases"]) {
@@ -352,6 +360,128 @@ TEST(CompareCommand, SaysWhereOneSideRanCold) {
   const json j = json::parse(r.out);
   EXPECT_EQ(j["cases"][0]["change"], "same");
   EXPECT_EQ(j["cases"][0]["note"], "BASE warm, NEW cold");
+}
+
+// The U test's p-values: exact without ties (for 5 and 5 values all apart, 2/252; for 1 3 5
+// against 2 4 6 8, U = 3 of 12: 7 of the 35 orderings are at most as extreme, twice 0.2), the
+// normal approximation with ties and past 50 a side.
+TEST(CompareRounds, MannWhitneyPValues) {
+  EXPECT_NEAR(MannWhitneyP({1, 2, 3, 4, 5}, {6, 7, 8, 9, 10}), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(MannWhitneyP({6, 7, 8, 9, 10}, {1, 2, 3, 4, 5}), 2.0 / 252, 1e-12);
+  EXPECT_NEAR(MannWhitneyP({1, 3, 5}, {2, 4, 6, 8}), 0.4, 1e-12);
+  EXPECT_NEAR(MannWhitneyP({1, 2, 3}, {1, 2, 3}), 1.0, 1e-12);
+  std::vector<double> low, high;
+  for (int i = 0; i < 60; ++i)
+    low.push_back(i), high.push_back(100 + i);
+  EXPECT_LT(MannWhitneyP(low, high), 1e-10);
+  EXPECT_EQ(MannWhitneyP({}, {1}), 1.0);
+}
+
+// base.json timed in rounds: case i's round k is three runs around its median x factor(i, k),
+// and the device's ceilings all `gbs` GB/s. NEW files may also move time_ms (the within-run
+// interval the rounds override).
+std::string RoundsFile(const std::string& name, size_t rounds,
+                       const std::function<double(size_t, size_t)>& factor, double gbs = 10,
+                       double withinRun = 1) {
+  json j;
+  std::ifstream(Fixture("base.json")) >> j;
+  j["device"]["ceilings"] = {
+      {"read_gbytes_s", gbs}, {"write_gbytes_s", gbs}, {"copy_gbytes_s", gbs}};
+  for (size_t i = 0; i < j["results"].size(); ++i) {
+    json& r = j["results"][i];
+    if (!r.contains("time_ms") || !r["time_ms"]["median"].is_number())
+      continue;
+    const double median = r["time_ms"]["median"].get<double>();
+    json all = json::array();
+    for (size_t k = 0; k < rounds; ++k) {
+      const double t = median * factor(i, k);
+      all.push_back({0.99 * t, t, 1.01 * t});
+    }
+    r["samples_ms"] = all;
+    for (const char* key : {"median", "ci_low", "ci_high", "min", "max", "mean"})
+      r["time_ms"][key] = r["time_ms"][key].get<double>() * withinRun;
+  }
+  const fs::path path =
+      fs::temp_directory_path() / fmt::format("rsb-rounds-{}-{}.json", name, (long)::getpid());
+  std::ofstream(path) << j.dump();
+  return path.string();
+}
+
+json CompareRoundsJson(const std::string& base, const std::string& fresh, int status,
+                       const std::string& options = "") {
+  const CommandResult r = RunCommand(
+      fmt::format("'{}' compare '{}' '{}' --format json {}", RSB_BINARY, base, fresh, options));
+  EXPECT_EQ(r.status, status) << r.err << r.out;
+  return r.status <= 1 ? json::parse(r.out) : json();
+}
+
+// Files in rounds are judged across the rounds, not from one run's interval: rounds that
+// overlap are the same whatever the within-run intervals say (here 30% apart, no overlap); a
+// slowdown of every round by 20% is a regression (p = 2/252 over 5 + 5 rounds); 3% in every
+// round is significant but within the threshold, so the same (slower with --threshold 0%).
+TEST(CompareRounds, AChangeIsCalledOnlyWhereTheRoundsDifferSignificantlyBeyondTheThreshold) {
+  const auto jitter = [](size_t i, size_t k) { return 1 + 0.02 * double((i + 2 * k) % 5) - 0.04; };
+  const std::string base = RoundsFile("base", 5, jitter);
+  const std::string aa = RoundsFile(
+      "aa", 5, [&](size_t i, size_t k) { return jitter(i + 1, k); }, 10, 1.3);
+  json j = CompareRoundsJson(base, aa, 0);
+  for (const auto& c : j["cases"])
+    EXPECT_EQ(c["change"], "same") << c.dump();
+  const std::string slower =
+      RoundsFile("slower", 5, [&](size_t i, size_t k) { return 1.2 * jitter(i + 1, k); });
+  j = CompareRoundsJson(base, slower, 1);
+  EXPECT_EQ(j["summary"]["regressions"], 6) << j.dump(1);
+  EXPECT_NE(j["cases"][0]["note"].get<std::string>().find("p=0.008 over 5+5 rounds"),
+            std::string::npos)
+      << j["cases"][0].dump();
+  const std::string within = RoundsFile(
+      "within", 5, [&](size_t i, size_t k) { return 1.03 * (1 + 0.001 * k + 0.0001 * i); });
+  const std::string steady =
+      RoundsFile("steady", 5, [](size_t, size_t k) { return 1 + 0.001 * k; });
+  j = CompareRoundsJson(steady, within, 0);
+  EXPECT_EQ(j["cases"][0]["change"], "same") << j["cases"][0].dump();
+  j = CompareRoundsJson(steady, within, 1, "--threshold 0%");
+  EXPECT_EQ(j["cases"][0]["change"], "slower") << j["cases"][0].dump();
+  for (const auto& f : {base, aa, slower, within, steady})
+    fs::remove(f);
+}
+
+// Too few rounds to decide: said, and no change called, however far apart; a machine whose
+// ceilings moved beyond their noise is said once, and a slowdown that matches the ceilings' is
+// not the code's.
+TEST(CompareRounds, TooFewRoundsAndAChangedMachineAreSaid) {
+  const std::string base = RoundsFile("few-base", 3, [](size_t, size_t k) { return 1 + 0.01 * k; });
+  const std::string slow =
+      RoundsFile("few-new", 3, [](size_t, size_t k) { return 1.5 + 0.01 * k; });
+  json j = CompareRoundsJson(base, slow, 0);
+  EXPECT_EQ(j["cases"][0]["change"], "unknown") << j["cases"][0].dump();
+  EXPECT_NE(j["cases"][0]["note"].get<std::string>().find("too few rounds to decide (3 in BASE, "
+                                                          "3 in NEW; --repetitions 4 or more"),
+            std::string::npos)
+      << j["cases"][0].dump();
+  const std::string five =
+      RoundsFile("machine-base", 5, [](size_t, size_t k) { return 1 + 0.01 * k; });
+  // The machine's memory runs at 80%, every case takes 1.25 times as long: the machine's.
+  const std::string moved = RoundsFile(
+      "machine-new", 5, [](size_t, size_t k) { return 1.25 * (1 + 0.01 * k); }, 8);
+  j = CompareRoundsJson(five, moved, 0);
+  for (const auto& c : j["cases"])
+    EXPECT_EQ(c["change"], "same") << c.dump();
+  EXPECT_NE(j["notes"].dump().find("the machine changed between the runs"), std::string::npos)
+      << j["notes"].dump();
+  // A faster machine never makes a change of cases that showed none.
+  const std::string faster = RoundsFile(
+      "machine-faster", 5, [](size_t, size_t k) { return 1 + 0.01 * k; }, 20);
+  j = CompareRoundsJson(five, faster, 0);
+  for (const auto& c : j["cases"])
+    EXPECT_EQ(c["change"], "same") << c.dump();
+  fs::remove(faster);
+  // The same slowdown on an unchanged machine is the code's.
+  const std::string code =
+      RoundsFile("code-new", 5, [](size_t, size_t k) { return 1.25 * (1 + 0.01 * k); });
+  EXPECT_EQ(CompareRoundsJson(five, code, 1)["summary"]["regressions"], 6);
+  for (const auto& f : {base, slow, five, moved, code})
+    fs::remove(f);
 }
 
 TEST(CompareCommand, HelpNeedsNoFiles) {

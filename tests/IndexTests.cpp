@@ -213,7 +213,7 @@ TEST(Index, CommandLineTakesLargeSizesAndResultsRecordTheIndexWidth) {
     const CommandResult csv = RunBench(args + "--format csv");
     ASSERT_EQ(csv.status, 0) << csv.err;
     const std::string header = csv.out.substr(0, csv.out.find('\n'));
-    EXPECT_EQ(header.substr(header.rfind(',') + 1), "kernel_options");
+    EXPECT_NE(header.find(",kernel_options,"), std::string::npos) << header;
     const std::string row = csv.out.substr(header.size() + 1);
     EXPECT_EQ(Has64(row), forced) << row;
   }

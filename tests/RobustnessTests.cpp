@@ -630,7 +630,7 @@ TEST(Timer, AVerdictToldByTheCallerIsTakenWithoutACheck) {
   const std::string file = fmt::format("/tmp/rsb-told-{}.json", getpid());
   const std::string args = "-q --format json --output " + file +
                            " --task reduction --variant sequential --size 4096 --no-isolate "
-                           "--no-ceilings --iterations 3 ";
+                           "--no-ceilings --iterations 3 --timer events ";
   ASSERT_EQ(RunBench(args + "--worker-timer usable").status, 0);
   auto j = ReadJson(file);
   ASSERT_EQ(j["results"].size(), 1u);
@@ -647,9 +647,9 @@ TEST(Timer, AVerdictToldByTheCallerIsTakenWithoutACheck) {
 }
 
 // The whole untimed path on any device: RSB_FORCE_UNTIMED (a test setting) judges the timer
-// unusable. Every case validated, reported untimed with the reason, no time, throughput or
-// ceiling anywhere, the table's timer line once, exit 0; a wrong kernel still fails (exit 1);
-// compare and plot read such a file without crashing.
+// unusable, and --timer events refuses the host's clock. Every case validated, reported untimed
+// with the reason, no time, throughput or ceiling anywhere, the table's timer line once, exit 0; a
+// wrong kernel still fails (exit 1); compare and plot read such a file without crashing.
 TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
   const ScopedEnv force("RSB_FORCE_UNTIMED", "1");
   const std::string file = fmt::format("/tmp/rsb-untimed-{}.json", getpid());
@@ -657,8 +657,8 @@ TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
   // in-process run with --no-ceilings once reported its numbers as timed).
   for (const char* mode :
        {"--no-isolate", "--isolate", "--no-isolate --no-ceilings", "--isolate --no-ceilings"}) {
-    const std::string args =
-        fmt::format("--task reduction --variant sequential,atomic --size 1000,4096 {}", mode);
+    const std::string args = fmt::format(
+        "--task reduction --variant sequential,atomic --size 1000,4096 --timer events {}", mode);
     const CommandResult table = RunBench("-q " + args);
     ASSERT_EQ(table.status, 0) << mode << "\n" << table.err;
     const std::string line =
@@ -702,7 +702,7 @@ TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
         "dst[idx] = a;");
   const CommandResult bad = RunBench(
       fmt::format("-q --format json --kernels '{}' --task reduction --variant interleaved,atomic "
-                  "--size 100000",
+                  "--size 100000 --timer events",
                   broken));
   EXPECT_EQ(bad.status, 1) << bad.err;
   const auto j = nlohmann::json::parse(bad.out);
@@ -711,14 +711,74 @@ TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
   std::filesystem::remove_all(broken);
 }
 
+// Where the device's timer fails its check (RSB_FORCE_UNTIMED here) the default --timer auto
+// times every case and the ceilings with the host's clock around a finished queue, in process
+// and in workers, and every output says so: JSON per result and per device, CSV's columns, the
+// table's and Markdown's timer line. --timer host does the same on any device; a timer that
+// passes is the events' (and only then is the breakdown kept).
+void ExpectHostTimed(const std::string& args, bool ceilings) {
+  const std::string file = fmt::format("/tmp/rsb-host-{}.json", getpid());
+  const CommandResult json = RunBench("-q --format json --output " + file + " " + args);
+  ASSERT_EQ(json.status, 0) << args << "\n" << json.err;
+  const auto j = ReadJson(file);
+  std::remove(file.c_str());
+  EXPECT_EQ(j["device"]["timer"]["clock"], "host") << j["device"].dump();
+  EXPECT_GE(j["device"]["timer"]["resolution_ns"].get<double>(), 1);
+  EXPECT_EQ(j["device"]["ceilings"]["copy_gbytes_s"].get<double>() > 0, ceilings) << args;
+  ASSERT_EQ(j["results"].size(), 2u);
+  for (const auto& r : j["results"]) {
+    EXPECT_EQ(r["status"], "passed") << r.dump();
+    EXPECT_EQ(r["timer"], "host") << r.dump();
+    EXPECT_GE(r["timer_resolution_ns"].get<double>(), 1) << r.dump();
+    EXPECT_GT(r["time_ms"]["median"].get<double>(), 0) << r.dump();
+    EXPECT_GT(r["gelem_s"].get<double>(), 0) << r.dump();
+    EXPECT_TRUE(r["breakdown"].empty()) << "no event is trusted: " << r.dump();
+  }
+  const CommandResult table = RunBench("-q " + args);
+  ASSERT_EQ(table.status, 0) << table.err;
+  EXPECT_NE(table.out.find("timer: host (the host's monotonic clock around a finished queue, "
+                           "resolution "),
+            std::string::npos)
+      << table.out;
+  EXPECT_EQ(UntimedRows(table.out), 0u) << table.out;
+  const CommandResult csv = RunBench("-q --format csv " + args);
+  ASSERT_EQ(csv.status, 0) << csv.err;
+  EXPECT_NE(csv.out.find(",timer,timer_resolution_ns"), std::string::npos) << csv.out;
+  EXPECT_NE(csv.out.find(",host,"), std::string::npos) << csv.out;
+  const CommandResult md = RunBench("-q --format markdown " + args);
+  EXPECT_NE(md.out.find("timer: host"), std::string::npos) << md.out;
+}
+
+TEST(Timer, AnUnusableTimerIsReplacedByTheHostsClockAndEveryOutputSaysSo) {
+  const std::string select = "--task reduction --variant sequential,atomic --size 4096 ";
+  {
+    const ScopedEnv force("RSB_FORCE_UNTIMED", "1");
+    ExpectHostTimed(select + "--time-budget 0.05 --isolate", true);  // in-process: on rusticl
+    ExpectHostTimed(select + "--no-ceilings --no-isolate", false);
+    ExpectHostTimed(select + "--no-ceilings --isolate --timer auto", false);
+  }
+  ExpectHostTimed(select + "--no-ceilings --timer host", false);
+  if (!Lacks(Need::UsableTimer).empty())
+    return;  // rusticl: the events are never the clock
+  const CommandResult r = RunBench("-q --format json --no-ceilings " + select);
+  ASSERT_EQ(r.status, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["device"]["timer"]["clock"], "events");
+  EXPECT_EQ(j["device"]["timer"]["resolution_ns"], j["device"]["timer"]["device_resolution_ns"]);
+  for (const auto& res : j["results"])
+    EXPECT_EQ(res["timer"], "events") << res.dump();
+  EXPECT_EQ(RunBench("--timer wall").status, 2);
+}
+
 // On rusticl itself (RUSTICL_ENABLE=llvmpipe RSB_TEST_PLATFORM=rusticl): its timer is found out
-// without help, and the reduction that once ran at 16777216 Gelem/s is untimed.
-TEST(Timer, RusticlRunsAreUntimed) {
+// without help; the reduction that once ran at 16777216 Gelem/s is timed by the host's clock,
+// and untimed where the events are asked for.
+TEST(Timer, RusticlRunsAreHostTimedOrUntimedWithTimerEvents) {
   if (std::getenv("RSB_TEST_PLATFORM") == nullptr ||
       std::string(std::getenv("RSB_TEST_PLATFORM")).find("rusticl") == std::string::npos)
     GTEST_SKIP() << "needs RSB_TEST_PLATFORM=rusticl (and RUSTICL_ENABLE=llvmpipe): the test "
                     "device's timer works";
-  const CommandResult r = RunBench("-q --task reduction --size 2^16 --format json");
+  const CommandResult r = RunBench("-q --task reduction --size 2^16 --format json --timer events");
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j["device"]["timer"]["usable"], false);
@@ -728,10 +788,58 @@ TEST(Timer, RusticlRunsAreUntimed) {
     EXPECT_TRUE(res["status"] == "untimed" || res["status"] == "skipped") << res.dump();
     EXPECT_FALSE(res.contains("gelem_s")) << res.dump();
   }
-  const CommandResult table = RunBench("-q --task reduction --variant sequential --size 2^16");
+  const CommandResult table =
+      RunBench("-q --task reduction --variant sequential --size 2^16 --timer events");
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_NE(table.out.find("timer: "), std::string::npos) << table.out;
   EXPECT_EQ(UntimedRows(table.out), 1u) << table.out;
+  ExpectHostTimed(
+      "--task reduction --variant sequential,atomic --size 2^16 --time-budget 0.05 --no-isolate",
+      true);
+}
+
+// --repetitions N: every case timed in N rounds, one case after another in each round (the
+// progress shows the order), in process and in workers; every round validates (two validated runs
+// a round: before and after the timed ones) and keeps its samples (samples_ms); time_ms is over
+// all of them and time_ms_rounds the rounds' medians. 0 rounds are refused.
+TEST(Repetitions, RoundsAreInterleavedAcrossTheCasesAndEverySampleIsKept) {
+  const std::string file = fmt::format("/tmp/rsb-rounds-{}.json", getpid());
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const CommandResult r = RunBench(fmt::format(
+        "--format json --output {} --task reduction --variant sequential,atomic --size 4096 "
+        "--no-ceilings --iterations 4 --time-budget 10 --ci-target 0 --repetitions 3 {}",
+        file, mode));
+    ASSERT_EQ(r.status, 0) << r.err;
+    static const std::regex started(R"(\] reduction/(\w+) uint)");
+    std::vector<std::string> order;
+    for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), started);
+         it != std::sregex_iterator(); ++it)
+      order.push_back((*it)[1]);
+    EXPECT_EQ(order, std::vector<std::string>(
+                         {"sequential", "atomic", "sequential", "atomic", "sequential", "atomic"}))
+        << r.err;
+    const auto j = ReadJson(file);
+    EXPECT_EQ(j["repetitions"], 3);
+    ASSERT_EQ(j["results"].size(), 2u);
+    for (const auto& res : j["results"]) {
+      ASSERT_EQ(res["samples_ms"].size(), 3u) << res.dump();
+      std::vector<double> medians;
+      for (const auto& round : res["samples_ms"]) {
+        ASSERT_EQ(round.size(), 4u) << res.dump();
+        std::vector<double> v = round.get<std::vector<double>>();
+        std::sort(v.begin(), v.end());
+        medians.push_back(0.5 * (v[1] + v[2]));
+      }
+      std::sort(medians.begin(), medians.end());
+      EXPECT_EQ(res["iterations"], 12);
+      EXPECT_EQ(res["validated_runs"], 6) << res.dump();
+      EXPECT_EQ(res["time_ms_rounds"]["rounds"], 3);
+      EXPECT_DOUBLE_EQ(res["time_ms_rounds"]["median"].get<double>(), medians[1]);
+      EXPECT_DOUBLE_EQ(res["time_ms_rounds"]["min"].get<double>(), medians[0]);
+    }
+  }
+  std::remove(file.c_str());
+  EXPECT_EQ(RunBench("--repetitions 0").status, 2);
 }
 
 // By default every case runs in one worker process; a case that crashes it (here the naive scan

@@ -109,14 +109,20 @@ for args, allowed in runs:
             print(f"FAIL: {r['variant']} n={r['n']}: the interval {t['ci_low']}..{t['ci_high']} "
                   f"does not hold the median {t['median']}")
             failures += 1
-# A device whose profiling timer is unusable (forced: RSB_FORCE_UNTIMED, a test setting): every
-# case untimed, without the measured fields, isolated or not.
+# A device whose profiling timer is unusable (forced: RSB_FORCE_UNTIMED, a test setting): with
+# --timer events every case untimed, without the measured fields, isolated or not; by default
+# (--timer auto) timed by the host's clock, which each result names.
 for mode in ("--no-isolate", "--isolate"):
-    doc = validated(["-q", "--format", "json"],
-                    ["--task", "reduction", "--variant", "sequential", "--size", "1000", mode],
-                    validator, env=dict(os.environ, RSB_FORCE_UNTIMED="1"))
-    if doc is not None:
-        statuses |= {r["status"] for r in doc["results"]}
+    for timer in ("events", "auto"):
+        doc = validated(["-q", "--format", "json"],
+                        ["--task", "reduction", "--variant", "sequential", "--size", "1000", mode,
+                         "--no-ceilings", "--timer", timer],
+                        validator, env=dict(os.environ, RSB_FORCE_UNTIMED="1"))
+        if doc is not None:
+            statuses |= {r["status"] for r in doc["results"]}
+            if timer == "auto" and any(r.get("timer") != "host" for r in doc["results"]):
+                print("FAIL: an unusable timer's cases are not timed by the host's clock")
+                failures += 1
 for wanted in ("passed", "failed", "skipped", "untimed"):
     if wanted not in statuses:
         print(f"FAIL: no {wanted} case was checked against the schema")

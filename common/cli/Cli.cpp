@@ -34,6 +34,30 @@ std::optional<Extent> ParseExtent(const std::string& v) {
   return Extent{*w * *h, *h};
 }
 
+std::optional<std::vector<unsigned long long>> ExpandRange(
+    const std::string& v,
+    const std::function<std::optional<unsigned long long>(const std::string&)>& parse) {
+  const size_t colon = v.find(':');
+  if (colon == std::string::npos)
+    return std::nullopt;
+  const size_t second = v.find(':', colon + 1);
+  const auto first = parse(v.substr(0, colon));
+  const auto last = parse(
+      v.substr(colon + 1, second == std::string::npos ? std::string::npos : second - colon - 1));
+  std::optional<unsigned long long> factor = 2;
+  if (second != std::string::npos)
+    factor = ParseUnsigned(v.substr(second + 1));
+  if (!first || !last || !factor || *factor < 2 || *first == 0 || *first > *last)
+    return std::nullopt;
+  std::vector<unsigned long long> values;
+  for (unsigned long long x = *first; x <= *last; x *= *factor) {
+    values.push_back(x);
+    if (x > *last / *factor)
+      break;
+  }
+  return values;
+}
+
 namespace {
 
 using cli::Allowed;
@@ -73,12 +97,56 @@ std::string TuneHelp(const TaskCatalog& catalog) {
   return help;
 }
 
+// A --size item: an extent, or a range of counts (FIRST:LAST doubling, FIRST:LAST:FACTOR).
+std::optional<std::vector<Extent>> ExtentValues(const std::string& v) {
+  if (v.find(':') == std::string::npos) {
+    const auto e = ParseExtent(v);
+    if (!e)
+      return std::nullopt;
+    return std::vector<Extent>{*e};
+  }
+  const auto range = ExpandRange(v, [](const std::string& x) -> std::optional<unsigned long long> {
+    const auto e = ParseExtent(x);
+    return e && e->height == 0 ? std::optional<unsigned long long>(e->n) : std::nullopt;
+  });
+  if (!range)
+    return std::nullopt;
+  std::vector<Extent> extents;
+  for (const auto n : *range)
+    extents.push_back(Extent{size_t(n), 0});
+  return extents;
+}
+
+// A --local-size item: auto, a power of two, or a range of them; 0 stands for auto.
+std::optional<std::vector<unsigned long long>> LocalSizeValues(const std::string& v) {
+  const auto one = [](const std::string& x) -> std::optional<unsigned long long> {
+    const auto l = ParseUnsigned(x);
+    return l && IsPowerOfTwo(*l) && *l <= (1u << 20) ? l : std::nullopt;
+  };
+  if (v == "auto")
+    return std::vector<unsigned long long>{0};
+  if (v.find(':') == std::string::npos) {
+    const auto l = one(v);
+    if (!l)
+      return std::nullopt;
+    return std::vector<unsigned long long>{*l};
+  }
+  const auto range = ExpandRange(v, one);
+  if (!range)
+    return std::nullopt;
+  for (const auto l : *range)
+    if (!one(std::to_string(l)))
+      return std::nullopt;  // a factor that is not a power of two
+  return range;
+}
+
 CLI::Validator ExtentCheck() {
   return Allowed(fmt::format("an element count from 1 to {} (2^40), written as 16777216, 16M, 2^24 "
-                             "or 2^24+3, or an image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 "
-                             "elements); sizes the device cannot hold are skipped",
+                             "or 2^24+3, a range FIRST:LAST (doubling) or FIRST:LAST:FACTOR, or an "
+                             "image WIDTHxHEIGHT (e.g. 8192x8192, at most 2^40 elements); sizes "
+                             "the device cannot hold are skipped",
                              kMaxElements),
-                 [](const std::string& v) { return ParseExtent(v).has_value(); });
+                 [](const std::string& v) { return ExtentValues(v).has_value(); });
 }
 
 // The raw strings of the options that are converted after parsing.
@@ -94,7 +162,7 @@ struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
   std::vector<std::string> localSizes;
-  std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%";
+  std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%", timer = "auto";
   bool check = false, help = false, version = false, noBreakdown = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
   CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
@@ -103,7 +171,8 @@ struct Raw {
 
 void AddDeviceOptions(CLI::App& app, Options& o) {
   app.add_flag("--list-devices", o.listDevices, "List OpenCL platforms and devices and exit");
-  app.add_option("--platform", o.platform, "Platform: index or name substring");
+  app.add_option("--platform", o.platform,
+                 "Platform: index or name substring, or all (every platform's devices)");
   app.add_option("--device", o.devices,
                  "Device(s): an index or a name substring, a comma list of them, or all; the "
                  "selection runs on each (default: first GPU, else first device)")
@@ -138,7 +207,8 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
                  "instead of the options' cross product; how the grader runs a "
                  "hand-in's cases of a task in one process");
   raw.sizesOpt = app.add_option("--size,-n", raw.sizes,
-                                "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; images "
+                                "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; ranges "
+                                "2^18:2^28 (doubling) or 2^18:2^28:4 (by fours); images "
                                 "WIDTHxHEIGHT (8192x8192) for the variants that take shapes")
                      ->delimiter(',')
                      ->check(ExtentCheck());
@@ -148,14 +218,12 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
   raw.localSizeOpt =
       app.add_option("--local-size", raw.localSizes,
                      "Work-group size(s): powers of two or auto (each variant's best); a comma "
-                     "list is swept, e.g. 64,128,256,auto")
+                     "list or a range is swept, e.g. 64,128,256,auto or 64:256")
           ->delimiter(',')
           ->check(Allowed("auto or a power of two 1, 2, 4, ... up to the device's maximum "
-                          "work-group size (see --list-devices), or a comma list of them",
-                          [](const std::string& v) {
-                            const auto l = ParseUnsigned(v);
-                            return v == "auto" || (l && IsPowerOfTwo(*l) && *l <= (1u << 20));
-                          }));
+                          "work-group size (see --list-devices), a range of them FIRST:LAST "
+                          "(doubling) or FIRST:LAST:FACTOR, or a comma list of them",
+                          [](const std::string& v) { return LocalSizeValues(v).has_value(); }));
   app.add_option("--seed", o.problem.seed, "Seed of the random input (default 1)")
       ->check(WholeNumber(0, 9999999999999999999ull));
   app.add_option("--code-path", raw.codePath,
@@ -208,6 +276,17 @@ void AddRunOptions(CLI::App& app, Options& o, Raw& raw) {
       ->check(Allowed("a percentage from 0% to 50% (1%) or a fraction from 0 to 0.5 (0.01), "
                       "plain decimals",
                       [](const std::string& v) { return ParseFraction(v).has_value(); }));
+  app.add_option("--timer", raw.timer,
+                 "Clock of every timed run and the ceilings: events (profiling events), host (the "
+                 "host's monotonic clock around a finished queue) or auto (events where the "
+                 "device's timer passes its check, else host; default)")
+      ->check(OneOf({"auto", "events", "host"}, false));
+  app.add_option("--repetitions", o.repetitions,
+                 "Time the selection in N rounds, every case once per round, so that a slow spell "
+                 "touches all of them; JSON keeps each round's samples (samples_ms) and the "
+                 "median across rounds with its interval (time_ms_rounds); compare tests the "
+                 "rounds (default 1)")
+      ->check(WholeNumber(1, 1000));
   app.add_flag("--no-ceilings", o.noCeilings,
                "Time without measuring the memory ceilings first (no utilisation): saves their "
                "12 streams of 0.5 s where only times are wanted");
@@ -344,9 +423,12 @@ void ResolveLists(const Raw& raw, Options& o) {
   if (!raw.localSizes.empty()) {
     o.localSizes.clear();
     for (const auto& v : raw.localSizes) {
-      const size_t l = v == "auto" ? 0 : size_t(*ParseUnsigned(v));  // checked
-      if (std::find(o.localSizes.begin(), o.localSizes.end(), l) == o.localSizes.end())
-        o.localSizes.push_back(l);
+      const auto values = LocalSizeValues(v);  // checked; 0: auto
+      for (const auto x : *values) {
+        const size_t l = size_t(x);
+        if (std::find(o.localSizes.begin(), o.localSizes.end(), l) == o.localSizes.end())
+          o.localSizes.push_back(l);
+      }
     }
   }
   o.problem.codePath = raw.codePath == "gpu"   ? CodePath::Gpu
@@ -356,10 +438,13 @@ void ResolveLists(const Raw& raw, Options& o) {
   o.format = ParseFormat(raw.format);
   o.run.ciTarget = *ParseFraction(raw.ciTarget);
   o.run.timed = !raw.check;
+  o.run.timer = *ParseTimerMode(raw.timer);  // checked
   if (!raw.sizes.empty()) {
     o.sizes.clear();
-    for (const auto& v : raw.sizes)
-      o.sizes.push_back(*ParseExtent(v));  // checked by ExtentCheck
+    for (const auto& v : raw.sizes) {
+      const auto extents = ExtentValues(v);  // checked by ExtentCheck
+      o.sizes.insert(o.sizes.end(), extents->begin(), extents->end());
+    }
   }
   for (const auto& [name, values] : raw.params)
     for (const auto& v : values) {

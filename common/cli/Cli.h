@@ -8,6 +8,7 @@
 #include "platform/Types.h"
 #include "report/Report.h"
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,11 @@ namespace rsb {
 // "16M" (a plain count) or "8192x8192" (an image, width x height, each written as a size);
 // nullopt when malformed or beyond kMaxElements.
 std::optional<Extent> ParseExtent(const std::string& v);
+// "FIRST:LAST" (doubling) or "FIRST:LAST:FACTOR" (FACTOR >= 2), each bound read by parse: FIRST,
+// FIRST * FACTOR, ... while at most LAST. nullopt where malformed or FIRST is 0 or above LAST.
+std::optional<std::vector<unsigned long long>> ExpandRange(
+    const std::string& v,
+    const std::function<std::optional<unsigned long long>(const std::string&)>& parse);
 
 struct Options {
   bool help = false;
@@ -73,6 +79,9 @@ struct Options {
   // --no-ceilings: timed without measuring the memory ceilings first (no utilisation); the
   // profiling timer is still checked.
   bool noCeilings = false;
+  // --repetitions: the selection timed in this many rounds, one case after another in each
+  // (src/run/Bench.cpp); 1: one round.
+  size_t repetitions = 1;
   double timeoutS = 0;  // --timeout: seconds a case may run (0: no limit)
   // --check --oclgrind: the cases run on Oclgrind, its diagnostics fail them
   // (common/engine/Oclgrind.h); implies isolation; the device is Oclgrind's, whatever --platform

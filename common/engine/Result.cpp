@@ -185,7 +185,33 @@ nlohmann::json MeasuredJson(const Result& r) {
   };
   if (!r.utilisationSuspect.empty())
     o["utilisation_suspect"] = r.utilisationSuspect;
+  o["samples_ms"] = r.samplesMs;  // every timed run, round by round
+  if (r.samplesMs.size() > 1)
+    o["time_ms_rounds"] = {{"rounds", r.samplesMs.size()}, {"median", r.roundsMs.median},
+                           {"min", r.roundsMs.min},        {"max", r.roundsMs.max},
+                           {"mean", r.roundsMs.mean},      {"stddev", r.roundsMs.stddev},
+                           {"ci_low", r.roundsMs.ciLow},   {"ci_high", r.roundsMs.ciHigh}};
+  if (!r.timer.empty()) {  // which clock gave every time above
+    o["timer"] = r.timer;
+    o["timer_resolution_ns"] = r.timerResolutionNs;
+  }
   return o;
+}
+
+// time_ms, samples_ms and time_ms_rounds (an untimed result has none: they stay empty).
+void TimesFromJson(const nlohmann::json& j, Result& r) {
+  const auto stats = [](const nlohmann::json& t) {
+    return TimeStats{t.at("median").get<double>(), t.at("min").get<double>(),
+                     t.at("max").get<double>(),    t.at("mean").get<double>(),
+                     t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
+                     t.at("ci_high").get<double>()};
+  };
+  if (j.contains("time_ms"))
+    r.timeMs = stats(j.at("time_ms"));
+  if (j.contains("samples_ms"))
+    r.samplesMs = j.at("samples_ms").get<std::vector<std::vector<double>>>();
+  if (j.contains("time_ms_rounds"))
+    r.roundsMs = stats(j.at("time_ms_rounds"));
 }
 
 }  // namespace
@@ -256,14 +282,9 @@ Result ResultFromJson(const nlohmann::json& j) {
   r.message = j.at("message").get<std::string>();
   r.buildLog = j.value("build_log", std::string());
   r.iterations = j.at("iterations").get<size_t>();
-  // An untimed result has no measured fields (ResultToJson): they stay 0.
-  if (j.contains("time_ms")) {
-    const auto& t = j.at("time_ms");
-    r.timeMs = {t.at("median").get<double>(), t.at("min").get<double>(),
-                t.at("max").get<double>(),    t.at("mean").get<double>(),
-                t.at("stddev").get<double>(), t.at("ci_low").get<double>(),
-                t.at("ci_high").get<double>()};
-  }
+  TimesFromJson(j, r);
+  r.timer = j.value("timer", std::string());  // absent in older files and untimed results
+  r.timerResolutionNs = j.value("timer_resolution_ns", uint64_t(0));
   r.ciMet = j.value("ci_met", false);
   r.ciTarget = j.at("ci_target").get<double>();
   r.cold = j.at("cold").get<bool>();

@@ -55,6 +55,16 @@ struct Result {
   std::string buildLog;
   size_t iterations = 0;
   TimeStats timeMs;
+  // The clock that timed it (--timer): "events" (profiling events) or "host" (the host's
+  // monotonic clock around a finished queue); "" where it was not timed. Its resolution in ns.
+  std::string timer;
+  uint64_t timerResolutionNs = 0;
+  // Every timed run's time in ms, a list per round (--repetitions N: N rounds, interleaved across
+  // the selected cases; else one). time_ms summarises them all, as one run's.
+  std::vector<std::vector<double>> samplesMs;
+  // Across 2 or more rounds: their medians summarised (median, min, max, mean, stddev, and the
+  // 95% interval of the median from 6 rounds), the run-to-run spread a comparison meets.
+  TimeStats roundsMs;
   bool ciMet = false;             // the median's interval is within +-ciTarget of it
   double ciTarget = 0;            // the target it was timed to
   bool cold = false;              // timed with the last-level cache flushed before every run

@@ -132,10 +132,11 @@ cl::Buffer RandomInput(TaskContext& ctx, size_t bytes, const std::atomic<bool>* 
 class Streams {
  public:
   Streams(TaskContext& ctx, const RunSettings& settings, const std::atomic<bool>* stop,
-          size_t bytes)
+          size_t bytes, bool host)
       : ctx_(ctx),
         settings_(settings),
         stop_(stop),
+        host_(host),
         cpu_(!ctx.info.isGpu),
         // Tiled shape: TILE_ITEMS 16-byte elements per work-item, a work-group per tile; on a
         // CPU a tile of 256 KiB, the single-pass scan's default CPU tile (65,536 4-byte
@@ -179,6 +180,14 @@ class Streams {
       if (stop_ && *stop_)
         throw CeilingsStopped();
       cl::Event e;
+      if (host_) {  // the host's clock around a finished queue, as a host-timed case
+        ctx_.queue.finish();
+        const auto begin = std::chrono::steady_clock::now();
+        ctx_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local_));
+        ctx_.queue.finish();
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin)
+            .count();
+      }
       ctx_.queue.enqueueNDRangeKernel(k, cl::NullRange, cl::NDRange(global), cl::NDRange(local_),
                                       nullptr, &e);
       e.wait();
@@ -190,6 +199,7 @@ class Streams {
   TaskContext& ctx_;
   const RunSettings& settings_;
   const std::atomic<bool>* stop_;
+  bool host_;  // timed by the host's clock (the device's timer failed its check, or --timer host)
   bool cpu_;
   size_t tileItems_;
   cl::Program& program_;
@@ -206,13 +216,14 @@ Ceilings MeasureCeilings(TaskContext& ctx, const RunSettings& runSettings,
   Ceilings c;
   // Streams timed by a timer that measures nothing would be ceilings of nothing.
   c.timer = CheckTimer(ctx);
-  if (c.timer.Unusable())
+  c.timer.mode = settings.timer;
+  if (c.timer.Clock().empty())
     return c;
   SizeStreams(ctx.info, c);
   const cl::Buffer in = RandomInput(ctx, c.bufferBytes, stop);
   if (stop && *stop)
     throw CeilingsStopped();
-  Streams streams(ctx, settings, stop, c.bufferBytes);
+  Streams streams(ctx, settings, stop, c.bufferBytes, c.timer.Clock() == "host");
   streams.Time(in, c.bufferBytes, c);
   if (c.nearBufferBytes)
     streams.Time(in, c.nearBufferBytes, c.near);
@@ -325,22 +336,42 @@ size_t Runner::FlushBytes(const DeviceInfo& device) {
   return std::max<size_t>(2 * device.globalMemCacheBytes, size_t(128) << 20);
 }
 
+void Runner::EnqueueFlush() {
+  if (!flushBytes_) {
+    flushBytes_ = FlushBytes(ctx_.info);
+    flush_ = cl::Buffer(ctx_.context, CL_MEM_READ_WRITE, flushBytes_);
+  }
+  ctx_.queue.enqueueFillBuffer(flush_, cl_uint(0x5A5A5A5A), 0, flushBytes_);
+}
+
 RunBreakdown Runner::RunOnce(IComputeTask& task, const std::string& variant,
                              const ProblemSpec& spec) {
   RunEvents untimed(settings_.breakdown), events(settings_.breakdown);
   task.PrepareRun(ctx_, variant, spec, /*poison=*/false, untimed);
-  if (settings_.cold) {  // after the resets, so that only the run's own accesses are timed
-    if (!flushBytes_) {
-      flushBytes_ = FlushBytes(ctx_.info);
-      flush_ = cl::Buffer(ctx_.context, CL_MEM_READ_WRITE, flushBytes_);
-    }
-    ctx_.queue.enqueueFillBuffer(flush_, cl_uint(0x5A5A5A5A), 0, flushBytes_);
-  }
+  if (settings_.cold)  // after the resets, so that only the run's own accesses are timed
+    EnqueueFlush();
   task.ComputeGPU(ctx_, variant, spec, events);
   ctx_.queue.finish();
   RunBreakdown run = BreakDownRun(events);
   run.untimed = SumCommands(untimed);
   return run;  // the events are released here
+}
+
+RunBreakdown Runner::RunOnceHost(IComputeTask& task, const std::string& variant,
+                                 const ProblemSpec& spec) {
+  RunEvents untimed(/*everyCommand=*/false), events(/*everyCommand=*/false);
+  task.PrepareRun(ctx_, variant, spec, /*poison=*/false, untimed);
+  if (settings_.cold)
+    EnqueueFlush();
+  ctx_.queue.finish();  // the resets and the flush done: the clock sees the run alone
+  const auto begin = std::chrono::steady_clock::now();
+  task.ComputeGPU(ctx_, variant, spec, events);
+  ctx_.queue.finish();
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::steady_clock::now() - begin);
+  RunBreakdown run;
+  run.spanNs = uint64_t(std::max<int64_t>(1, ns.count()));
+  return run;
 }
 
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
@@ -428,10 +459,12 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
                          Result& r) {
   std::vector<RunBreakdown> runs;  // warm-up runs first
   std::vector<double> samples;
+  const std::string clock = ceilings_.timer.Clock();
+  const bool host = clock == "host";
   {
     const auto alone = lock_->Alone();  // no other process's kernels or transfers meanwhile
     samples = TimeRepeatedly(settings_, [&] {
-      runs.push_back(RunOnce(task, variant, spec));
+      runs.push_back(host ? RunOnceHost(task, variant, spec) : RunOnce(task, variant, spec));
       return runs.back().SpanMs();
     });
   }
@@ -446,6 +479,7 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   ++r.validatedRuns;
   r.iterations = samples.size();
   r.timeMs = Summarise(samples);
+  r.samplesMs = {samples};
   r.ciTarget = settings_.ciTarget;
   r.ciMet = CiWithin(r.timeMs, settings_.ciTarget > 0 ? settings_.ciTarget : 0.01);
   r.cold = settings_.cold;
@@ -453,10 +487,41 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
     r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
   }
+  r.timer = clock;
+  r.timerResolutionNs = ClockResolutionNs(clock, ctx_.info.profilingResolutionNs);
   std::vector<UntimedTime> validation = std::move(r.breakdown.untimed);
-  r.breakdown = SummariseBreakdown(runs);
-  r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
+  r.breakdown = host ? Breakdown() : SummariseBreakdown(runs);  // host: no event is trusted
+  if (!host)
+    r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
   SetUtilisation(r, ceilings_, ctx_.info);
+}
+
+void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device) {
+  if (r.status != Status::Passed)  // the first round that did not pass decides
+    return;
+  if (next.status != Status::Passed) {
+    r.status = next.status;
+    r.message = fmt::format("round {}: {}", r.samplesMs.size() + 1, next.message);
+    return;
+  }
+  r.validatedRuns += next.validatedRuns;
+  if (r.samplesMs.empty() || next.samplesMs.empty())  // not timed
+    return;
+  r.samplesMs.push_back(next.samplesMs.front());
+  std::vector<double> all, medians;
+  for (const auto& round : r.samplesMs) {
+    all.insert(all.end(), round.begin(), round.end());
+    medians.push_back(Summarise(round).median);
+  }
+  r.iterations = all.size();
+  r.timeMs = Summarise(all);
+  r.roundsMs = Summarise(medians);
+  r.ciMet = CiWithin(r.timeMs, r.ciTarget > 0 ? r.ciTarget : 0.01);
+  if (r.timeMs.median > 0) {
+    r.gelemS = double(r.n) / (r.timeMs.median * 1e6);
+    r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
+  }
+  SetUtilisation(r, c, device);
 }
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
@@ -483,7 +548,7 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;
-    if (settings_.timed && ceilings_.timer.Unusable()) {  // validated, and that is all
+    if (settings_.timed && ceilings_.timer.Clock().empty()) {  // validated, and that is all
       r.status = Status::Untimed;
       r.message = "validated; not timed: " + TimerUnusable(ctx_.info.name, ceilings_.timer);
       r.breakdown = Breakdown();

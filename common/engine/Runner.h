@@ -31,6 +31,9 @@ struct RunSettings {
   size_t validateRuns = 1;  // validated runs per case (--validate-runs): a stress test
   bool breakdown = true;    // keep every command's event (per-kernel breakdown); false: only
                             // the first and the last (--no-breakdown)
+  // --timer: the profiling events, the host's clock around a finished queue, or the events where
+  // the device's timer passes the check and else the host's clock (ProfilingTimer.h).
+  TimerMode timer = TimerMode::Auto;
   // --device-lock FILE: validated runs hold it shared, each timed loop alone (DeviceLock.h);
   // empty: none.
   std::string deviceLock;
@@ -138,6 +141,12 @@ constexpr double kSuspectUtilisation = 1.05;
 // mark a cached input, which is said too).
 std::string UtilisationSuspectReason(const DeviceInfo& device);
 
+// --repetitions: a later round's result of the same case joins r. Its samples become a round of
+// r's; time_ms, the throughput and utilisation are those of every round's samples together, and
+// roundsMs summarises the rounds' medians. A round that did not pass makes the case that round's
+// status and message ("round 3: ...").
+void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device);
+
 // A new, empty result for one case (what it is, nothing measured yet).
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                  const DeviceInfo& device);
@@ -148,7 +157,11 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
 class Runner {
  public:
   Runner(TaskContext& ctx, RunSettings settings);
-  void SetCeilings(const Ceilings& c) { ceilings_ = c; }
+  // The ceilings and the timer's verdict, which with settings.timer picks the clock of every run.
+  void SetCeilings(const Ceilings& c) {
+    ceilings_ = c;
+    ceilings_.timer.mode = settings_.timer;
+  }
   // The bytes --cold writes before each timed run: twice the device's last-level cache
   // (CL_DEVICE_GLOBAL_MEM_CACHE_SIZE), at least 128 MiB (a driver may report a per-unit cache).
   static size_t FlushBytes(const DeviceInfo& device);
@@ -175,6 +188,11 @@ class Runner {
                     Result& r);
   // One untimed-prepared, timed run, reduced to its span and per-kernel sums.
   RunBreakdown RunOnce(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  // The same run timed by the host's monotonic clock around a finished queue (clFinish before
+  // and after): a span and nothing else, since the events' times are not trusted.
+  RunBreakdown RunOnceHost(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  // --cold: the last-level cache flushed (an untimed fill enqueued).
+  void EnqueueFlush();
   // The task's input and reference for spec at this seed (a new input for every validated run).
   void UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
   // After an OpenCL error: the old context released, then a new context and queue (unless the

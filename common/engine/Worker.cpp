@@ -372,8 +372,10 @@ class IsolatedRun {
   // One protocol line; false: this worker is done with (ceilings-failed, or a fresh one after
   // Oclgrind's diagnostics).
   bool OnLine(WorkerProcess& worker, Round& r, const std::string& line) {
-    if (line.rfind("timer ", 0) == 0) {  // checked once: later workers are told
+    if (line.rfind("timer ", 0) == 0) {             // checked once: later workers are told
+      const TimerMode mode = ceilings_.timer.mode;  // the run's --timer, not the worker's to say
       ceilings_.timer = TimerFromText(line.substr(6));
+      ceilings_.timer.mode = mode;
     } else if (line.rfind("ceilings ", 0) == 0) {
       std::istringstream in(line.substr(9));
       in >> ceilings_.readGBs >> ceilings_.writeGBs >> ceilings_.copyGBs >> ceilings_.bufferBytes >>

@@ -249,6 +249,7 @@ DeviceInfo DescribeDevice(const cl::Device& d, bool probeLocalMemory) {
   info.localMemBytes = d.getInfo<CL_DEVICE_LOCAL_MEM_SIZE>();
   info.globalMemCacheBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_CACHE_SIZE>();
   info.maxWorkGroupSize = d.getInfo<CL_DEVICE_MAX_WORK_GROUP_SIZE>();
+  info.profilingResolutionNs = d.getInfo<CL_DEVICE_PROFILING_TIMER_RESOLUTION>();
   info.extensions = d.getInfo<CL_DEVICE_EXTENSIONS>();
   auto has = [&](const char* ext) { return info.extensions.find(ext) != std::string::npos; };
   info.fp64 = has("cl_khr_fp64");
@@ -350,6 +351,8 @@ cl::Device SelectDevice(const std::string& platformSel, const std::string& devic
 
 std::vector<cl::Device> SelectDevices(const std::string& platformSel,
                                       const std::vector<std::string>& deviceSels) {
+  if (Lower(platformSel) == "all")  // every platform: its devices (--device picks among them)
+    return SelectDevices("", deviceSels.empty() ? std::vector<std::string>{"all"} : deviceSels);
   std::vector<cl::Device> selected;
   auto add = [&](const cl::Device& d) {
     if (std::none_of(selected.begin(), selected.end(),

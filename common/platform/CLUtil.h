@@ -34,6 +34,7 @@ struct DeviceInfo {
   unsigned long long localMemOverhead = 0;
   unsigned long long globalMemCacheBytes = 0;  // CL_DEVICE_GLOBAL_MEM_CACHE_SIZE (0: none)
   size_t maxWorkGroupSize = 0;
+  size_t profilingResolutionNs = 0;  // CL_DEVICE_PROFILING_TIMER_RESOLUTION (rusticl 22.3: 0)
   bool isGpu = false;
   bool fp64 = false;
   bool int64BaseAtomics = false;
@@ -71,7 +72,8 @@ std::string ListDevices();
 cl::Device SelectDevice(const std::string& platformSel, const std::string& deviceSel);
 // Several devices (--device 0,1, --device all): each selector picks one device as SelectDevice
 // does, "all" every device of the platforms platformSel matches (all platforms if empty); each
-// device once, in the order named. No selector: SelectDevice's default, one device.
+// device once, in the order named. No selector: SelectDevice's default, one device. A
+// platformSel of "all" (any case): every platform, and without selectors every device of them.
 std::vector<cl::Device> SelectDevices(const std::string& platformSel,
                                       const std::vector<std::string>& deviceSels);
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 
 namespace rsb {
 
@@ -51,6 +52,36 @@ double FastestNs(const std::vector<TimerSample>& samples) {
 }
 
 }  // namespace
+
+const char* ToString(TimerMode m) {
+  return m == TimerMode::Events ? "events" : m == TimerMode::Host ? "host" : "auto";
+}
+
+std::optional<TimerMode> ParseTimerMode(const std::string& name) {
+  for (const TimerMode m : {TimerMode::Auto, TimerMode::Events, TimerMode::Host})
+    if (name == ToString(m))
+      return m;
+  return std::nullopt;
+}
+
+std::string TimerVerdict::Clock() const {
+  if (mode == TimerMode::Host)
+    return "host";
+  if (!checked || usable)
+    return "events";
+  return mode == TimerMode::Auto ? "host" : "";
+}
+
+uint64_t HostClockResolutionNs() {
+  timespec res{};
+  if (clock_getres(CLOCK_MONOTONIC, &res) != 0)
+    return 1;
+  return std::max<uint64_t>(1, uint64_t(res.tv_sec) * 1000000000u + uint64_t(res.tv_nsec));
+}
+
+uint64_t ClockResolutionNs(const std::string& clock, uint64_t deviceResolutionNs) {
+  return clock == "host" ? HostClockResolutionNs() : clock == "events" ? deviceResolutionNs : 0;
+}
 
 TimerVerdict JudgeTimer(const TimerSamples& t) {
   TimerVerdict v{true, false, ""};

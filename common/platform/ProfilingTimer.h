@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +15,29 @@ namespace rsb {
 
 struct TaskContext;
 
+// --timer: which clock times the runs. Events: the profiling events (a device whose timer fails
+// the check is then untimed); Host: the host's monotonic clock around a finished queue
+// (clFinish before and after each run); Auto: the events where the check trusts them, else the
+// host's clock (clpeak times with the host's clock by default).
+enum class TimerMode { Auto, Events, Host };
+const char* ToString(TimerMode m);
+std::optional<TimerMode> ParseTimerMode(const std::string& name);
+
 struct TimerVerdict {
   bool checked = false;  // false: not checked (nothing is timed: --check)
   bool usable = true;
-  std::string reason;  // why it is unusable ("" when usable)
+  std::string reason;                // why it is unusable ("" when usable)
+  TimerMode mode = TimerMode::Auto;  // --timer (set by whoever times with the verdict)
   bool Unusable() const { return checked && !usable; }
+  // The clock that times runs under this verdict and mode: "events", "host", or "" where none
+  // may (--timer events on a timer that failed the check: the cases are `untimed`).
+  std::string Clock() const;
 };
+
+// The resolution in ns of the host's monotonic clock (clock_getres; steady_clock's), and that
+// of the clock named by Clock() ("events": the device's CL_DEVICE_PROFILING_TIMER_RESOLUTION).
+uint64_t HostClockResolutionNs();
+uint64_t ClockResolutionNs(const std::string& clock, uint64_t deviceResolutionNs);
 
 // One command's profiling span and what the host's clock saw around it (enqueue to wait).
 struct TimerSample {

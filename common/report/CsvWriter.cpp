@@ -16,6 +16,14 @@ std::string TuningText(const Result& r) {
   return s;
 }
 
+// --repetitions: the rounds and the median across them with its interval (empty under 2).
+std::string RoundsFields(const Result& r) {
+  if (r.samplesMs.size() < 2)
+    return fmt::format(",{},,,", r.samplesMs.size());
+  return fmt::format(",{},{:.6f},{:.6f},{:.6f}", r.samplesMs.size(), r.roundsMs.median,
+                     r.roundsMs.ciLow, r.roundsMs.ciHigh);
+}
+
 // The run's fields and its device's (the device's own where the run has several), repeated on
 // every row.
 std::string RunFields(const RunInfo& info, const DeviceRun& run) {
@@ -56,28 +64,33 @@ constexpr const char* kCsvHeader =
     "near_cache_write_gbytes_s,near_cache_copy_gbytes_s,global_mem_cache_bytes,width,height,"
     "params,bytes_read_repeated,"
     "kernel_memory_bytes,utilisation_suspect,settings_source,settings_profile,"
-    "settings_profile_date,kernel_options\n";
+    "settings_profile_date,kernel_options,timer,timer_resolution_ns,rounds,"
+    "time_ms_rounds_median,time_ms_rounds_ci_low,time_ms_rounds_ci_high,row\n";
 
 // What every row of a case repeats: its keys (device to status), its shape (code path to
 // tuning), what else defines it (an image's shape, the task's parameters), where its settings
-// came from and its build options (the last column), and the run's fields.
+// came from, its build options and the clock that timed it (the last columns), and the run's
+// fields.
 struct CaseKeys {
   std::string keys, shape, extent, options, runFields;
 };
 
 CaseKeys KeysOf(const RunInfo& info, const Result& r) {
   const DeviceRun& device = DeviceOf(info, r);
-  return {fmt::format("{},{},{},{},{},{},{},{},{},{}", CsvQuote(device.info.name),
-                      CsvQuote(device.info.driverVersion), r.task, r.variant, ToString(r.type),
-                      ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
-                      ToString(r.status)),
-          fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0, r.lookbackFallback ? 1 : 0,
-                      CsvQuote(TuningText(r))),
-          fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
-                      CsvQuote(r.params.empty() ? "" : ParamsText(r))),
-          fmt::format("{},{},{},{}", CsvQuote(r.settings.source), CsvQuote(r.settings.profile),
-                      CsvQuote(r.settings.profileDate), CsvQuote(r.kernelOptions)),
-          RunFields(info, device)};
+  return {
+      fmt::format("{},{},{},{},{},{},{},{},{},{}", CsvQuote(device.info.name),
+                  CsvQuote(device.info.driverVersion), r.task, r.variant, ToString(r.type),
+                  ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
+                  ToString(r.status)),
+      fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0, r.lookbackFallback ? 1 : 0,
+                  CsvQuote(TuningText(r))),
+      fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
+                  CsvQuote(r.params.empty() ? "" : ParamsText(r))),
+      fmt::format("{},{},{},{},{},{}", CsvQuote(r.settings.source), CsvQuote(r.settings.profile),
+                  CsvQuote(r.settings.profileDate), CsvQuote(r.kernelOptions), r.timer,
+                  r.timer.empty() ? "" : std::to_string(r.timerResolutionNs)) +
+          RoundsFields(r),
+      RunFields(info, device)};
 }
 
 // The case's row (an empty `kernel`). An untimed case leaves what its timer would have measured
@@ -96,13 +109,13 @@ void WriteCaseRow(std::ostream& out, const Result& r, const CaseKeys& k) {
                                               r.timeMs.median, r.timeMs.min, r.timeMs.max,
                                               r.timeMs.mean, r.timeMs.stddev, r.gelemS, r.gbytesS);
   const std::string bandwidthUtil = untimed ? "" : fmt::format("{:.4f}", r.bandwidthUtil);
-  out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},,{},{}\n",
-                     k.keys, CsvQuote(r.message), r.iterations, times, r.cost.BytesMoved(),
-                     r.cost.bytesRead, r.cost.bytesWritten, bandwidthUtil, r.cost.launches,
-                     r.cost.steps, r.cost.ops, r.launchesEnqueued, r.validatedRuns, k.shape,
-                     r.breakdown.Empty() ? "" : fmt::format("{:.6f}", r.breakdown.gapsMs),
-                     caseFields, k.runFields, k.extent, r.cost.bytesReadRepeated,
-                     CsvQuote(r.utilisationSuspect), k.options);
+  out << fmt::format(
+      "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},,,,,,,,,,{},{},{},{},,{},{},case\n", k.keys,
+      CsvQuote(r.message), r.iterations, times, r.cost.BytesMoved(), r.cost.bytesRead,
+      r.cost.bytesWritten, bandwidthUtil, r.cost.launches, r.cost.steps, r.cost.ops,
+      r.launchesEnqueued, r.validatedRuns, k.shape,
+      r.breakdown.Empty() ? "" : fmt::format("{:.6f}", r.breakdown.gapsMs), caseFields, k.runFields,
+      k.extent, r.cost.bytesReadRepeated, CsvQuote(r.utilisationSuspect), k.options);
 }
 
 // A row per kernel of the case's breakdown (phase `run`) and per command outside its span, the
@@ -112,16 +125,19 @@ void WriteBreakdownRows(std::ostream& out, const Result& r, const CaseKeys& c) {
   const std::string noCaseFields(9, ',');
   for (const auto& k : r.breakdown.kernels)
     out << fmt::format(
-        "{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{},{},{}\n", c.keys,
-        empty, c.shape, CsvQuote(k.kernel), k.launches, k.timeMs, k.timeMsMedian, k.share, k.bytes,
-        k.gbytesS, k.bandwidthUtil, noCaseFields, c.runFields, c.extent, k.memoryBytes,
+        "{},{}{},,{},run,{},{:.6f},{:.6f},{:.4f},{},{:.3f},{:.4f},{},{},{},,{},{},{},kernel\n",
+        c.keys, empty, c.shape, CsvQuote(k.kernel), k.launches, k.timeMs, k.timeMsMedian, k.share,
+        k.bytes, k.gbytesS, k.bandwidthUtil, noCaseFields, c.runFields, c.extent, k.memoryBytes,
         CsvQuote(k.utilisationSuspect), c.options);
   for (const auto& u : r.breakdown.untimed)
-    out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,,,{}\n", c.keys, empty, c.shape,
-                       CsvQuote(u.command), u.phase, u.launches, u.timeMs, noCaseFields,
+    out << fmt::format("{},{}{},,{},{},{},{:.6f},,,,,,{},{},{},,,,{},untimed\n", c.keys, empty,
+                       c.shape, CsvQuote(u.command), u.phase, u.launches, u.timeMs, noCaseFields,
                        c.runFields, c.extent, c.options);
 }
 
+// The last column, `row`, says what a row is: `case`, `kernel` (of the breakdown) or `untimed` (a
+// command outside the span), so that a tool selects without counting columns, and awk, which
+// splits a quoted name with a comma, by $NF. Text fields are quoted (RFC 4180: "" for a quote).
 // One table for CSV tools: a row per case (the `kernel` column empty), followed by a row per
 // kernel of its breakdown (kernel_phase `run`) and per command outside the span (`prepare`:
 // before every timed run; `validation`: before the validated run), each repeating the case's

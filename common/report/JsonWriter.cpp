@@ -23,6 +23,7 @@ void WriteResultsJson(std::ostream& out, const RunInfo& info, const std::vector<
   j["kernel_files"] = info.kernelHashes;
   j["cold"] = info.cold;
   j["ci_target"] = info.ciTarget;
+  j["repetitions"] = info.repetitions;
   // The first device, as in a file of one device; with several, all of them in `devices` and each
   // result's in its `device`.
   j["device"] = DeviceJson(info.devices.empty() ? DeviceRun() : info.devices.front());

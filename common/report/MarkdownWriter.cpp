@@ -14,7 +14,7 @@ void WriteResultsMarkdown(std::ostream& out, const RunInfo& info, const std::vec
     out << MarkdownEscape(DeviceLine(info, d));
     if (info.devices[d].ceilings.Known())
       out << "; " << CeilingsLine(info.devices[d].ceilings);
-    if (info.devices[d].ceilings.timer.Unusable())
+    if (info.devices[d].ceilings.timer.checked)
       out << "; " << MarkdownEscape(TimerLine(info.devices[d]));
     out << (info.cold ? "; cold cache" : "") << "\n\n";
     const bool params = AnyParams(results);

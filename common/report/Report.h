@@ -36,8 +36,9 @@ struct RunInfo {
   std::map<std::string, std::string> kernelHashes;
   bool cold = false;
   double ciTarget = 0;
-  std::string command;  // the command line, for the record
-  std::string date;     // ISO 8601, UTC
+  size_t repetitions = 1;  // --repetitions: rounds of the selection
+  std::string command;     // the command line, for the record
+  std::string date;        // ISO 8601, UTC
   std::string kernelDir;
 };
 

@@ -80,6 +80,21 @@ nlohmann::json SuiteJson() {
           {"cxx_flags", b.cxxFlags}};
 }
 
+// The timer check's verdict and, beside it, the clock that timed the ceilings and the cases
+// (`clock`: "events", "host", or "" where none did) with its resolution; null for --check.
+nlohmann::json TimerJson(const DeviceRun& run) {
+  const TimerVerdict& t = run.ceilings.timer;
+  if (!t.checked)
+    return nullptr;
+  const std::string clock = t.Clock();
+  return {{"usable", t.usable},
+          {"reason", t.reason},
+          {"mode", ToString(t.mode)},
+          {"clock", clock},
+          {"resolution_ns", ClockResolutionNs(clock, run.info.profilingResolutionNs)},
+          {"device_resolution_ns", run.info.profilingResolutionNs}};
+}
+
 nlohmann::json DeviceJson(const DeviceRun& run) {
   const DeviceInfo& d = run.info;
   const Ceilings& c = run.ceilings;
@@ -110,9 +125,7 @@ nlohmann::json DeviceJson(const DeviceRun& run) {
             {"near_cache_copy_gbytes_s", c.near.copyGBs},
             {"near_cache_buffer_bytes", c.nearBufferBytes}}},
           // Checked before a timed run (null for --check): unusable, no case was timed.
-          {"timer", c.timer.checked
-                        ? nlohmann::json{{"usable", c.timer.usable}, {"reason", c.timer.reason}}
-                        : nlohmann::json()}};
+          {"timer", TimerJson(run)}};
 }
 
 nlohmann::json ResultDeviceJson(const RunInfo& info, const Result& r) {
@@ -210,10 +223,19 @@ std::string CeilingsLine(const Ceilings& c) {
   return line;
 }
 
-// Where the device's timer cannot be trusted: said once, above its cases.
+// Which clock times the device's cases and ceilings, said once above them; where the device's
+// timer cannot be trusted, why.
 std::string TimerLine(const DeviceRun& device) {
-  return fmt::format("timer: {}: every case validated, none timed",
-                     TimerUnusable(device.info.name, device.ceilings.timer));
+  const TimerVerdict& t = device.ceilings.timer;
+  const std::string clock = t.Clock();
+  if (clock.empty())
+    return fmt::format("timer: {}: every case validated, none timed",
+                       TimerUnusable(device.info.name, t));
+  const std::string line = fmt::format(
+      "timer: {} ({}, resolution {} ns)", clock,
+      clock == "host" ? "the host's monotonic clock around a finished queue" : "profiling events",
+      ClockResolutionNs(clock, device.info.profilingResolutionNs));
+  return t.usable ? line : line + ": " + TimerUnusable(device.info.name, t);
 }
 
 // What the table's marks mean, and every case that did not pass, with its message.

@@ -60,7 +60,8 @@ std::vector<std::string> Cells(const Result& r, bool params);
 // "512%?": a utilisation and its mark (c: fits in the cache; ?: suspect, SetUtilisation).
 std::string UtilText(double util, const char* mark);
 std::string CeilingsLine(const Ceilings& c);
-// Where the device's timer cannot be trusted: said once, above its cases.
+// Which clock timed the device's cases and ceilings (and why, where its own timer cannot be
+// trusted): said once, above its cases, in any timed run.
 std::string TimerLine(const DeviceRun& device);
 // What the table's marks mean, and every case that did not pass, with its message.
 // "17 passed, 0 failed" and, where there are any, ", 2 skipped, 1 error, 1 timeout, 3 untimed":

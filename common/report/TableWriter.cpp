@@ -45,7 +45,7 @@ void WriteResultsTable(std::ostream& out, const RunInfo& info, const std::vector
       out << "kernels: " << info.kernelDir << "\n";
     if (info.devices[d].ceilings.Known())
       out << CeilingsLine(info.devices[d].ceilings) << "\n";
-    if (info.devices[d].ceilings.timer.Unusable())
+    if (info.devices[d].ceilings.timer.checked)
       out << TimerLine(info.devices[d]) << "\n";
     if (info.cold)
       out << "cold: the last-level cache flushed before every timed run\n";

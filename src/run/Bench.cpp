@@ -275,6 +275,7 @@ RunInfo NewRunInfo(const Options& o, const std::string& kernelDir, int argc, cha
   info.kernelHashes = KernelFileHashes(kernelDir);
   info.cold = o.run.cold;
   info.ciTarget = o.run.ciTarget;
+  info.repetitions = o.run.timed ? o.repetitions : 1;
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
   return info;
@@ -313,12 +314,14 @@ void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<boo
 void RunOnDevice(const Options& o, const std::vector<std::string>& command, const Selection& s,
                  size_t d, const std::vector<Job>& jobs, DeviceRun& device,
                  const ProgressFn& progress, const TempFolder& oclgrindFiles,
-                 const std::function<bool()>& stop) {
+                 const std::function<bool()>& stop, bool again) {
   const std::atomic<bool>& interrupted = InterruptFlag();
-  const bool ceilings = o.run.timed && !o.noCeilings;
+  // A later round (again) keeps the first round's ceilings and timer verdict.
+  const bool ceilings = o.run.timed && !o.noCeilings && !again;
   if (!o.quiet && ceilings)
     std::cerr << fmt::format("ceilings: measuring the memory ceilings (12 streams of {} s)\n",
                              std::min(o.run.timeBudgetS, kCeilingStreamBudgetS));
+  device.ceilings.timer.mode = o.run.timer;  // with the timer's verdict, the clock of the runs
   if (o.isolate) {
     std::vector<std::string> args = command;
     args.insert(args.end(), {"--worker-device", std::to_string(d)});
@@ -332,12 +335,56 @@ void RunOnDevice(const Options& o, const std::vector<std::string>& command, cons
   TaskContext ctx(s.devices[d], s.kernelDir);
   Runner runner(ctx, o.run);
   runner.SetStop(stop);
-  InProcessCeilings(o, ctx, interrupted, ceilings, device.ceilings);
+  if (!again)
+    InProcessCeilings(o, ctx, interrupted, ceilings, device.ceilings);
+  device.ceilings.timer.mode = o.run.timer;
   runner.SetCeilings(device.ceilings);
   runner.Run(jobs, progress);
 }
 
-// Every device in turn; the report rewritten after each case, and once more at the end.
+// The results of a run, the first round's in order; a later round's (--repetitions) join the
+// first round's result of the same device and case (AddRound).
+struct RunResults {
+  std::vector<Result> done;
+  std::map<std::string, size_t> where;  // device and case label: index in done
+  bool failed = false;                  // --fail-fast: a case failed, errored or hung
+  void Add(Result r, size_t round, const DeviceRun& device) {
+    const std::string key = fmt::format("{}|{}", r.device, CaseLabel(r));
+    const auto it = where.find(key);
+    size_t at = done.size();
+    if (round > 0 && it != where.end()) {
+      at = it->second;
+      AddRound(done[at], r, device.ceilings, device.info);
+    } else {
+      where.emplace(key, at);
+      done.push_back(std::move(r));
+    }
+    const Status st = done[at].status;
+    failed = failed || st == Status::Failed || st == Status::Error || st == Status::Timeout;
+  }
+};
+
+// The banner of a device's cases on stderr (and of each round after the first).
+void SayDevice(const Options& o, const Selection& s, size_t d, const DeviceRun& device,
+               size_t round, size_t rounds) {
+  if (o.quiet)
+    return;
+  if (round > 0) {
+    std::cerr << fmt::format("round {} of {}, device {}\n", round + 1, rounds, d);
+    return;
+  }
+  std::cerr << fmt::format("device{}: {} ({}), kernels from {}{}\n{}\n",
+                           s.devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
+                           device.info.platform, s.kernelDir,
+                           o.perProblem ? ", a worker process per problem"
+                           : o.isolate  ? ", cases in a worker process"
+                                        : "",
+                           ProfileLine(s.profiles[d], o));
+}
+
+// Every device in turn, in --repetitions rounds (each round every case once: a slow spell of the
+// machine touches every case alike); the report rewritten after each case, and once more at the
+// end.
 int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& info,
            ReportOutput& output, const std::vector<std::string>& command) {
   // Ctrl-C or SIGTERM: the run stops after the case in progress (an isolated run, or the
@@ -346,37 +393,31 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
   InstallInterruptHandler(/*secondEnds=*/true);
   const std::atomic<bool>& interrupted = InterruptFlag();
   TempFolder oclgrindFiles(o.oclgrind);  // the workers' Oclgrind logs and stdout
-  std::vector<Result> done;
-  bool failed = false;  // --fail-fast: a case failed, errored or hung
-  const std::function<bool()> stop = [&] { return interrupted || (o.failFast && failed); };
+  RunResults results;
+  const std::function<bool()> stop = [&] { return interrupted || (o.failFast && results.failed); };
   BuildLogs logs(o.verbose);
   const ProgressFn print = o.quiet ? ProgressFn() : StderrProgress(logs);
-  for (size_t d = 0; d < s.devices.size() && !stop(); ++d) {
-    info.devices.push_back({DescribeDevice(s.devices[d]), Ceilings()});
-    DeviceRun& device = info.devices.back();
-    const std::vector<Job> jobs = DeviceJobs(o, tasks, s.problems, device.info, s.profiles[d]);
-    if (!o.quiet)
-      std::cerr << fmt::format("device{}: {} ({}), kernels from {}{}\n{}\n",
-                               s.devices.size() > 1 ? fmt::format(" {}", d) : "", device.info.name,
-                               device.info.platform, s.kernelDir,
-                               o.perProblem ? ", a worker process per problem"
-                               : o.isolate  ? ", cases in a worker process"
-                                            : "",
-                               ProfileLine(s.profiles[d], o));
-    const ProgressFn progress = [&](const Progress& p) {
-      if (print)
-        print(p);
-      if (p.result) {
-        done.push_back(*p.result);
-        done.back().device = d;
-        output.Write(info, done, /*final=*/false);
-        failed = failed || p.result->status == Status::Failed ||
-                 p.result->status == Status::Error || p.result->status == Status::Timeout;
-      }
-    };
-    RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindFiles, stop);
-  }
-  if (o.failFast && failed && !interrupted && !o.quiet)
+  for (size_t round = 0; round < info.repetitions && !stop(); ++round)
+    for (size_t d = 0; d < s.devices.size() && !stop(); ++d) {
+      if (round == 0)
+        info.devices.push_back({DescribeDevice(s.devices[d]), Ceilings()});
+      DeviceRun& device = info.devices[d];
+      const std::vector<Job> jobs = DeviceJobs(o, tasks, s.problems, device.info, s.profiles[d]);
+      SayDevice(o, s, d, device, round, info.repetitions);
+      const ProgressFn progress = [&](const Progress& p) {
+        if (print)
+          print(p);
+        if (p.result) {
+          Result r = *p.result;
+          r.device = d;
+          results.Add(std::move(r), round, device);
+          output.Write(info, results.done, /*final=*/false);
+        }
+      };
+      RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindFiles, stop, round > 0);
+    }
+  std::vector<Result>& done = results.done;
+  if (o.failFast && results.failed && !interrupted && !o.quiet)
     std::cerr << fmt::format(
         "stopped after the first case that did not pass (--fail-fast): {} "
         "case(s) run\n",

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -51,7 +52,96 @@ std::string MissingCi(const StoredResult& r, const char* role) {
                  : fmt::format("no CI in {}", role);
 }
 
-void Judge(CaseComparison& c, double threshold) {
+// How the machine's memory ceilings moved from BASE to NEW (NEW / BASE per stream), and
+// whether beyond their noise (kMachineNoise): then the runs were not on the same machine, or not
+// in the same state, and NEW's times are judged as if on BASE's (times x the ceiling's ratio).
+struct MachineChange {
+  double read = 1, write = 1, copy = 1;
+  bool changed = false;
+  // The ratio of the stream mix a case is held against (its `ceiling`), 1 where unchanged.
+  double For(const std::string& ceiling) const {
+    if (!changed)
+      return 1;
+    return ceiling == "read" ? read : ceiling == "write" ? write : copy;
+  }
+};
+
+// The ceilings are each the fastest of many runs: from one run to the next on a shared 2-core
+// CPU (pocl) they moved by up to a few percent; 10% apart is another machine, or a slow spell.
+constexpr double kMachineNoise = 0.10;
+
+// Rounds a case needs in each file for the U test: with 4 and 4 its smallest two-sided p-value
+// (2/70 = 0.029) is below kAlpha; with 3 and 3 it is 0.1, and no change could ever be called.
+constexpr size_t kMinRounds = 4;
+constexpr double kAlpha = 0.05;
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k == 0 ? 0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
+
+std::vector<double> RoundMedians(const Result& r) {
+  std::vector<double> m;
+  for (const auto& round : r.samplesMs)
+    if (!round.empty())
+      m.push_back(MedianOf(round));
+  return m;
+}
+
+// The change from the rounds' medians b to n, NEW's scaled by `scale`: only where the U test's
+// p < kAlpha and the ratio of the medians is beyond the threshold.
+Change RoundsChange(const std::vector<double>& b, std::vector<double> n, double scale,
+                    double threshold, double& p, double& speedup) {
+  for (double& x : n)
+    x *= scale;
+  speedup = MedianOf(b) / MedianOf(n);
+  p = MannWhitneyP(b, n);
+  const bool significant = p < kAlpha;
+  return significant && speedup * (1 + threshold) < 1 ? Change::Slower
+         : significant && speedup > 1 + threshold     ? Change::Faster
+                                                      : Change::Same;
+}
+
+// Both files hold rounds (--repetitions): the change is decided across runs, by the Mann-Whitney
+// U test of the rounds' medians (Google Benchmark's tools/compare.py tests its repetitions the
+// same way): distribution-free, so a slow spell's outlier round moves it by one rank, not by its
+// size as it would a t-test or a bootstrap of the mean; and a round's median, not every run, is
+// the unit, since the runs of one process share its state (its placement, the machine's spell),
+// which is what differs from run to run. A change is called only where p < kAlpha and the ratio
+// of the rounds' medians is beyond the threshold. A machine that changed (its ceilings' ratio
+// `machine`) only excuses: a slowdown on a slower machine, or a gain on a faster one, is judged
+// again with NEW's times scaled by that ratio; it never makes a change of a case that showed none
+// (on the loaded 2-core machine the ceilings of two runs a minute apart differed 2x while the
+// cases did not follow). False where either file holds one round.
+bool JudgeRounds(CaseComparison& c, double threshold, double machine,
+                 std::vector<std::string>& notes) {
+  const std::vector<double> b = RoundMedians(c.base.result), n = RoundMedians(c.fresh.result);
+  if (b.size() < 2 || n.size() < 2)
+    return false;
+  double p = 1, speedup = 1;
+  Change change = RoundsChange(b, n, 1, threshold, p, speedup);
+  if ((change == Change::Slower && machine < 1) || (change == Change::Faster && machine > 1)) {
+    change = RoundsChange(b, n, machine, threshold, p, speedup);
+    notes.push_back(fmt::format("judged with NEW's times x{:.3f}, the machine's change", machine));
+  }
+  c.speedup = speedup;
+  if (b.size() < kMinRounds || n.size() < kMinRounds) {
+    notes.push_back(
+        fmt::format("too few rounds to decide ({} in BASE, {} in NEW; --repetitions "
+                    "{} or more in both)",
+                    b.size(), n.size(), kMinRounds));
+    return true;
+  }
+  c.change = change;
+  c.regression = c.change == Change::Slower;
+  if (c.regression)
+    notes.push_back(fmt::format("REGRESSION beyond {}", PercentText(threshold)));
+  notes.push_back(fmt::format("p={:.3f} over {}+{} rounds", p, b.size(), n.size()));
+  return true;
+}
+
+void Judge(CaseComparison& c, double threshold, const MachineChange& machine) {
   std::vector<std::string> notes;
   const StoredResult &b = c.base, &n = c.fresh;
   const TimeStats &bt = b.result.timeMs, &nt = n.result.timeMs;
@@ -60,6 +150,7 @@ void Judge(CaseComparison& c, double threshold) {
       notes.push_back(fmt::format("not timed in BASE ({})", ToString(b.result.status)));
     if (!n.Timed())
       notes.push_back(fmt::format("not timed in NEW ({})", ToString(n.result.status)));
+  } else if (JudgeRounds(c, threshold, machine.For(b.result.ceiling), notes)) {
   } else {
     c.speedup = bt.median / nt.median;
     if (!b.HasCi() && !n.HasCi() && !b.ciBad && !n.ciBad) {
@@ -88,6 +179,9 @@ void Judge(CaseComparison& c, double threshold) {
   if (b.result.cold != n.result.cold)
     notes.push_back(fmt::format("BASE {}, NEW {}", b.result.cold ? "cold" : "warm",
                                 n.result.cold ? "cold" : "warm"));
+  // Two clocks (--timer): the host's includes a launch's and a finish's overhead.
+  if (!b.result.timer.empty() && !n.result.timer.empty() && b.result.timer != n.result.timer)
+    notes.push_back(fmt::format("BASE timed by {}, NEW by {}", b.result.timer, n.result.timer));
   for (const auto& s : notes)
     c.note += (c.note.empty() ? "" : "; ") + s;
 }
@@ -96,7 +190,9 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
   CompareOptions o;
   CLI::App app{
       "reduce-scan-bench compare: per case of two result files (`--format json`), the\n"
-      "throughput ratio NEW/BASE of the medians, marked faster or slower only where the 95%\n"
+      "throughput ratio NEW/BASE of the medians. Files timed in rounds (--repetitions, 4 or\n"
+      "more): faster or slower only where a Mann-Whitney U test of the rounds' medians gives\n"
+      "p < 0.05 and the ratio is beyond --threshold; files of one round: where the 95%\n"
       "confidence intervals of the medians do not overlap. Exit status 1 on a significant\n"
       "regression beyond --threshold, 2 on bad input.",
       "reduce-scan-bench compare"};
@@ -112,7 +208,7 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
                            [](const std::string& v) { return ParseThreshold(v).has_value(); }));
   app.add_flag("--across-devices", o.settings.acrossDevices,
                "Match cases ignoring the device (my GPU against yours); each file must hold one "
-               "device");
+               "device (two such files of different devices are paired so without it)");
   app.add_flag("--ignore-local-size", o.settings.ignoreLocalSize,
                "Match cases ignoring the local size (each device's auto choice)");
   std::string format = FormatNames().front();
@@ -154,7 +250,87 @@ void LooseMatchNotes(Comparison& c, const CompareSettings& s) {
         byLocal));
 }
 
+// The ceilings' change from BASE to NEW, said once where beyond their noise.
+MachineChange MachineChangeOf(const ResultFile& base, const ResultFile& fresh, Comparison& c) {
+  MachineChange m;
+  if (base.copyGBs <= 0 || fresh.copyGBs <= 0)
+    return m;  // not measured in one of them (--no-ceilings, an older file)
+  m.copy = fresh.copyGBs / base.copyGBs;
+  m.read = base.readGBs > 0 && fresh.readGBs > 0 ? fresh.readGBs / base.readGBs : m.copy;
+  m.write = base.writeGBs > 0 && fresh.writeGBs > 0 ? fresh.writeGBs / base.writeGBs : m.copy;
+  for (const double r : {m.read, m.write, m.copy})
+    m.changed = m.changed || std::abs(r - 1) > kMachineNoise;
+  if (m.changed)
+    c.notes.push_back(fmt::format(
+        "the machine changed between the runs: its memory ceilings NEW/BASE read x{:.2f}, write "
+        "x{:.2f}, copy x{:.2f} (beyond their {:.0f}% noise); a case in rounds that changed as the "
+        "machine did is judged again with NEW's times scaled by its ceiling's ratio: a slowdown "
+        "that matches the machine's is not the code's",
+        m.read, m.write, m.copy, 100 * kMachineNoise));
+  return m;
+}
+
+// The exact two-sided p-value of U = u for n and m values without ties. The count of orderings
+// of i values of one side and j of the other with U = k: the largest of them is the first side's
+// (it beats all j others, adding j) or the other's; rolled over i, one row at a time.
+double ExactP(size_t n, size_t m, double u) {
+  std::vector<std::vector<double>> prev(m + 1, std::vector<double>{1}), cur(m + 1);
+  for (size_t i = 1; i <= n; ++i) {
+    cur[0] = {1};
+    for (size_t j = 1; j <= m; ++j) {
+      cur[j].assign(i * j + 1, 0);
+      for (size_t k = 0; k <= i * j; ++k)
+        cur[j][k] = (k >= j && k - j < prev[j].size() ? prev[j][k - j] : 0) +
+                    (k < cur[j - 1].size() ? cur[j - 1][k] : 0);
+    }
+    std::swap(prev, cur);
+  }
+  double total = 0, below = 0, above = 0;
+  for (size_t k = 0; k < prev[m].size(); ++k) {
+    total += prev[m][k];
+    below += double(k) <= u ? prev[m][k] : 0;
+    above += double(k) >= u ? prev[m][k] : 0;
+  }
+  return std::min(1.0, 2 * std::min(below, above) / total);
+}
+
+// The normal approximation: the variance corrected for ties, a continuity correction.
+double NormalP(const std::vector<double>& a, const std::vector<double>& b, double u) {
+  std::vector<double> all(a);
+  all.insert(all.end(), b.begin(), b.end());
+  std::sort(all.begin(), all.end());
+  double tieTerm = 0;
+  for (size_t i = 0; i < all.size();) {
+    size_t j = i;
+    while (j < all.size() && all[j] == all[i])
+      ++j;
+    const double t = double(j - i);
+    tieTerm += t * t * t - t;
+    i = j;
+  }
+  const double nm = double(a.size()) * double(b.size()), N = double(all.size());
+  const double sigma = std::sqrt(nm / 12 * ((N + 1) - tieTerm / (N * (N - 1))));
+  if (sigma <= 0)
+    return 1;
+  const double z = std::max(0.0, std::abs(u - nm / 2) - 0.5) / sigma;
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
 }  // namespace
+
+double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) {
+  if (a.empty() || b.empty())
+    return 1;
+  double u = 0;  // pairs where a's value is the larger, ties a half
+  bool ties = false;
+  for (const double x : a)
+    for (const double y : b) {
+      u += x > y ? 1 : x == y ? 0.5 : 0;
+      ties = ties || x == y;
+    }
+  return !ties && a.size() <= 50 && b.size() <= 50 ? ExactP(a.size(), b.size(), u)
+                                                   : NormalP(a, b, u);
+}
 
 Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s) {
   if (s.acrossDevices)
@@ -166,6 +342,7 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
             f->role, f->path, devices.size(), DeviceList(devices)));
     }
   Comparison c;
+  const MachineChange machine = MachineChangeOf(base, fresh, c);
   // Each file's cases by key; a case recorded twice in one file: the first is compared.
   auto index = [&](const ResultFile& f) {
     std::map<std::string, size_t> byKey;
@@ -190,7 +367,7 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
     CaseComparison m;
     m.base = base.results[i];
     m.fresh = fresh.results[it->second];
-    Judge(m, s.threshold);
+    Judge(m, s.threshold, machine);
     c.matched.push_back(m);
   }
   for (size_t i = 0; i < fresh.results.size(); ++i) {
@@ -212,9 +389,20 @@ int Compare(int argc, char** argv) {
     }
     const ResultFile base = LoadResultFile(o.basePath, "BASE");
     const ResultFile fresh = LoadResultFile(o.newPath, "NEW");
-    const Comparison c = CompareFiles(base, fresh, o.settings);
-    MakePrinter(o.format)->Compare(
-        std::cout, {{base.path, base.Devices()}, {fresh.path, fresh.Devices()}, c, o.settings});
+    // Two files of one device each, not the same one: my GPU against yours, without a flag.
+    CompareSettings s = o.settings;
+    const auto baseDevices = base.Devices(), newDevices = fresh.Devices();
+    const bool paired = !s.acrossDevices && baseDevices.size() == 1 && newDevices.size() == 1 &&
+                        !(baseDevices[0] == newDevices[0]);
+    s.acrossDevices = s.acrossDevices || paired;
+    Comparison c = CompareFiles(base, fresh, s);
+    if (paired)
+      c.notes.insert(c.notes.begin(),
+                     fmt::format("BASE and NEW each hold one device, not the same: their cases are "
+                                 "paired across the devices ({} against {})",
+                                 newDevices[0].Label(), baseDevices[0].Label()));
+    MakePrinter(o.format)->Compare(std::cout,
+                                   {{base.path, baseDevices}, {fresh.path, newDevices}, c, s});
     CheckStdout();
     return c.Regressions() ? kExitValidationFailed : kExitOk;
   } catch (const UsageError& e) {

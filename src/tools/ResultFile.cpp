@@ -250,6 +250,31 @@ void ReadTime(const ResultReader& in, StoredResult& s) {
   s.hasCi = true;
 }
 
+// samples_ms: an array per round of times in ms (absent in files of one round before it).
+void ReadSamples(const ResultReader& in, Result& r) {
+  const json& o = in.o_;
+  if (!o.contains("samples_ms") || o["samples_ms"].is_null())
+    return;
+  if (!o["samples_ms"].is_array())
+    in.Fail(".samples_ms: not an array");
+  for (size_t i = 0; i < o["samples_ms"].size(); ++i) {
+    const json& round = o["samples_ms"][i];
+    if (!round.is_array())
+      in.Fail(fmt::format(".samples_ms[{}]: not an array", i));
+    std::vector<double> times;
+    for (size_t k = 0; k < round.size(); ++k) {
+      const json& v = round[k];
+      if (!v.is_number() || !std::isfinite(v.get<double>()) || v.get<double>() < 0)
+        in.Fail(
+            fmt::format(".samples_ms[{}][{}]: {} is not allowed; allowed: a finite number, 0 "
+                        "or more",
+                        i, k, v.dump()));
+      times.push_back(v.get<double>());
+    }
+    r.samplesMs.push_back(std::move(times));
+  }
+}
+
 // The case: task to local size, an image's height (where it has a shape) and the task's
 // parameters.
 void ReadCase(const ResultReader& in, Result& r) {
@@ -284,6 +309,9 @@ StoredResult ReadResult(const ResultReader& in, const ResultFile& f) {
   if (o.contains("cold") && o["cold"].is_boolean())
     r.cold = o["cold"].get<bool>();
   r.kernelOptions = in.Str("kernel_options", false);
+  r.ceiling = in.Str("ceiling", false);
+  r.timer = in.Str("timer", false);
+  ReadSamples(in, r);
   return s;
 }
 
@@ -324,6 +352,14 @@ ResultFile LoadResultFile(const std::string& path, const std::string& role) {
   if (!j.contains("device") || !j["device"].is_object())
     Bad(role, path, "no \"device\" object");
   f.device = ReadDevice(j["device"]);
+  if (const json& d = j["device"]; d.contains("ceilings") && d["ceilings"].is_object()) {
+    const auto gbs = [&](const char* key) {
+      const json& c = d["ceilings"];
+      return c.contains(key) && c[key].is_number() ? c[key].get<double>() : 0.0;
+    };
+    f.readGBs = gbs("read_gbytes_s"), f.writeGBs = gbs("write_gbytes_s");
+    f.copyGBs = gbs("copy_gbytes_s");
+  }
   if (!j.contains("results") || !j["results"].is_array())
     Bad(role, path, "no \"results\" array");
   size_t index = 0;

@@ -19,6 +19,8 @@ struct ResultFile {
   std::string path;
   std::string role;  // "BASE", "NEW", "RESULTS": how errors name the file
   DeviceId device;   // the file's device
+  // Its device's memory ceilings in GB/s (device.ceilings; 0: not recorded).
+  double readGBs = 0, writeGBs = 0, copyGBs = 0;
   std::vector<StoredResult> results;
   // The devices its results ran on, each once, in order of appearance.
   std::vector<DeviceId> Devices() const;

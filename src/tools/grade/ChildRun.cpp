@@ -271,6 +271,7 @@ GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::stri
       if (res.contains("time_ms") && res["time_ms"].is_object() &&
           res["time_ms"]["median"].is_number())
         c.medianMs = res["time_ms"]["median"].get<double>();
+      c.timer = res.value("timer", std::string());
       if (res.contains("oclgrind") && res["oclgrind"].is_object())
         c.oclgrind = res["oclgrind"];
       break;

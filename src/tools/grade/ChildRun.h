@@ -80,6 +80,7 @@ struct CaseOutcome {
   std::string label, status, message;
   bool wholeRun = false;  // the child run ended before any result: the message is the run's
   std::optional<double> medianMs;          // a timed run's median
+  std::string timer;                       // the clock that timed it ("events", "host")
   std::optional<nlohmann::json> oclgrind;  // an Oclgrind run's diagnostics and counts
 };
 

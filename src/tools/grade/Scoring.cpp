@@ -284,9 +284,11 @@ ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& co
   return g;
 }
 
-// A speed floor needs a device that can time: the suite's own timed run of the first speed case
-// is `untimed` where the device's profiling timer is unusable (ProfilingTimer.h), and then no
-// speed item can be scored here. A usage error before any hand-in, as for a case the device
+// A speed floor needs a device that can time. The timed runs take the run's rule (--timer auto):
+// the profiling events where the device's timer passes its check, else the host's clock, so a
+// device such as rusticl is host-timed, not refused; the suite's own timed run of the first speed
+// case is `untimed` only where neither may time (ProfilingTimer.h), and then no speed item can
+// be scored here. A usage error before any hand-in, as for a case the device
 // can never run, naming the items that have speed floors; --items without them still grades.
 void CheckSpeedTimer(Context& ctx, Device& device) {
   std::vector<std::string> speed, others;
@@ -312,9 +314,10 @@ void CheckSpeedTimer(Context& ctx, Device& device) {
           c.message.rfind(prefix, 0) == 0 ? c.message.substr(prefix.size()) : c.message,
           others.empty() ? "naming items without a speed floor (this rubric has none)"
                          : Join(others, ",") + " (the items without a speed floor)"));
-  // Timed and passed: the timer is usable, and the class's timed runs need not check it again.
+  // Timed by the events and passed: the timer is usable, and the class's timed runs need not
+  // check it again (a host-timed run's verdict is not "usable": its children check again).
   if (!run.cases.empty() && std::all_of(run.cases.begin(), run.cases.end(), [](const auto& c) {
-        return c.status == "passed" && c.medianMs;
+        return c.status == "passed" && c.medianMs && c.timer == "events";
       }))
     ctx.child.timerVerdict = "usable";
 }

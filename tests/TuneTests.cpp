@@ -213,6 +213,7 @@ TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
 TEST(Tune, Tiled2DSearchesItsWidthThenEveryRowCount) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CacheHome home("tiled-2d");
+  fs::create_directories(home.Profiles());  // tune -o makes no folder (a run's -o neither)
   const CommandResult t = Bench(home,
                                 "tune --budget 1 --candidate-time 0.02 --variant tiled-2d "
                                 "--size-class small --type-bytes 4 -o " +

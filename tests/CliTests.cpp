@@ -1038,9 +1038,10 @@ TEST(Cli, PlatformAllRunsOnEveryPlatformsDevices) {
   for (size_t at = list.out.find("  device "); at != std::string::npos;
        at = list.out.find("  device ", at + 1))
     ++devices;
-  const CommandResult r = RunBench(
-      "--platform all --check -q --task reduction --variant atomic --size 100 "
-      "--format json");
+  // Without the test's own --platform (RSB_TEST_PLATFORM): a second one would be refused.
+  const CommandResult r = RunCommand(fmt::format(
+      "'{}' --platform all --check -q --task reduction --variant atomic --size 100 --format json",
+      RSB_BINARY));
   ASSERT_EQ(r.status, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);
   EXPECT_EQ(j.contains("devices") ? j["devices"].size() : 1u, devices) << list.out;

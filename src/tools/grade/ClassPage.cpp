@@ -197,31 +197,6 @@ std::string IndexMarkdown(const ClassManifest& m, const std::vector<SummaryRow>&
 
 namespace {
 
-std::string Esc(const std::string& s) {
-  std::string out;
-  for (char c : s)
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
-    }
-  return out;
-}
-
 // A report's file name as a link target: every character but the safe ones %-encoded.
 std::string Href(const std::string& name, const char* ext) {
   std::string out;
@@ -233,7 +208,7 @@ std::string Href(const std::string& name, const char* ext) {
 }
 
 std::string ReportLink(const std::string& name) {
-  return fmt::format("<a href=\"{}\">{}</a>", Href(name, ".md"), Esc(name));
+  return fmt::format("<a href=\"{}\">{}</a>", Href(name, ".md"), EscapeMarkup(name));
 }
 
 constexpr const char* kStyle =
@@ -257,7 +232,7 @@ std::string HtmlHistogram(const std::vector<SummaryRow>& rows) {
 }
 
 std::string HtmlFailures(const ItemStats& s) {
-  std::string h = fmt::format("<h3>{}</h3>\n<ul>\n", Esc(s.id));
+  std::string h = fmt::format("<h3>{}</h3>\n<ul>\n", EscapeMarkup(s.id));
   for (size_t f = 0; f < std::min(kFailuresShown, s.failures.size()); ++f) {
     const Failure& x = s.failures[f];
     std::vector<std::string> links;
@@ -268,7 +243,8 @@ std::string HtmlFailures(const ItemStats& s) {
     h += fmt::format(
         "<li class=\"failure\" data-item=\"{}\" data-count=\"{}\">{} hand-in(s): "
         "<code>{}</code>: {}</li>\n",
-        Esc(s.id), x.handins.size(), x.handins.size(), Esc(x.message), Join(links, ", "));
+        EscapeMarkup(s.id), x.handins.size(), x.handins.size(), EscapeMarkup(x.message),
+        Join(links, ", "));
   }
   if (s.failures.size() > kFailuresShown)
     h += fmt::format("<li>and {} other message(s)</li>\n", s.failures.size() - kFailuresShown);
@@ -284,7 +260,7 @@ std::string HtmlItems(const std::vector<ItemStats>& items) {
         "<tr data-item=\"{}\" data-graded=\"{}\" data-passed=\"{}\" data-full=\"{}\"><td>{}</td>"
         "<td class=\"n\">{} / {} ({})</td><td class=\"n\">{} / {}</td><td class=\"n\">{:.2f}</td>"
         "</tr>\n",
-        Esc(s.id), s.graded, s.passed, s.full, Esc(s.id), s.passed, s.graded,
+        EscapeMarkup(s.id), s.graded, s.passed, s.full, EscapeMarkup(s.id), s.passed, s.graded,
         Percent(s.passed, s.graded), s.full, s.graded,
         s.graded ? s.points / double(s.graded) : 0.0);
   h += "</table>\n<h2>Most common failures</h2>\n";
@@ -300,18 +276,19 @@ std::string HtmlItems(const std::vector<ItemStats>& items) {
 std::string HtmlHandins(const ClassManifest& m, const std::vector<SummaryRow>& rows) {
   std::string h = "<h2>Hand-ins</h2>\n<table id=\"handins\">\n<tr><th>hand-in</th><th>total</th>";
   for (const auto& id : m.itemIds)
-    h += "<th>" + Esc(id) + "</th>";
+    h += "<th>" + EscapeMarkup(id) + "</th>";
   h += "</tr>\n";
   for (const auto& r : rows) {
     h += fmt::format(
         "<tr data-name=\"{}\" data-total=\"{}\" data-max=\"{}\"><td>{} (<a href=\"{}\">json</a>)"
         "</td><td class=\"n\">{} / {}</td>",
-        Esc(r.name), Pts(r.total), Pts(r.max), ReportLink(r.name), Href(r.name, ".json"),
+        EscapeMarkup(r.name), Pts(r.total), Pts(r.max), ReportLink(r.name), Href(r.name, ".json"),
         Pts(r.total), Pts(r.max));
     for (size_t i = 0; i < r.points.size() && i < m.itemIds.size(); ++i) {
       const bool lost = i < r.maxPoints.size() && r.points[i] < r.maxPoints[i];
       h += fmt::format("<td class=\"n{}\" data-item=\"{}\" data-points=\"{}\">{}</td>",
-                       lost ? " lost" : "", Esc(m.itemIds[i]), Pts(r.points[i]), Pts(r.points[i]));
+                       lost ? " lost" : "", EscapeMarkup(m.itemIds[i]), Pts(r.points[i]),
+                       Pts(r.points[i]));
     }
     h += "</tr>\n";
   }
@@ -324,12 +301,13 @@ std::string IndexHtml(const ClassManifest& m, const std::vector<SummaryRow>& row
   std::string h = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>Grades: "
       "{}</title>\n<style>{}</style>\n</head>\n<body>\n<h1>Grades: {}</h1>\n",
-      Esc(m.rubricName), kStyle, Esc(m.rubricName));
+      EscapeMarkup(m.rubricName), kStyle, EscapeMarkup(m.rubricName));
   h += fmt::format(
       "<p>Rubric <code>{}</code> ({}), seed {}, device {}, {}. <span id=\"graded\">{}</span> of "
       "{} hand-in(s) graded{}.</p>\n",
-      Esc(m.rubricPath), Esc(m.rubricHash), m.seed, Esc(DeviceText(m.device, m.checkDevice)),
-      Esc(m.suite), rows.size(), m.classNames.size(), m.complete ? "" : " so far");
+      EscapeMarkup(m.rubricPath), EscapeMarkup(m.rubricHash), m.seed,
+      EscapeMarkup(DeviceText(m.device, m.checkDevice)), EscapeMarkup(m.suite), rows.size(),
+      m.classNames.size(), m.complete ? "" : " so far");
   if (!rows.empty()) {
     const double max = MaxOf(rows), mean = MeanTotal(rows), median = MedianTotal(rows);
     h += fmt::format(

@@ -10,48 +10,23 @@ namespace rsb::grade {
 
 namespace {
 
-// Text for an attribute or an element: markup escaped, and no character XML 1.0 forbids.
-std::string Xml(const std::string& s) {
-  std::string out;
-  for (unsigned char c : s)
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&apos;";
-        break;
-      default:
-        out += c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? '?' : char(c);
-    }
-  return out;
-}
-
 std::string Testcase(const HandinGrade& h, const ItemGrade& g, size_t& failures, size_t& errors) {
   std::string x = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n",
-                              Xml(h.name), Xml(g.item->id));
-  const std::string message = Xml(g.status + (g.detail.empty() ? "" : ": " + Headline(g.detail)));
+                              EscapeMarkup(h.name), EscapeMarkup(g.item->id));
+  const std::string message =
+      EscapeMarkup(g.status + (g.detail.empty() ? "" : ": " + Headline(g.detail)));
   const bool full = g.status == "passed" && g.points >= g.item->points;
   if (!full && (g.status == "passed" || g.status == "failed")) {
     ++failures;
     x += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", message, g.status,
-                     Xml(g.detail));
+                     EscapeMarkup(g.detail));
   } else if (!full) {
     ++errors;
     x += fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n", message, g.status,
-                     Xml(g.detail));
+                     EscapeMarkup(g.detail));
   }
   return x + fmt::format("      <system-out>{}: {} / {} points</system-out>\n    </testcase>\n",
-                         Xml(g.status), Points(g.points), Points(g.item->points));
+                         EscapeMarkup(g.status), Points(g.points), Points(g.item->points));
 }
 
 }  // namespace
@@ -67,8 +42,8 @@ std::string JunitTestsuite(const RunInfo& run, const HandinGrade& h) {
       "      <property name=\"max_points\" value=\"{}\"/>\n"
       "      <property name=\"rubric\" value=\"{}\"/>\n"
       "      <property name=\"device\" value=\"{}\"/>\n    </properties>\n{}  </testsuite>\n",
-      Xml(h.name), h.items.size(), failures, errors, Points(h.total), Points(h.max),
-      Xml(run.rubric->name), Xml(DeviceText(run.device, run.checkDevice)), cases);
+      EscapeMarkup(h.name), h.items.size(), failures, errors, Points(h.total), Points(h.max),
+      EscapeMarkup(run.rubric->name), EscapeMarkup(DeviceText(run.device, run.checkDevice)), cases);
 }
 
 std::string JunitDocument(const std::string& rubricName, const std::vector<std::string>& suites) {
@@ -86,7 +61,7 @@ std::string JunitDocument(const std::string& rubricName, const std::vector<std::
   return fmt::format(
       "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" "
       "failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
-      Xml(rubricName), counts[0], counts[1], counts[2], body);
+      EscapeMarkup(rubricName), counts[0], counts[1], counts[2], body);
 }
 
 }  // namespace rsb::grade

@@ -418,7 +418,7 @@ GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector
     list.push_back(e);
   }
   const std::string file = OutputFile(dir, "case-list");
-  std::ofstream(file) << json{{"cases", list}}.dump(1) << "\n";
+  WriteWhole("the child's case list", file, json{{"cases", list}}.dump(1) + "\n");
   std::vector<std::string> a = code.wrapper;
   a.insert(a.end(), {code.binary, "--kernels", code.kernels, "--cases", file, "--check",
                      "--no-isolate", "--validate-runs", std::to_string(validateRuns)});

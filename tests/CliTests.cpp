@@ -5,6 +5,7 @@
 #include "platform/Errors.h"
 #include "report/Report.h"
 #include "tasks/CReductionTask.h"
+#include "tools/ResultFile.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -1104,6 +1105,84 @@ TEST(Report, CsvRowsSayWhatTheyAreAndANameWithACommaStaysOneField) {
   std::remove(file.c_str());
   EXPECT_EQ(size_t(std::count(awk.out.begin(), awk.out.end(), '\n')), results.size())
       << awk.out << awk.err;
+}
+
+std::string ReadText(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The rows of a CSV report without the fields that differ from run to run (date, command).
+std::vector<std::vector<std::string>> CsvRowsOfTheCases(const std::string& text) {
+  auto rows = CsvRows(text);
+  for (const char* column : {"date", "command"}) {
+    const auto at = std::find(rows.at(0).begin(), rows.at(0).end(), column);
+    EXPECT_NE(at, rows[0].end()) << column;
+    for (size_t i = 1; i < rows.size() && at != rows[0].end(); ++i)
+      rows[i].at(size_t(at - rows[0].begin())).clear();
+  }
+  return rows;
+}
+
+// --json, --csv and --markdown FILE in one run, beside the table on stdout: the JSON is a result
+// file compare's reader takes, the CSV has the rows of --format csv, the Markdown is --format
+// markdown's, and stdout is the table of a run without them (a --check run: nothing timed).
+TEST(Cli, OneRunWritesEveryOutputFileBesideTheTable) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("rsb-cli-files-{}", (long)::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string run = "--check -q --task reduction --variant sequential,atomic --size 100,1000";
+  const std::string json = (dir / "r.json").string(), csv = (dir / "r.csv").string(),
+                    md = (dir / "r.md").string();
+  const CommandResult r =
+      RunBench(fmt::format("{} --json '{}' --csv '{}' --markdown '{}'", run, json, csv, md));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out, RunBench(run).out);
+  const ResultFile file = LoadResultFile(json, "RESULTS");
+  EXPECT_EQ(file.results.size(), 4u);
+  const CommandResult asCsv = RunBench(run + " --format csv");
+  ASSERT_EQ(asCsv.status, 0) << asCsv.err;
+  EXPECT_EQ(CsvRowsOfTheCases(ReadText(csv)), CsvRowsOfTheCases(asCsv.out));
+  EXPECT_EQ(CsvRowsOfTheCases(ReadText(csv)).size(), 5u);
+  const CommandResult asMarkdown = RunBench(run + " --format markdown");
+  ASSERT_EQ(asMarkdown.status, 0) << asMarkdown.err;
+  EXPECT_EQ(ReadText(md), asMarkdown.out);
+  // Any subset, --format and -o as they were: here JSON to -o and Markdown to a file, no stdout.
+  const CommandResult some =
+      RunBench(fmt::format("{} --format json -o '{}' --markdown '{}'", run, csv, md));
+  ASSERT_EQ(some.status, 0) << some.err;
+  EXPECT_EQ(some.out, "");
+  EXPECT_EQ(LoadResultFile(csv, "RESULTS").results.size(), 4u);
+  EXPECT_EQ(ReadText(md), asMarkdown.out);
+  std::filesystem::remove_all(dir);
+}
+
+// Two outputs given one file (the last report written would be all that is left) are refused
+// with exit 2 before anything runs, and so is a folder; a place that cannot be written is exit 3,
+// before anything runs too.
+TEST(Cli, OneFileForTwoOutputsIsRefusedBeforeAnythingRuns) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / fmt::format("rsb-cli-clash-{}", (long)::getpid());
+  std::filesystem::create_directories(dir);
+  const std::string a = (dir / "a").string(), run = "--check --variant atomic --size 100 ";
+  ExpectUsageError(run + fmt::format("--json '{}' --csv '{}'", a, a), "'" + a + "'",
+                   "writes there too");
+  EXPECT_NE(RunBench(run + fmt::format("--json '{}' --csv '{}'", a, a)).err.find("--csv"),
+            std::string::npos);
+  ExpectUsageError(run + fmt::format("-o '{}' --markdown '{}'", a, a), "--markdown '" + a + "'",
+                   "--output writes there too");
+  ExpectUsageError(
+      run + fmt::format("--csv '{}' --json '{}/../{}/a'", a, dir.string(), dir.filename().string()),
+      "--json '", "--csv writes there too");
+  ExpectUsageError(run + fmt::format("--markdown '{}'", dir.string()),
+                   "--markdown '" + dir.string() + "'", "is a folder");
+  const CommandResult r = RunBench(run + "--csv /proc/no-such/r.csv");
+  EXPECT_EQ(r.status, 3) << r.err;
+  EXPECT_NE(r.err.find("--csv '/proc/no-such/r.csv': cannot write there"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("passed"), std::string::npos) << r.err;
+  EXPECT_TRUE(std::filesystem::is_empty(dir));
+  std::filesystem::remove_all(dir);
 }
 
 // An unknown format is a usage error (exit 2) that names the option, the value and what is

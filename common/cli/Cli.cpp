@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 
 namespace rsb {
@@ -161,6 +162,9 @@ std::optional<double> ParseFraction(const std::string& v) {
 struct Raw {
   std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
+  // --json FILE, ... by format name (the formats but the default), in the formats' order.
+  std::vector<std::pair<std::string, CLI::Option*>> fileOpts;
+  std::map<std::string, std::string> files;
   std::vector<std::string> localSizes;
   std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%", timer = "auto";
   bool check = false, help = false, version = false, noBreakdown = false;
@@ -367,6 +371,21 @@ void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {
                "costs")
       ->excludes(breakdown);
   app.add_option("--output,-o", o.output, "Write the output to FILE instead of stdout");
+  // A file option per format but the default (the table is stdout's): their names from the
+  // formats' table (report/Report.h), so a format added there is an option here.
+  std::vector<std::string> others;
+  for (const auto& name : FormatNames())
+    if (ParseFormat(name) != DefaultFormat())
+      others.push_back("--" + name);
+  for (const auto& name : FormatNames())
+    if (ParseFormat(name) != DefaultFormat())
+      raw.fileOpts.emplace_back(
+          name, app.add_option("--" + name, raw.files[name],
+                               fmt::format("Also write the report as {} to FILE, beside "
+                                           "stdout's or --output's (any of {}, each its own "
+                                           "file)",
+                                           name, Join(others)))
+                    ->type_name("FILE"));
   app.add_flag("--quiet,-q", o.quiet, "No progress on stderr");
   app.add_flag("--verbose,-v", o.verbose,
                "With a kernel build log, the options the kernel was built with");
@@ -515,8 +534,41 @@ void ResolveIsolation(const Raw& raw, Options& o) {
   o.isolate = !o.noIsolate;
 }
 
+// Whether two output paths name one file: the same path once made absolute, or one file
+// already there under two names (a link).
+bool SameFile(const std::string& a, const std::string& b) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (fs::absolute(a, ec).lexically_normal() == fs::absolute(b, ec).lexically_normal())
+    return true;
+  return fs::equivalent(a, b, ec) && !ec;
+}
+
+// --json FILE, ...: each given one its own file, --output's included (two reports written to
+// one file would leave the last one).
+void ResolveFiles(const Raw& raw, Options& o) {
+  std::vector<std::pair<std::string, std::string>> taken;  // option, path
+  if (!o.output.empty())
+    taken.emplace_back("--output", o.output);
+  for (const auto& [name, opt] : raw.fileOpts) {
+    if (opt->count() == 0)
+      continue;
+    const std::string option = "--" + name, path = raw.files.at(name);
+    if (path.empty())
+      throw UsageError(fmt::format("{} '': no file named; allowed: a file path", option));
+    for (const auto& [other, otherPath] : taken)
+      if (SameFile(path, otherPath))
+        throw UsageError(
+            fmt::format("{} '{}': {} writes there too; allowed: a file of its own for each output",
+                        option, path, other));
+    taken.emplace_back(option, path);
+    o.files.push_back({ParseFormat(name), option, path});
+  }
+}
+
 void ResolveValues(const Raw& raw, Options& o) {
   ResolveLists(raw, o);
+  ResolveFiles(raw, o);
   ResolveGiven(raw, o);
   CheckCasesFileAlone(raw, o);
   ResolveIsolation(raw, o);

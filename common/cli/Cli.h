@@ -66,6 +66,13 @@ struct Options {
   std::string profile;
   bool noProfile = false;
   OutputFormat format = DefaultFormat();
+  // --json FILE, --csv FILE, --markdown FILE: the report in that format to a file of its own as
+  // well, beside --format's on stdout or --output; each its own file (one twice is refused).
+  struct FileOutput {
+    OutputFormat format;
+    std::string option, path;  // option: "--json"
+  };
+  std::vector<FileOutput> files;
   bool breakdown = false;  // --breakdown: the per-kernel breakdown under each case in the table
   RunSettings run;
   // --explain: the course's measures of every selected case from its launch plan (launches, S(n),

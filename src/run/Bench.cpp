@@ -453,9 +453,11 @@ int RunBenchmark(int argc, char** argv) {
     return RunWorker(o, tasks, catalog, problems, kernelDir);
   }
   const Selection s = Select(o, tasks, catalog, kernelDir);
-  // The output is checked only once everything on the command line has been, and first
+  // The outputs are checked only once everything on the command line has been, and first
   // written when a case ends.
   ReportOutput output(o.output, MakePrinter(o.format, {o.breakdown}));
+  for (const auto& f : o.files)
+    output.Add(f.option, f.path, MakePrinter(f.format, {o.breakdown}));
   RunInfo info = NewRunInfo(o, kernelDir, argc, argv);
   if (o.explain)
     return ExplainCases(o, tasks, s.problems, s.devices, s.profiles, info, output);

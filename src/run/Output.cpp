@@ -40,39 +40,48 @@ ProgressFn StderrProgress(BuildLogs& logs) {
   };
 }
 
-ReportOutput::ReportOutput(std::string path, std::unique_ptr<Printer> printer)
-    : path_(std::move(path)), printer_(std::move(printer)) {
-  if (path_.empty())
-    return;
+ReportOutput::ReportOutput(std::string path, std::unique_ptr<Printer> printer) {
+  if (path.empty())
+    places_.push_back({"stdout", "", std::move(printer)});
+  else
+    Add("--output", std::move(path), std::move(printer));
+}
+
+void ReportOutput::Add(const std::string& option, std::string path,
+                       std::unique_ptr<Printer> printer) {
   // A folder, or a place that refuses the temporary file, is refused before any case runs
   // rather than after the first one with every result lost.
-  CheckOutputFile("--output", path_);
+  CheckOutputFile(option, path);
   std::error_code ec;
-  special_ = std::filesystem::exists(path_, ec) && !std::filesystem::is_regular_file(path_, ec);
+  const bool special =
+      std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec);
+  places_.push_back({option, std::move(path), std::move(printer), special});
 }
 
 void ReportOutput::Write(const RunInfo& info, const std::vector<Result>& results, bool final) {
-  Write([&](std::ostream& out) { printer_->Results(out, info, results); }, final);
+  Write([&](const Printer& p, std::ostream& out) { p.Results(out, info, results); }, final);
 }
 
 void ReportOutput::Write(const RunInfo& info, const std::vector<Explanation>& cases) {
-  Write([&](std::ostream& out) { printer_->Explain(out, info, cases); }, /*final=*/true);
+  Write([&](const Printer& p, std::ostream& out) { p.Explain(out, info, cases); },
+        /*final=*/true);
 }
 
-void ReportOutput::Write(const std::function<void(std::ostream&)>& write, bool final) {
-  if (path_.empty()) {
-    if (!final)
-      return;
-    write(std::cout);
-    std::cout.flush();
-    if (!std::cout)
-      throw DeviceError(
-          fmt::format("writing the report to stdout failed: {}", std::strerror(errno)));
-    return;
+void ReportOutput::Write(const std::function<void(const Printer&, std::ostream&)>& write,
+                         bool final) {
+  for (const Place& place : places_) {
+    if (place.path.empty()) {
+      if (!final)
+        continue;
+      write(*place.printer, std::cout);
+      std::cout.flush();
+      if (!std::cout)
+        throw DeviceError(
+            fmt::format("writing the report to stdout failed: {}", std::strerror(errno)));
+    } else if (!place.special || final) {
+      WriteWhole(place.option, place.path, [&](std::ostream& out) { write(*place.printer, out); });
+    }
   }
-  if (special_ && !final)
-    return;
-  WriteWhole("--output", path_, write);
 }
 
 }  // namespace rsb

@@ -1,6 +1,6 @@
 // Where the benchmark run's report and progress go: the report in --format to --output (a file
 // rewritten whole after every case, so that it is a complete document whatever happens next) or
-// stdout, progress on stderr.
+// stdout, and in other formats to files of their own (--json FILE, ...); progress on stderr.
 #pragma once
 
 #include "cli/Cli.h"
@@ -34,27 +34,36 @@ class BuildLogs {
 // kernel build log the first time a case fails on it.
 ProgressFn StderrProgress(BuildLogs& logs);
 
-// Where the report goes, written by the run's printer (report/Report.h). A regular file (or a
-// new one) is rewritten after every case through a temporary file and a rename, so that it is a
-// complete document whatever happens next; stdout and special files (/dev/null, a pipe) get the
-// report once, at the end. Whether the place can be written is checked when this is made, before
-// any case runs; a write that fails is a DeviceError (exit 3) naming the reason.
+// Where the report goes, written by the run's printers (report/Report.h): the report of --format
+// to --output or stdout, and each of --json, --csv, --markdown FILE to its file. A regular file
+// (or a new one) is rewritten after every case through a temporary file and a rename, so that it
+// is a complete document whatever happens next; stdout and special files (/dev/null, a pipe) get
+// the report once, at the end. Whether each place can be written is checked when it is added,
+// before any case runs; a write that fails is a DeviceError (exit 3) naming the reason.
 class ReportOutput {
  public:
+  // The report: to path (--output), or stdout where it is empty.
   ReportOutput(std::string path, std::unique_ptr<Printer> printer);
+  // A report to a file of its own as well (--json FILE): `option` names it in messages.
+  void Add(const std::string& option, std::string path, std::unique_ptr<Printer> printer);
   // The results so far (final: the last time).
   void Write(const RunInfo& info, const std::vector<Result>& results, bool final);
   // --explain's cases, once.
   void Write(const RunInfo& info, const std::vector<Explanation>& cases);
   // The report is the table on stdout: a person reads it there, beside the progress lines.
-  bool ForTerminal() const { return path_.empty() && printer_->ForTerminal(); }
+  bool ForTerminal() const {
+    return places_.front().path.empty() && places_.front().printer->ForTerminal();
+  }
 
  private:
-  void Write(const std::function<void(std::ostream&)>& write, bool final);
+  struct Place {
+    std::string option, path;  // path empty: stdout
+    std::unique_ptr<Printer> printer;
+    bool special = false;  // a special file: written once, at the end
+  };
+  void Write(const std::function<void(const Printer&, std::ostream&)>& write, bool final);
 
-  std::string path_;
-  std::unique_ptr<Printer> printer_;
-  bool special_ = false;
+  std::vector<Place> places_;  // the first: --output's or stdout
 };
 
 }  // namespace rsb

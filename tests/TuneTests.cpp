@@ -7,12 +7,14 @@
 #include "run/Profile.h"
 #include "tasks/CReductionTask.h"
 #include "tasks/Tasks.h"
+#include "tools/Tune.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <set>
@@ -112,6 +114,13 @@ std::string ReadFile(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++count;
+  return count;
+}
+
 json OnlyResult(const CommandResult& r) {
   EXPECT_EQ(r.status, 0) << r.err;
   const json j = json::parse(r.out, nullptr, false);
@@ -174,6 +183,9 @@ TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
   EXPECT_NE(t.err.find("budget 1 s"), std::string::npos) << t.err;
   const std::string path = home.Profiles() + "/" + ProfileSlug(Device().info) + ".json";
   ASSERT_TRUE(fs::exists(path)) << t.err;
+  EXPECT_NE(t.err.find(fmt::format("written to {}; the next run on this device loads it", path)),
+            std::string::npos)
+      << t.err;
   const Profile p = ReadProfile(path, Catalog());
   ASSERT_EQ(p.entries.size(), 1u);
   const ProfileEntry& e = p.entries[0];
@@ -205,6 +217,88 @@ TEST(Tune, TinyBudgetWritesAProfileTheNextRunLoadsAndRecords) {
   EXPECT_NE(csv.out.find(fmt::format(",\"profile\",\"{}\",\"{}\",", path, p.created)),
             std::string::npos)
       << csv.out;
+}
+
+// The confirmation's verdict from its rounds: the best is kept only where the U test finds it
+// (p < 0.05) and its median beats the defaults' by more than the margin; a lead of the medians
+// alone, a significant gain below the margin, a slower best or a round that failed keep the
+// defaults; the defaults' own spread beyond the margin is too noisy to tune.
+TEST(Tune, ConfirmationKeepsOnlyASignificantGainBeyondTheMargin) {
+  const std::vector<double> deflt = {1.00, 1.01, 1.02, 1.03, 1.04};
+  const Confirmation same = Judge(deflt, deflt);
+  EXPECT_FALSE(same.kept);
+  EXPECT_GE(same.p, kConfirmAlpha);
+  EXPECT_EQ(same.Verdict(), "not significant, kept default");
+  const Confirmation faster = Judge({1.10, 1.11, 1.12, 1.13, 1.14}, deflt);
+  EXPECT_TRUE(faster.kept);
+  EXPECT_NEAR(faster.p, 2.0 / 252, 1e-9);  // every round apart: the exact test's smallest
+  EXPECT_NEAR(faster.gain, 1.12 / 1.02 - 1, 1e-9);
+  EXPECT_EQ(faster.Verdict(), "kept");
+  // Its median 5% ahead, its rounds mixed with the defaults': not significant.
+  const Confirmation mixed =
+      Judge({1.071, 0.991, 1.072, 1.003, 1.074}, {1.02, 1.011, 0.981, 1.021, 0.995});
+  EXPECT_GT(mixed.gain, kTuneMargin);
+  EXPECT_GE(mixed.p, kConfirmAlpha);
+  EXPECT_FALSE(mixed.kept);
+  EXPECT_EQ(mixed.Verdict(), "not significant, kept default");
+  const Confirmation small = Judge({1.041, 1.042, 1.043, 1.044, 1.045}, deflt);
+  EXPECT_LT(small.p, kConfirmAlpha);
+  EXPECT_FALSE(small.kept);
+  EXPECT_EQ(small.Verdict(), "below the 3% margin, kept default");
+  EXPECT_EQ(Judge({0.90, 0.91, 0.92, 0.93, 0.94}, deflt).Verdict(), "slower, kept default");
+  EXPECT_EQ(Judge({1.10, 1.11, 0, 1.13, 1.14}, deflt).Verdict(),
+            "failed on a second look, kept default");
+  EXPECT_FALSE(faster.Noisy());  // the defaults' CV: 1.6%
+  const Confirmation noisy = Judge({1.10, 1.11, 1.12, 1.13, 1.14}, {1.0, 1.2, 0.8, 1.1, 0.9});
+  EXPECT_NEAR(noisy.defaultCv, std::sqrt(0.1 / 4), 1e-9);
+  EXPECT_TRUE(noisy.Noisy());
+}
+
+// The search's best confirmed on the device (here --try's point, a local size the default is
+// not, with no search): both timed in turn, 5 rounds each, recorded in the profile with the p
+// of their rounds and its verdict, which keeps the point only where the rounds found it faster.
+// tune -o FILE says which profile the next run loads (here the one in the cache folder, not
+// FILE) and how to load FILE.
+TEST(Tune, TheBestIsConfirmedInRoundsAndTheNextRunsProfileIsNamed) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  const CacheHome home("confirm");
+  const std::string mine = home.Profiles() + "/mine.json", file = home.Path() + "/p.json";
+  Write(mine, HandProfile(2));
+  ProblemSpec spec;
+  spec.n = kSmallClassN;
+  const size_t local = CReductionTask().LocalSize("single-pass", spec, Device().info);
+  const size_t other = local > 1 ? local / 2 : 2;
+  const CommandResult t = Bench(
+      home, fmt::format("tune --budget 1 --candidate-time 0.02 --variant reduction/single-pass "
+                        "--size-class small --type-bytes 4 --try local-size={} -o '{}'",
+                        other, file));
+  ASSERT_EQ(t.status, 0) << t.err;
+  EXPECT_NE(t.err.find("confirming L=" + std::to_string(other)), std::string::npos) << t.err;
+  EXPECT_EQ(CountOf(t.err, "      again "), 10u) << t.err;
+  EXPECT_NE(t.out.find(" 5+5 "), std::string::npos) << t.out;
+  const Profile p = ReadProfile(file, Catalog());
+  ASSERT_EQ(p.entries.size(), 1u);
+  const ProfileEntry& e = p.entries[0];
+  EXPECT_EQ(e.confirm.rounds, 5u);
+  EXPECT_GE(e.confirm.pValue, 0.0);
+  EXPECT_LE(e.confirm.pValue, 1.0);
+  EXPECT_NE(t.out.find(fmt::format(" {:.3f}  {}", e.confirm.pValue, e.confirm.verdict)),
+            std::string::npos)
+      << t.out;
+  if (e.confirm.verdict == "kept") {
+    EXPECT_LT(e.confirm.pValue, kConfirmAlpha);
+    EXPECT_GT(e.confirm.gain, kTuneMargin);
+    EXPECT_EQ(e.localSize, other);
+  } else {
+    EXPECT_EQ(e.localSize, local) << e.confirm.verdict;
+    EXPECT_NE(e.confirm.verdict.find("kept default"), std::string::npos) << e.confirm.verdict;
+  }
+  EXPECT_NE(t.err.find(fmt::format("the next run on this device loads {} (the newest for this "
+                                   "device in the cache folder), not this file; --profile '{}' "
+                                   "makes a run load it",
+                                   mine, file)),
+            std::string::npos)
+      << t.err;
 }
 
 // What tiled-2d's search walks, in order: the local size, then the tile's width (powers of two
@@ -360,6 +454,11 @@ TEST(Tune, UsageErrors) {
            {"tune --budget 0", "--budget"},
            {"tune --type-bytes 2", "--type-bytes"},
            {"tune --size-class medium", "--size-class"},
+           {"tune --rounds 4", "--rounds"},
+           {"tune --try local-size=3", "'local-size=3': not allowed"},
+           {"tune --try no-such-knob=1", "'no-such-knob=1': unknown knob"},
+           {"tune --variant reduction/single-pass --try convolution-rows=2",
+            "--try 'convolution-rows=2': no variant selected searches convolution-rows"},
            {"tune --output " + home.Path(), "--output '" + home.Path() + "': is a folder"}}) {
     const CommandResult r = Bench(home, args);
     EXPECT_EQ(r.status, 2) << args << "\n" << r.err;

@@ -193,11 +193,25 @@ void ReadTune(const Reader& in, const json& tune, const TaskEntry& task, Profile
   }
 }
 
+void ReadConfirm(const Reader& in, const json& c, ProfileEntry& e, const std::string& where) {
+  if (!c.is_object())
+    Refuse(in.path, where.substr(0, where.size() - 1), "not an object",
+           "{\"rounds\": N, \"p_value\": P, ...}");
+  CheckKeys(in.path, c, where, {"rounds", "p_value", "gain", "default_cv", "verdict"});
+  e.confirm.rounds = in.Count(c, "rounds", where, "a whole number");
+  e.confirm.pValue = in.Number(c, "p_value", where);
+  e.confirm.defaultCv = in.Number(c, "default_cv", where);
+  if (c.contains("gain") && !c.at("gain").is_number())
+    Refuse(in.path, where + "gain", c.at("gain").dump() + " is not a number", "a number");
+  e.confirm.gain = c.value("gain", 0.0);
+  e.confirm.verdict = in.Str(c, "verdict", where);
+}
+
 ProfileEntry ReadEntry(const Reader& in, const json& o, const TaskCatalog& catalog,
                        const std::string& where) {
   CheckKeys(in.path, o, where,
             {"task", "variant", "code_path", "type_bytes", "size_class", "n", "local_size", "tune",
-             "gelem_s", "default_gelem_s", "candidates"});
+             "gelem_s", "default_gelem_s", "candidates", "confirm"});
   ProfileEntry e;
   e.task = in.Str(o, "task", where);
   const TaskEntry& task = TaskOf(in, catalog, e.task, where);
@@ -227,6 +241,8 @@ ProfileEntry ReadEntry(const Reader& in, const json& o, const TaskCatalog& catal
   e.defaultGelemS = in.Number(o, "default_gelem_s", where);
   if (o.contains("candidates"))
     e.candidates = in.Count(o, "candidates", where, "a whole number");
+  if (o.contains("confirm"))
+    ReadConfirm(in, o.at("confirm"), e, where + "confirm.");
   return e;
 }
 
@@ -276,7 +292,7 @@ Profile ReadProfile(const std::string& path, const TaskCatalog& catalog) {
 
 void WriteProfile(const std::string& path, const Profile& p) {
   json entries = json::array();
-  for (const auto& e : p.entries)
+  for (const auto& e : p.entries) {
     entries.push_back({{"task", e.task},
                        {"variant", e.variant},
                        {"code_path", e.codePath},
@@ -288,6 +304,13 @@ void WriteProfile(const std::string& path, const Profile& p) {
                        {"gelem_s", e.gelemS},
                        {"default_gelem_s", e.defaultGelemS},
                        {"candidates", e.candidates}});
+    if (e.confirm.rounds > 0)
+      entries.back()["confirm"] = {{"rounds", e.confirm.rounds},
+                                   {"p_value", e.confirm.pValue},
+                                   {"gain", e.confirm.gain},
+                                   {"default_cv", e.confirm.defaultCv},
+                                   {"verdict", e.confirm.verdict}};
+  }
   const json j = {{"schema", kProfileSchema}, {"platform", p.platform}, {"device", p.device},
                   {"driver", p.driver},       {"created", p.created},   {"suite", p.suite},
                   {"budget_s", p.budgetS},    {"seed", p.seed},         {"note", p.note},

@@ -30,6 +30,14 @@ struct ProfileEntry {
   size_t n = 0;                        // the size it was timed at
   double gelemS = 0, defaultGelemS = 0;
   size_t candidates = 0;  // points timed (the default among them)
+  // `tune`'s confirmation of the search's best against the defaults (tools/Tune.h): rounds a
+  // side (0: none, the defaults were the search's best), the U test's p, the gain of the medians,
+  // the defaults' coefficient of variation, and what it decided.
+  struct Confirmed {
+    size_t rounds = 0;
+    double pValue = 1, gain = 0, defaultCv = 0;
+    std::string verdict;
+  } confirm{};
 };
 
 struct Profile {

@@ -75,12 +75,6 @@ constexpr double kMachineNoise = 0.10;
 constexpr size_t kMinRounds = 4;
 constexpr double kAlpha = 0.05;
 
-double MedianOf(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t k = v.size();
-  return k == 0 ? 0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
-}
-
 std::vector<double> RoundMedians(const Result& r) {
   std::vector<double> m;
   for (const auto& round : r.samplesMs)
@@ -317,6 +311,12 @@ double NormalP(const std::vector<double>& a, const std::vector<double>& b, doubl
 }
 
 }  // namespace
+
+double MedianOf(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t k = v.size();
+  return k == 0 ? 0 : k % 2 ? v[k / 2] : 0.5 * (v[k / 2 - 1] + v[k / 2]);
+}
 
 double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) {
   if (a.empty() || b.empty())

@@ -11,10 +11,15 @@
 #include "report/Comparison.h"
 #include "tools/ResultFile.h"
 
+#include <vector>
+
 namespace rsb {
 
 // Throws UsageError where acrossDevices is set and a file holds several devices.
 Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s);
+
+// The median of v (0 where empty).
+double MedianOf(std::vector<double> v);
 
 // The two-sided p-value of the Mann-Whitney U test that a and b come from one distribution:
 // exact (the U distribution counted) without ties and up to 50 values a side, else the normal

@@ -1,13 +1,17 @@
 #include "tools/Tune.h"
 
+#include "cli/Cli.h"
 #include "cli/CliChecks.h"
 #include "engine/Runner.h"
+#include "engine/TaskUtil.h"
 #include "platform/BuildInfo.h"
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
+#include "platform/Sizes.h"
 #include "platform/Subprocess.h"
 #include "run/Profile.h"
+#include "tools/Compare.h"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -46,6 +50,10 @@ struct TuneOptions {
   std::vector<size_t> typeBytes = {4, 8};
   uint64_t seed = 1;
   bool quiet = false;
+  size_t rounds = kConfirmRounds;  // the confirmation's rounds a side
+  // --try: no search; this point (local-size=N and knobs NAME=V, the rest the defaults) is
+  // confirmed against the defaults in each group whose knobs it sets.
+  std::vector<std::string> tryPoint;
 };
 
 // One search: a variant at a type width and size class, its problem and the knobs it searches.
@@ -87,6 +95,40 @@ struct Dimension {
   std::string name;
   std::vector<size_t> values;
 };
+
+// --try NAME=VALUE: local-size=N (a power of two up to 1024) or a knob --tune takes.
+CLI::Validator TryCheck(const std::vector<TuningKnob>& knobs) {
+  const CLI::Validator knob = TuneCheck(knobs);
+  return CLI::Validator(
+      [knob](std::string& v) {
+        if (v.rfind("local-size=", 0) != 0)
+          return knob(v);
+        const auto l = ParseUnsigned(v.substr(std::string("local-size=").size()));
+        return l && IsPowerOfTwo(size_t(*l)) && *l <= 1024
+                   ? std::string()
+                   : fmt::format(
+                         "'{}': not allowed; allowed: local-size=N, N a power of two "
+                         "from 1 to 1024",
+                         v);
+      },
+      "");
+}
+
+void AddConfirmOptions(CLI::App& app, TuneOptions& o, const std::vector<TuningKnob>& knobs) {
+  app.add_option("--rounds", o.rounds,
+                 fmt::format("Rounds a side of the confirmation (default {}): the search's best "
+                             "and the defaults timed in turn, the best kept only where a "
+                             "Mann-Whitney U test gives p < {} and it is more than {:.0f}% "
+                             "faster; more rounds find a smaller gain on a noisy machine",
+                             kConfirmRounds, kConfirmAlpha, 100 * kTuneMargin))
+      ->check(cli::WholeNumber(kConfirmRounds, 1000));
+  app.add_option("--try", o.tryPoint,
+                 "No search: confirm this point against the defaults, NAME=VALUE[,...] with "
+                 "local-size=N or knobs as --tune's (the rest at the defaults), in each group "
+                 "whose knobs it sets")
+      ->delimiter(',')
+      ->check(TryCheck(knobs));
+}
 
 void AddOptions(CLI::App& app, TuneOptions& o, std::vector<std::string>& classes) {
   app.add_option("--budget", o.budgetS,
@@ -130,13 +172,14 @@ void AddOptions(CLI::App& app, TuneOptions& o, std::vector<std::string>& classes
 }
 
 // Throws UsageError; false: --help was printed.
-bool ParseTuneOptions(int argc, char** argv, TuneOptions& o) {
+bool ParseTuneOptions(int argc, char** argv, const std::vector<TuningKnob>& knobs, TuneOptions& o) {
   CLI::App app{
       "reduce-scan-bench tune: search the local size and --tune knobs of every tunable variant on "
       "one device and write its tuning profile, which later runs load",
       "reduce-scan-bench tune"};
   std::vector<std::string> classes;
   AddOptions(app, o, classes);
+  AddConfirmOptions(app, o, knobs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
@@ -263,6 +306,15 @@ Dimension KnobDimension(const TuningKnob& k, size_t deflt) {
   return d;
 }
 
+// What a group's tune came to: the entry written (the confirmed best, else the defaults), the
+// search's best (the candidate) and its Gelem/s (the median of its rounds where confirmed).
+struct Found {
+  ProfileEntry entry;
+  Point candidate;
+  double candidateGelemS = 0;
+  bool noisy = false;  // the defaults' rounds spread beyond kNoisyCv
+};
+
 // Searches one group after another, every candidate through the runner (validated, then timed).
 class Tuner {
  public:
@@ -278,9 +330,8 @@ class Tuner {
   }
 
   // The group's best point (nullopt where its default settings did not pass), searched until
-  // `end` (a candidate started before it finishes).
-  std::optional<ProfileEntry> TuneGroup(const Group& g, Clock::time_point end,
-                                        const std::string& label);
+  // `end` (a candidate started before it finishes), then confirmed against the defaults.
+  std::optional<Found> TuneGroup(const Group& g, Clock::time_point end, const std::string& label);
   bool DefaultFailed() const { return defaultFailed_; }
   size_t Tried() const { return tried_; }
 
@@ -304,11 +355,15 @@ class Tuner {
   Outcome Measure(const Group& g, const Point& p);
   // The point timed again (not from the cache): its Gelem/s, 0 where it did not pass.
   double Retime(const Group& g, const Point& p);
-  // The best against the defaults, each timed twice more, alternately: the best is kept only
-  // where the faster of its runs still beats the defaults' faster by the margin (a candidate
-  // that won by the load of other processes does not stay). Sets the default's Gelem/s.
-  void Confirm(const Group& g, const Point& start, double& defaultGelemS);
+  // The best against the defaults in o.rounds rounds a side, in turn (Judge, Tune.h); nullopt
+  // where the best is the defaults (nothing to confirm) or when stopped.
+  std::optional<Confirmation> Confirm(const Group& g, const Point& start);
+  // The entry of the group's outcome: the best where confirmed, else the defaults.
+  Found Finish(const Group& g, const Point& start, const std::optional<Confirmation>& c,
+               double defaultGelemS, size_t candidates);
   Point Start(const Group& g, std::vector<Dimension>& dims) const;
+  // --try: its point, the rest the defaults; the search's best where it passes.
+  void Try(const Group& g, const Point& start);
   void Grid(const Group& g, const std::vector<Dimension>& dims, Clock::time_point end);
   void Descent(const Group& g, const std::vector<Dimension>& dims, Clock::time_point end);
   bool Over(Clock::time_point end) const { return stop_ || Clock::now() >= end; }
@@ -360,23 +415,64 @@ double Tuner::Retime(const Group& g, const Point& p) {
   return gelemS;
 }
 
-void Tuner::Confirm(const Group& g, const Point& start, double& defaultGelemS) {
+std::optional<Confirmation> Tuner::Confirm(const Group& g, const Point& start) {
   if (!(best_ < start) && !(start < best_))
-    return;
-  double best = 0, deflt = 0;
-  for (int i = 0; i < 2 && !stop_; ++i) {
-    best = std::max(best, Retime(g, best_));
-    deflt = std::max(deflt, Retime(g, start));
+    return std::nullopt;
+  Say(fmt::format("      confirming {} against the defaults: {} rounds each, in turn", best_.Text(),
+                  o_.rounds));
+  std::vector<double> best, deflt;
+  for (size_t i = 0; i < o_.rounds && !stop_; ++i) {
+    best.push_back(Retime(g, best_));
+    deflt.push_back(Retime(g, start));
   }
   if (stop_)
-    return;
-  defaultGelemS = deflt;  // both from the second look, taken alike
-  bestGelemS_ = best;
-  if (best > deflt * (1 + kTuneMargin))
-    return;
-  Say("      the best is not faster than the defaults on a second look: the defaults are kept");
-  best_ = start;
-  bestGelemS_ = defaultGelemS;
+    return std::nullopt;
+  const Confirmation c = Judge(best, deflt);
+  Say(fmt::format("      {}: {:+.1f}% (medians of {}+{} rounds), p={:.3f}: {}", best_.Text(),
+                  100 * c.gain, best.size(), deflt.size(), c.p, c.Verdict()));
+  if (c.Noisy())  // a warning, not progress: said with --quiet too
+    std::cerr << fmt::format(
+        "warning: {}: too noisy to tune: the defaults' own {} rounds spread {:.1f}% "
+        "(coefficient of variation), beyond {:.0f}%, the margin a winner must beat; what is kept "
+        "says more of the machine than of the settings (a quieter machine, or more --rounds)\n",
+        g.Label(), deflt.size(), 100 * c.defaultCv, 100 * kNoisyCv);
+  return c;
+}
+
+Found Tuner::Finish(const Group& g, const Point& start, const std::optional<Confirmation>& c,
+                    double defaultGelemS, size_t candidates) {
+  Found f;
+  f.candidate = best_;
+  f.candidateGelemS = bestGelemS_;
+  ProfileEntry::Confirmed confirmed;
+  if (c) {
+    defaultGelemS = MedianOf(c->deflt);  // both from the rounds, taken alike
+    f.candidateGelemS = MedianOf(c->best);
+    confirmed = {c->best.size(), c->p, c->gain, c->defaultCv, c->Verdict()};
+    f.noisy = c->Noisy();
+    bestGelemS_ = c->kept ? f.candidateGelemS : defaultGelemS;
+    if (!c->kept)
+      best_ = start;
+  }
+  f.entry =
+      ProfileEntry{g.task->Name(), g.variant, g.codePath,  g.typeBytes,   g.sizeClass, best_.local,
+                   best_.knobs,    g.spec.n,  bestGelemS_, defaultGelemS, candidates,  confirmed};
+  return f;
+}
+
+void Tuner::Try(const Group& g, const Point& start) {
+  Point p = start;
+  for (const auto& [name, value] : TuningOf(o_.tryPoint)) {
+    if (name == "local-size")
+      p.local = value;
+    else if (p.knobs.count(name))
+      p.knobs[name] = value;
+  }
+  const Outcome out = Measure(g, p);
+  if (out.ok) {
+    best_ = p;
+    bestGelemS_ = out.gelemS;
+  }
 }
 
 // The variant's own settings on this device, and the space around them.
@@ -453,8 +549,8 @@ void Tuner::Descent(const Group& g, const std::vector<Dimension>& dims, Clock::t
 
 constexpr size_t kFullGridMax = 16;  // a grid up to this many points is searched whole
 
-std::optional<ProfileEntry> Tuner::TuneGroup(const Group& g, Clock::time_point end,
-                                             const std::string& label) {
+std::optional<Found> Tuner::TuneGroup(const Group& g, Clock::time_point end,
+                                      const std::string& label) {
   seen_.clear();
   const size_t triedBefore = tried_;
   std::vector<Dimension> dims;
@@ -468,7 +564,10 @@ std::optional<ProfileEntry> Tuner::TuneGroup(const Group& g, Clock::time_point e
   const bool whole = grid <= kFullGridMax;
   Say(fmt::format("{} ({}, n={}, {} path): {} over {}", label, ToString(g.spec.type),
                   SizeText(g.spec.n, g.spec.height), g.codePath,
-                  whole ? "every point" : "coordinate descent", fmt::join(axes, ", ")));
+                  !o_.tryPoint.empty() ? "--try"
+                  : whole              ? "every point"
+                                       : "coordinate descent",
+                  fmt::join(axes, ", ")));
   const Outcome deflt = Measure(g, start);
   if (!deflt.ok) {
     defaultFailed_ = defaultFailed_ || deflt.why.find("validation failed") != std::string::npos;
@@ -477,26 +576,29 @@ std::optional<ProfileEntry> Tuner::TuneGroup(const Group& g, Clock::time_point e
   }
   best_ = start;
   bestGelemS_ = deflt.gelemS;
-  if (whole)
+  if (!o_.tryPoint.empty())
+    Try(g, start);
+  else if (whole)
     Grid(g, dims, end);
   else
     Descent(g, dims, end);
   const size_t candidates = tried_ - triedBefore;
   if (candidates < 2) {  // the default alone says nothing of the space around it
-    Say("      not tuned: its share of the budget ended with the default settings");
+    Say(!o_.tryPoint.empty() ? "      not tuned: --try gives its default settings"
+                             : "      not tuned: its share of the budget ended with the default "
+                               "settings");
     return std::nullopt;
   }
-  double defaultGelemS = deflt.gelemS;
-  Confirm(g, start, defaultGelemS);
+  const std::optional<Confirmation> c = Confirm(g, start);
   if (stop_) {  // a winner not timed again beside the default is no winner: nothing written
     Say("      not tuned: interrupted before its best was confirmed");
     return std::nullopt;
   }
-  Say(fmt::format("      best: {}: {:.3f} Gelem/s, {:+.1f}% over the default ({} candidates)",
-                  best_.Text(), bestGelemS_, 100 * (bestGelemS_ / defaultGelemS - 1), candidates));
-  return ProfileEntry{g.task->Name(), g.variant,     g.codePath,  g.typeBytes,
-                      g.sizeClass,    best_.local,   best_.knobs, g.spec.n,
-                      bestGelemS_,    defaultGelemS, candidates};
+  Found f = Finish(g, start, c, deflt.gelemS, candidates);
+  Say(fmt::format("      written: {}: {:.3f} Gelem/s, {:+.1f}% over the default ({} candidates)",
+                  best_.Text(), f.entry.gelemS, 100 * (f.entry.gelemS / f.entry.defaultGelemS - 1),
+                  candidates));
+  return f;
 }
 
 // Every --task and --variant named must have something to tune.
@@ -513,6 +615,16 @@ void CheckSelection(const TuneOptions& o, const std::vector<Group>& groups, cons
                      [&](const Group& g) { return g.task->Name() == t; }))
       throw UsageError(fmt::format("--task '{}': nothing to tune; allowed: tasks of {}", t,
                                    TunableNames(tasks, device)));
+  for (const auto& t : o.tryPoint) {
+    const std::string knob = t.substr(0, t.find('='));
+    if (knob != "local-size" && std::none_of(groups.begin(), groups.end(), [&](const Group& g) {
+          return std::find(g.knobs.begin(), g.knobs.end(), knob) != g.knobs.end();
+        }))
+      throw UsageError(fmt::format(
+          "--try '{}': no variant selected searches {} on this device; allowed: local-size or "
+          "the knobs the selected variants search",
+          t, knob));
+  }
 }
 
 // The profile written: the entries found now, and those of the file there before (for this
@@ -539,20 +651,37 @@ Profile Merged(const std::string& path, const TaskCatalog& catalog, const Device
   return p;
 }
 
-void WriteTuneTable(std::ostream& out, const std::vector<ProfileEntry>& entries) {
-  out << fmt::format("{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9} {:>9} {:>7} {:>5}\n",
-                     "variant", "bytes", "class", "n", "path", "local", "knobs", "Gelem/s",
-                     "default", "gain", "tried");
-  for (const auto& e : entries) {
+// A row per group tuned: the search's best (the candidate) with its Gelem/s, the defaults',
+// the gain, the points tried, and its confirmation: rounds a side, p and what was kept.
+void WriteTuneTable(std::ostream& out, const std::vector<Found>& found) {
+  out << fmt::format(
+      "{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9} {:>9} {:>7} {:>5} {:>6} {:>5}  {}\n",
+      "variant", "bytes", "class", "n", "path", "local", "knobs", "Gelem/s", "default", "gain",
+      "tried", "rounds", "p", "verdict");
+  size_t noisy = 0;
+  for (const auto& f : found) {
+    const ProfileEntry& e = f.entry;
     std::string knobs;
-    for (const auto& [k, v] : e.tune)
+    for (const auto& [k, v] : f.candidate.knobs)
       knobs += fmt::format("{}{}={}", knobs.empty() ? "" : " ", k, v);
+    const bool confirmed = e.confirm.rounds > 0;
+    noisy += f.noisy;
     out << fmt::format(
-        "{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9.3f} {:>9.3f} {:>+6.1f}% {:>5}\n",
-        e.task + "/" + e.variant, e.typeBytes, e.sizeClass, e.n, e.codePath, e.localSize, knobs,
-        e.gelemS, e.defaultGelemS,
-        e.defaultGelemS > 0 ? 100 * (e.gelemS / e.defaultGelemS - 1) : 0.0, e.candidates);
+        "{:<27} {:>5} {:<5} {:>8} {:<4} {:>5} {:<40} {:>9.3f} {:>9.3f} {:>+6.1f}% {:>5} {:>6} "
+        "{:>5}  {}{}\n",
+        e.task + "/" + e.variant, e.typeBytes, e.sizeClass, e.n, e.codePath, f.candidate.local,
+        knobs, f.candidateGelemS, e.defaultGelemS,
+        e.defaultGelemS > 0 ? 100 * (f.candidateGelemS / e.defaultGelemS - 1) : 0.0, e.candidates,
+        confirmed ? fmt::format("{}+{}", e.confirm.rounds, e.confirm.rounds) : "-",
+        confirmed ? fmt::format("{:.3f}", e.confirm.pValue) : "-",
+        confirmed ? e.confirm.verdict : "the defaults are the search's best",
+        f.noisy ? fmt::format("; too noisy (CV {:.1f}%)", 100 * e.confirm.defaultCv) : "");
   }
+  if (noisy)
+    out << fmt::format(
+        "warning: {} of {} too noisy to tune: the defaults' own rounds spread beyond a "
+        "coefficient of variation of {:.0f}%, the margin a winner must beat\n",
+        noisy, found.size(), 100 * kNoisyCv);
 }
 
 // Where the profile goes, checked before the search by the rule of every output (Files.h):
@@ -565,11 +694,11 @@ void CheckWritable(const std::string& path, bool given) {
 }
 
 // The groups in turn, each given an equal share of what is left of the budget.
-std::vector<ProfileEntry> Search(Tuner& tuner, const std::vector<Group>& groups,
-                                 const TuneOptions& o, const std::atomic<bool>& stop) {
+std::vector<Found> Search(Tuner& tuner, const std::vector<Group>& groups, const TuneOptions& o,
+                          const std::atomic<bool>& stop) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(o.budgetS));
-  std::vector<ProfileEntry> found;
+  std::vector<Found> found;
   for (size_t i = 0; i < groups.size() && !stop; ++i) {
     const std::string label = fmt::format("[{:>2}/{}] {}", i + 1, groups.size(), groups[i].Label());
     const auto now = Clock::now();
@@ -585,47 +714,61 @@ std::vector<ProfileEntry> Search(Tuner& tuner, const std::vector<Group>& groups,
   return found;
 }
 
-int RunTune(int argc, char** argv, const Tasks& tasks) {
-  TuneOptions o;
-  if (!ParseTuneOptions(argc, argv, o))
-    return kExitOk;
-  const TaskCatalog catalog = CatalogOf(tasks);
-  const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
+// Which profile a run on this device loads now, found by the run's own lookup (RunProfile) with
+// the options of a command line that names none, said against the file tune wrote (path).
+std::string NextRun(const std::string& path, const TaskCatalog& catalog, const DeviceInfo& device) {
+  const char* const plainArgs[] = {"reduce-scan-bench"};
+  const Options plain = ParseCommandLine(1, plainArgs, catalog);
+  const std::string use = fmt::format("; --profile '{}' makes a run load it", path);
+  std::optional<Profile> next;
+  try {
+    next = RunProfile(plain, catalog, device);
+  } catch (const UsageError& e) {
+    return fmt::format("the next run on this device stops at another profile: {}{}", e.what(), use);
+  }
+  if (plain.noProfile)
+    return "the next run on this device loads no profile (RSB_NO_PROFILE is set)" + use;
+  if (!next)
+    return "the next run on this device loads no profile" + use;
+  std::error_code ec;
+  if (std::filesystem::equivalent(next->path, path, ec))
+    return "the next run on this device loads it (--no-profile: not)";
+  const auto in = [&](const std::string& dir) {
+    std::error_code e;
+    return !dir.empty() &&
+           std::filesystem::equivalent(std::filesystem::path(next->path).parent_path(), dir, e);
+  };
+  return fmt::format("the next run on this device loads {}{}, not this file{}", next->path,
+                     in(UserProfileDir())      ? " (the newest for this device in the cache folder)"
+                     : in(ShippedProfileDir()) ? " (the one shipped for this device)"
+                                               : "",
+                     use);
+}
+
+// The device tune runs on: one, by --platform and --device.
+cl::Device TuneDevice(const TuneOptions& o) {
   const auto devices =
       SelectDevices(o.platform, o.device.empty() ? std::vector<std::string>{}
                                                  : std::vector<std::string>{o.device});
   if (devices.size() != 1)
     throw UsageError(fmt::format("--device '{}': selects {} devices; allowed: one device", o.device,
                                  devices.size()));
-  TaskContext ctx(devices[0], kernelDir);
-  const std::vector<Group> groups = MakeGroups(tasks, o, ctx.info);
-  CheckSelection(o, groups, tasks, ctx.info);
-  if (groups.empty())
-    throw UsageError(fmt::format(
-        "--task/--variant/--type-bytes: nothing to tune; allowed: variants with knobs on this "
-        "device: {}",
-        TunableNames(tasks, ctx.info)));
+  return devices[0];
+}
+
+// The profile tune writes: --output, else the device's in the cache folder.
+std::string ProfilePath(const TuneOptions& o, const DeviceInfo& device) {
   if (o.output.empty() && UserProfileDir().empty())
     throw UsageError("--output: neither XDG_CACHE_HOME nor HOME is set; allowed: --output FILE");
-  const std::string path =
-      o.output.empty() ? UserProfileDir() + "/" + ProfileSlug(ctx.info) + ".json" : o.output;
-  CheckWritable(path, !o.output.empty());
-  Merged(path, catalog, ctx.info, {});  // a bad file there: refused before the search
-  if (!o.quiet)
-    std::cerr << fmt::format(
-        "tune: {} ({}, driver {}): {} groups, budget {} s for all (about {:.1f} s each), "
-        "candidates validated, then timed for {} s; profile: {}\n",
-        ctx.info.name, ctx.info.platform, ctx.info.driverVersion, groups.size(), o.budgetS,
-        o.budgetS / double(groups.size()), o.candidateS, path);
-  InstallInterruptHandler(/*secondEnds=*/true);
-  Tuner tuner(ctx, o, InterruptFlag());
-  const std::vector<ProfileEntry> found = Search(tuner, groups, o, InterruptFlag());
-  if (InterruptFlag() && found.empty()) {
-    std::cerr << fmt::format(
-        "tune: interrupted before any winner was confirmed: {} left as it was\n", path);
-    return kExitInterrupted;
-  }
-  Profile p = Merged(path, catalog, ctx.info, found);
+  return o.output.empty() ? UserProfileDir() + "/" + ProfileSlug(device) + ".json" : o.output;
+}
+
+void WriteFound(const TuneOptions& o, const std::string& path, const TaskCatalog& catalog,
+                const DeviceInfo& device, const std::vector<Found>& found, size_t tried) {
+  std::vector<ProfileEntry> entries;
+  for (const auto& f : found)
+    entries.push_back(f.entry);
+  Profile p = Merged(path, catalog, device, entries);
   p.created = UtcNow();
   p.suite = ThisBuild().version;
   p.budgetS = o.budgetS;
@@ -635,16 +778,84 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
   WriteTuneTable(std::cout, found);
   std::cout.flush();
   if (!o.quiet)
+    std::cerr << fmt::format("tune: {} candidates; {} entries written to {}; {}\n", tried,
+                             p.entries.size(), path, NextRun(path, catalog, device));
+}
+
+int RunTune(int argc, char** argv, const Tasks& tasks) {
+  const TaskCatalog catalog = CatalogOf(tasks);
+  std::vector<TuningKnob> knobs;
+  for (const auto& t : catalog)
+    knobs.insert(knobs.end(), t.knobs.begin(), t.knobs.end());
+  TuneOptions o;
+  if (!ParseTuneOptions(argc, argv, knobs, o))
+    return kExitOk;
+  const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
+  TaskContext ctx(TuneDevice(o), kernelDir);
+  const std::vector<Group> groups = MakeGroups(tasks, o, ctx.info);
+  CheckSelection(o, groups, tasks, ctx.info);
+  if (groups.empty())
+    throw UsageError(fmt::format(
+        "--task/--variant/--type-bytes: nothing to tune; allowed: variants with knobs on this "
+        "device: {}",
+        TunableNames(tasks, ctx.info)));
+  const std::string path = ProfilePath(o, ctx.info);
+  CheckWritable(path, !o.output.empty());
+  Merged(path, catalog, ctx.info, {});  // a bad file there: refused before the search
+  if (!o.quiet)
     std::cerr << fmt::format(
-        "tune: {} candidates; {} entries written to {}; runs on this device use it (--no-profile: "
-        "not)\n",
-        tuner.Tried(), p.entries.size(), path);
+        "tune: {} ({}, driver {}): {} groups, budget {} s for all (about {:.1f} s each), "
+        "candidates validated, then timed for {} s; the best confirmed in {} rounds; profile: "
+        "{}\n",
+        ctx.info.name, ctx.info.platform, ctx.info.driverVersion, groups.size(), o.budgetS,
+        o.budgetS / double(groups.size()), o.candidateS, o.rounds, path);
+  InstallInterruptHandler(/*secondEnds=*/true);
+  Tuner tuner(ctx, o, InterruptFlag());
+  const std::vector<Found> found = Search(tuner, groups, o, InterruptFlag());
+  if (InterruptFlag() && found.empty()) {
+    std::cerr << fmt::format(
+        "tune: interrupted before any winner was confirmed: {} left as it was\n", path);
+    return kExitInterrupted;
+  }
+  WriteFound(o, path, catalog, ctx.info, found, tuner.Tried());
   if (InterruptFlag())
     return kExitInterrupted;
   return tuner.DefaultFailed() ? kExitValidationFailed : kExitOk;
 }
 
 }  // namespace
+
+std::string Confirmation::Verdict() const {
+  if (kept)
+    return "kept";
+  if (best.empty() || std::find(best.begin(), best.end(), 0.0) != best.end())
+    return "failed on a second look, kept default";
+  if (!(p < kConfirmAlpha))
+    return "not significant, kept default";
+  if (gain < 0)
+    return "slower, kept default";
+  return fmt::format("below the {:.0f}% margin, kept default", 100 * kTuneMargin);
+}
+
+Confirmation Judge(std::vector<double> best, std::vector<double> deflt) {
+  Confirmation c;
+  c.best = std::move(best);
+  c.deflt = std::move(deflt);
+  c.p = MannWhitneyP(c.best, c.deflt);
+  const double median = MedianOf(c.deflt);
+  c.gain = median > 0 ? MedianOf(c.best) / median - 1 : 0;
+  double sum = 0, squares = 0;
+  for (const double x : c.deflt)
+    sum += x;
+  const double n = double(c.deflt.size()), mean = n > 0 ? sum / n : 0;
+  for (const double x : c.deflt)
+    squares += (x - mean) * (x - mean);
+  c.defaultCv = n > 1 && mean > 0 ? std::sqrt(squares / (n - 1)) / mean : 0;
+  const bool passed =
+      !c.best.empty() && std::find(c.best.begin(), c.best.end(), 0.0) == c.best.end();
+  c.kept = passed && c.p < kConfirmAlpha && c.gain > kTuneMargin;
+  return c;
+}
 
 int Tune(int argc, char** argv, const Tasks& tasks) {
   return ExitStatusOf([&] { return RunTune(argc, argv, tasks); });

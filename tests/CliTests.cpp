@@ -545,10 +545,10 @@ TEST(Cli, DeviceAllRunsTheSelectionOnEachDevice) {
 TEST(Cli, TimedRunsMeasureTheNearCacheStreams) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   for (const char* mode : {"--no-isolate", "--isolate"}) {
-    const CommandResult r =
-        RunBench(std::string("-q --task reduction --variant single-pass --size 2^16 --iterations 3 "
-                             "--time-budget 0 --format json ") +
-                 mode);
+    const CommandResult r = RunBenchWithFullCeilings(
+        std::string("-q --task reduction --variant single-pass --size 2^16 --iterations 3 "
+                    "--time-budget 0 --format json ") +
+        mode);
     ASSERT_EQ(r.status, 0) << mode << "\n" << r.err;
     const auto j = nlohmann::json::parse(r.out);
     const auto& c = j["device"]["ceilings"];
@@ -570,7 +570,7 @@ TEST(Cli, TimedRunsMeasureTheNearCacheStreams) {
 // charges no case, and the result has a utilisation.
 TEST(Cli, TimeoutDoesNotChargeTheCeilingsToTheFirstCase) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));  // its subject: ceilings, measured with the timer
-  const CommandResult r = RunBench(
+  const CommandResult r = RunBenchWithFullCeilings(  // longer than --timeout
       "-q --task reduction --variant interleaved --size 1000 --iterations 3 --timeout 2 "
       "--format json");
   ASSERT_EQ(r.status, 0) << r.err;

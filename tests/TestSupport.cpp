@@ -260,6 +260,10 @@ CommandResult RunBench(const std::string& args) {
   return RunCommand(fmt::format("'{}' {}{}", RSB_BINARY, args, DeviceSelectors()));
 }
 
+CommandResult RunBenchWithFullCeilings(const std::string& args) {
+  return RunCommand(fmt::format("{}'{}' {}{}", kFullCeilings, RSB_BINARY, args, DeviceSelectors()));
+}
+
 CommandResult RunCommand(const std::string& command) {
   RestoreStartupEnvironment();
   static int counter = 0;

@@ -113,6 +113,10 @@ std::string DeviceSelectors();
 // Runs reduce-scan-bench with args (shell words) and DeviceSelectors(), capturing stdout,
 // stderr and the exit status.
 CommandResult RunBench(const std::string& args);
+// RunBench with the memory ceilings at their own size: the test run caps their streams
+// (RSB_CEILINGS_MAX_BYTES, tests/CMakeLists.txt); kFullCeilings, before a command, lifts the cap.
+inline constexpr const char* kFullCeilings = "RSB_CEILINGS_MAX_BYTES= ";
+CommandResult RunBenchWithFullCeilings(const std::string& args);
 // Runs a shell command line (no device selectors added), capturing as RunBench does.
 CommandResult RunCommand(const std::string& command);
 

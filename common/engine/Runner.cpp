@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
+#include <limits>
 #include <numeric>
 
 namespace rsb {
@@ -100,11 +102,22 @@ namespace {
 // streamed from one run to the next (pocl's 32 MiB L3 on 64 MiB inputs: up to 135% of the 256
 // MiB read stream, 2026-11-23) makes such an input faster than a stream far past the cache; a
 // case smaller than the large streams is held against the faster of the two sizes (CeilingFor).
+// RSB_CEILINGS_MAX_BYTES (a test setting, bytes): caps the streams' buffer. The test suite times
+// a few hundred short runs; each would otherwise stream four times the last-level cache (on pocl
+// a gigabyte: about 8 CPU-seconds a run). The ceilings' buffer_bytes says what was measured.
+size_t TestCeilingsCap() {
+  const char* cap = std::getenv("RSB_CEILINGS_MAX_BYTES");
+  if (cap == nullptr || *cap == '\0')
+    return std::numeric_limits<size_t>::max();
+  return std::max<size_t>(std::strtoull(cap, nullptr, 10), 4096);
+}
+
 void SizeStreams(const DeviceInfo& info, Ceilings& c) {
   size_t bytes = std::max<size_t>(4 * info.globalMemCacheBytes,
                                   info.isGpu ? size_t(1) << 30 : size_t(256) << 20);
   bytes = std::min<size_t>(bytes, info.globalMemBytes / 4);
   bytes = std::min<size_t>(bytes, info.maxAllocBytes / 2);
+  bytes = std::min<size_t>(bytes, TestCeilingsCap());
   bytes -= bytes % 16;
   c.bufferBytes = bytes;
   const size_t near = (2 * info.globalMemCacheBytes + 4096 + 15) / 16 * 16;

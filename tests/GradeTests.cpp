@@ -52,6 +52,11 @@ std::string SandboxArg() {
   return HaveSandbox() ? "" : " --sandbox none";
 }
 
+// Oclgrind's gate (the grading machine has it: scripts/install-deps.sh; the GPU machine not).
+bool HaveOclgrind() {
+  return RunCommand("command -v oclgrind").status == 0;
+}
+
 // A fresh folder per test: hand-ins, rubric and reports live in it.
 class Grade : public testing::Test {
  protected:
@@ -115,6 +120,29 @@ class Grade : public testing::Test {
               ")\n    ((volatile __global T*)dst)[i] += (T)1;\n  T v = LoadShifted");
   }
   static fs::path SuiteKit() { return fs::path(RSB_BINARY).parent_path() / "handin-kit"; }
+  // A PATH with every program of /usr/bin but oclgrind.
+  fs::path PathWithoutOclgrind() {
+    const fs::path bin = root_ / "bin";
+    fs::create_directories(bin);
+    for (const auto& e : fs::directory_iterator("/usr/bin"))
+      if (e.path().filename() != "oclgrind")
+        fs::create_symlink(e.path(), bin / e.path().filename());
+    return bin;
+  }
+  // A naive scan whose combine writes one element on, unguarded: a wrong result on any device,
+  // and at i = n - 1 a write past the end of the output. The patched line's number.
+  size_t PatchWritePastTheEnd(const std::string& h) {
+    Patch(ScanCl(h), "  dst[i] = v;\n  // SOLUTION END", "  dst[i + 1] = v;\n  // SOLUTION END");
+    std::istringstream in(ReadFile(ScanCl(h)));
+    size_t number = 0;
+    for (std::string line; std::getline(in, line);) {
+      ++number;
+      if (line == "  dst[i + 1] = v;")
+        return number;
+    }
+    ADD_FAILURE() << "no patched line in " << ScanCl(h);
+    return 0;
+  }
 
   // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out. The tests'
   // hand-ins are their own: every child run shares the test run's kernel cache (ctest sets
@@ -283,6 +311,10 @@ TEST_F(Grade, OutOfBoundsWriteThatCrashesTheChildIsAnErrorOfThatItem) {
   else
     EXPECT_NE(detail.find("SIGSEGV"), std::string::npos) << item.dump(2);
   EXPECT_EQ(detail.find("no new context"), std::string::npos) << item.dump(2);
+  if (HaveOclgrind()) {  // the crashing case run again under Oclgrind: the line, before the crash
+    EXPECT_NE(detail.find(": oclgrind: invalid-write at Scan.cl:"), std::string::npos)
+        << item.dump(2);
+  }
   EXPECT_EQ(report["total"], 3);  // the reduction still graded, after the fault
 }
 
@@ -337,6 +369,8 @@ TEST_F(Grade, AHangingKernelCostsItsItemTwoRunsToTheirLimit) {
         line.compare(line.size() - 8, 8, ",timeout") == 0)
       ++timeouts;
   EXPECT_EQ(timeouts, 2) << ReadFile(trace);
+  // A timeout is not run again under Oclgrind (its cost stays the two runs to their limit).
+  EXPECT_EQ(ReadFile(trace).find(",oclgrind,"), std::string::npos) << ReadFile(trace);
   size_t notRun = 0;
   for (const auto& c : item["cases"])
     if (c["message"].get<std::string>().find("not run: the item's code already hung in the run "
@@ -754,11 +788,6 @@ TEST_F(Grade, CasesATimedOutChildDidNotReachAreTimeoutsNotErrors) {
     EXPECT_EQ(c["status"], label.find("n=4097") != std::string::npos ? "timeout" : "passed")
         << item.dump(2);
   }
-}
-
-// Oclgrind's gate (the grading machine has it: scripts/install-deps.sh; the GPU machine not).
-bool HaveOclgrind() {
-  return RunCommand("command -v oclgrind").status == 0;
 }
 
 // `grade merge` reads folders and runs nothing on a device: it takes no --platform or
@@ -1319,21 +1348,93 @@ TEST_F(Grade, OclgrindGatesWithoutOclgrindAreAUsageErrorNamingTheItems) {
        "cases": {"sizes": [257]}, "oclgrind": "deduct"},
       {"id": "reduction-sequential", "task": "reduction", "variant": "sequential", "points": 1,
        "cases": {"sizes": [257]}}]})";
-  // A PATH with every program of /usr/bin but oclgrind.
-  const fs::path bin = root_ / "bin";
-  fs::create_directories(bin);
-  for (const auto& e : fs::directory_iterator("/usr/bin"))
-    if (e.path().filename() != "oclgrind")
-      fs::create_symlink(e.path(), bin / e.path().filename());
-  const CommandResult r = RunCommand(fmt::format(
-      "PATH='{}' '{}' grade --sandbox none --rubric '{}' --output-dir '{}' {}", bin.string(),
-      RSB_BINARY, (root_ / "gated.json").string(), (root_ / "out").string(), h));
+  const CommandResult r = RunCommand(
+      fmt::format("PATH='{}' '{}' grade --sandbox none --rubric '{}' --output-dir '{}' {}",
+                  PathWithoutOclgrind().string(), RSB_BINARY, (root_ / "gated.json").string(),
+                  (root_ / "out").string(), h));
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("item scan-naive has an Oclgrind gate, but there is no oclgrind on PATH"),
             std::string::npos)
       << r.err;
   EXPECT_NE(r.err.find("--items reduction-sequential"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(root_ / "out" / "h.json"));
+}
+
+// A case that fails on the device is run once more, under Oclgrind, and its item's detail (the
+// report's cell, the JSON's detail) names the line before the device's message; the points stay.
+TEST_F(Grade, AFailingCaseIsRunAgainUnderOclgrindSoTheReportNamesTheLine) {
+  if (!HaveOclgrind())
+    GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
+  const std::string h = HandIn("past");
+  const size_t line = PatchWritePastTheEnd(h);
+  std::ofstream(root_ / "past.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257, 1000]}}]})";
+  const fs::path trace = root_ / "trace.csv";
+  const CommandResult r =
+      RunGrade(h, "--trace '" + trace.string() + "'", (root_ / "past.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json report = Report("past");
+  const json& item = Item(report, "scan-naive");
+  EXPECT_EQ(item["status"], "failed") << item.dump(2);
+  EXPECT_EQ(item["points"], 0) << item.dump(2);
+  const std::string named =
+      fmt::format("oclgrind: invalid-write at Scan.cl:{} in ScanNaiveStep", line);
+  const std::string detail = item["detail"];
+  EXPECT_EQ(detail.rfind("uint sum inclusive n=257: " + named, 0), 0u) << item.dump(2);
+  EXPECT_NE(detail.find("\non the device: uint sum inclusive n=257: "), std::string::npos)
+      << item.dump(2);
+  EXPECT_TRUE(item["first_wrong"].is_object()) << item.dump(2);  // the device's, still there
+  EXPECT_EQ(item["diagnosis"]["case"], "uint sum inclusive n=257") << item.dump(2);
+  EXPECT_EQ(item["diagnosis"]["diagnostics"][0]["line"], line) << item.dump(2);
+  EXPECT_TRUE(report["diagnosis_not_run"].is_null()) << report.dump(2);
+  const std::string md = ReadFile(root_ / "out" / "past.md");
+  EXPECT_NE(md.find("| scan-naive | scan | naive | failed | uint sum inclusive n=257: " + named),
+            std::string::npos)
+      << md;
+  // One Oclgrind run of the hand-in's code for the item, whatever its cases.
+  std::istringstream lines(ReadFile(trace));
+  int runs = 0;
+  for (std::string l; std::getline(lines, l);)
+    runs += l.find(",oclgrind,") != std::string::npos && l.find(",suite,") == std::string::npos;
+  EXPECT_EQ(runs, 1) << ReadFile(trace);
+}
+
+// Where there is no oclgrind, the report says once that the failing case was not diagnosed, and
+// why; the item's detail is the device's alone.
+TEST_F(Grade, WithoutOclgrindTheReportSaysOnceThatTheDiagnosisWasNotRun) {
+  const std::string h = HandIn("past");
+  PatchWritePastTheEnd(h);
+  std::ofstream(root_ / "past.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257]}},
+      {"id": "scan-naive-exclusive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257], "scan_kinds": ["exclusive"]}}]})";
+  // (Without the sandbox: the PATH's folder is in the class folder, which it hides.)
+  const char* cache = std::getenv("POCL_CACHE_DIR");
+  const CommandResult r = RunCommand(
+      fmt::format("PATH='{}' '{}' grade --sandbox none{} --rubric '{}' --output-dir '{}'{} {}",
+                  PathWithoutOclgrind().string(), RSB_BINARY,
+                  cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
+                  (root_ / "past.json").string(), (root_ / "out").string(), DeviceSelectors(), h));
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string why = "no oclgrind on PATH";
+  const json report = Report("past");
+  EXPECT_NE(report["diagnosis_not_run"].get<std::string>().find(why), std::string::npos)
+      << report.dump(2);
+  for (const char* id : {"scan-naive", "scan-naive-exclusive"}) {
+    const json& item = Item(report, id);
+    EXPECT_EQ(item["points"], 0) << item.dump(2);
+    EXPECT_EQ(item["diagnosis"]["ran"], false) << item.dump(2);
+    EXPECT_EQ(item["detail"].get<std::string>().find("oclgrind"), std::string::npos)
+        << item.dump(2);
+  }
+  const std::string md = ReadFile(root_ / "out" / "past.md");
+  const std::string line =
+      "Oclgrind's diagnosis of the cases that failed or crashed: not run: " + why;
+  EXPECT_NE(md.find(line), std::string::npos) << md;
+  EXPECT_EQ(md.find(line), md.rfind(line)) << md;  // once, not per item
+  EXPECT_NE(r.err.find("not run again under Oclgrind: " + why), std::string::npos) << r.err;
 }
 
 // --format gradescope and grading/gradescope/run_autograder: Gradescope's results.json.

@@ -224,7 +224,8 @@ SummaryRow RowOf(const fs::path& report, size_t items) {
     r.points.push_back(Field<double>(it, "points", report));
     r.maxPoints.push_back(Field<double>(it, "max_points", report));
     r.statuses.push_back(Field<std::string>(it, "status", report));
-    r.messages.push_back(Headline(Field<std::string>(it, "detail", report)));
+    r.messages.push_back(
+        ItemMessage(Field<std::string>(it, "detail", report), it.value("diagnosis", json())));
   }
   if (r.points.size() != items)
     throw UsageError(

@@ -37,8 +37,10 @@ struct Context {
   GradeOptions opt;
   Rubric rubric;
   ChildSettings child;
-  Code suite;                   // the suite's own binary and kernels: the reference
-  std::string kitDir;           // the hand-in kit, where a hand-in brings host code
+  Code suite;          // the suite's own binary and kernels: the reference
+  std::string kitDir;  // the hand-in kit, where a hand-in brings host code
+  // Why a failing case is not run again under Oclgrind (no oclgrind on PATH); "": it is.
+  std::string diagnosisOff;
   std::mutex referenceSpeedMu;  // held while the suite's rounds are timed once for the class
   std::mutex mu;                // guards what follows (hand-ins are graded on --jobs threads)
   // Per child run (item, case group, local size, kind, isolation): the suite's own wall time.
@@ -48,6 +50,7 @@ struct Context {
   // class (GradeSpeed).
   std::map<std::string, std::pair<std::vector<double>, std::string>> referenceSpeed;
   std::set<std::string> warned;  // items whose reference failed (said once)
+  bool diagnosisNoted = false;   // diagnosisOff said on the terminal (once)
 };
 
 // The device as the child runs take their turns on it (Turns.h), started as `child` says, and

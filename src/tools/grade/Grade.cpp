@@ -302,7 +302,7 @@ SummaryRow RowOf(const HandinGrade& h) {
     r.points.push_back(g.points);
     r.maxPoints.push_back(g.item->points);
     r.statuses.push_back(g.status);
-    r.messages.push_back(Headline(g.detail));
+    r.messages.push_back(ItemMessage(g.detail, g.diagnosis ? *g.diagnosis : json()));
   }
   return r;
 }
@@ -591,6 +591,7 @@ int GradeAll(int argc, char** argv) {
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);
   ctx.kitDir = kit.dir;
   CheckOclgrindGates(ctx.rubric);
+  ctx.diagnosisOff = DiagnosisOff();
   InstallInterruptHandler();
   MeasureClassReferences(ctx, device, cls);
   GradeClass(ctx, device, cls, host, work.Path());

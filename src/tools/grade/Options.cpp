@@ -252,7 +252,9 @@ GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
       "reduce-scan-bench grade: scores hand-ins (folders with the kernels and optionally\n" +
           TaskSourcePatterns() +
           ", found by name where they are) against a rubric;\n"
-          "every item runs in a child process under --timeout. Writes DIR/<name>.md,\n"
+          "every item runs in a child process under --timeout; an item's case that fails\n"
+          "or crashes runs once more under Oclgrind where it is on PATH, so that the report\n"
+          "names the line (an invalid write at FILE.cl:LINE). Writes DIR/<name>.md,\n"
           "DIR/<name>.json, DIR/summary.csv, DIR/index.md,\n"
           "DIR/index.html (the class at a glance), DIR/grading.json.",
       "reduce-scan-bench grade"};

@@ -19,6 +19,13 @@ std::string Points(double p) {
   return fmt::format("{:g}", p);
 }
 
+std::string ItemMessage(const std::string& detail, const json& diagnosis) {
+  // (The device's message and Oclgrind's own notes follow it: "1000 errors generated".)
+  if (diagnosis.is_object() && !diagnosis.value("diagnostics", json::array()).empty())
+    return detail.substr(0, detail.find('\n'));
+  return Headline(detail);
+}
+
 void WriteFile(const fs::path& path, const std::string& text) {
   WriteWhole("--output-dir", path.string(), text);
 }
@@ -60,6 +67,23 @@ std::string HostLogs(const HandinGrade& h) {
   return md;
 }
 
+// Why the items that failed or crashed were not run again under Oclgrind (said once for the
+// hand-in), or "".
+std::string NotDiagnosed(const HandinGrade& h) {
+  for (const auto& g : h.items)
+    if (g.diagnosis && !g.diagnosis->value("ran", true))
+      return g.diagnosis->value("why", std::string());
+  return "";
+}
+
+// The line of the reports that says it: "" where every failing case was diagnosed.
+std::string NotDiagnosedLine(const HandinGrade& h) {
+  const std::string why = NotDiagnosed(h);
+  return why.empty()
+             ? ""
+             : "Oclgrind's diagnosis of the cases that failed or crashed: not run: " + why + ".\n";
+}
+
 }  // namespace
 
 json ToJson(const RunInfo& ctx, const HandinGrade& h) {
@@ -77,6 +101,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
                      {"first_wrong", g.firstWrong ? *g.firstWrong : json()},
                      {"speed", g.speed ? *g.speed : json()},
                      {"oclgrind", g.oclgrind ? *g.oclgrind : json()},
+                     {"diagnosis", g.diagnosis ? *g.diagnosis : json()},
                      {"time_limit_s", g.timeLimitS},
                      {"points", g.points},
                      {"max_points", g.item->points},
@@ -102,6 +127,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
           {"timeout_s", ctx.timeoutS},
           {"host_code", host},
           {"files_from", h.from},
+          {"diagnosis_not_run", NotDiagnosed(h).empty() ? json() : json(NotDiagnosed(h))},
           {"total", h.total},
           {"max", h.max},
           {"items", items}};
@@ -146,7 +172,7 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
                 : fmt::format("Host code: the hand-in's task sources, nothing to build: {}.\n",
                               Join(tasks, "; "));
   }
-  md += FilesFrom(h);
+  md += FilesFrom(h) + NotDiagnosedLine(h);
   md +=
       "\n| item | task | variant | status | detail | speed | points |\n"
       "|---|---|---|---|---|---|---|\n";
@@ -197,7 +223,7 @@ json ToGradescope(const RunInfo& ctx, const HandinGrade& h) {
       fmt::format("{} / {} points. Rubric {}, device {}, seed {}, timeout {:g} s.", Points(h.total),
                   Points(h.max), ctx.rubric->name, DeviceText(ctx.device, ctx.checkDevice),
                   ctx.rubric->seed, ctx.timeoutS);
-  const std::string files = FilesFrom(h);
+  const std::string files = FilesFrom(h) + NotDiagnosedLine(h);
   if (!files.empty())
     output += "\n" + files.substr(0, files.size() - 1);
   // Nothing could be graded (no kernels/, host code that does not build): the reason up front.

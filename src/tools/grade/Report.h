@@ -24,7 +24,9 @@ struct ItemGrade {
   std::vector<CaseOutcome> cases;
   std::optional<nlohmann::json> speed;
   std::optional<nlohmann::json> oclgrind;  // the Oclgrind gate's verdict, where the item has one
-  double timeLimitS = 0;                   // the longest limit a child run of the item had
+  // Oclgrind's diagnosis of the case that failed or crashed the item (Scoring.h), or why not.
+  std::optional<nlohmann::json> diagnosis;
+  double timeLimitS = 0;  // the longest limit a child run of the item had
   double points = 0;
 };
 
@@ -53,6 +55,10 @@ std::string ToMarkdown(const RunInfo& run, const HandinGrade& h);
 // the one hand-in: the total `score`, one test per item (its `output` the item's section of the
 // .md report's details, Markdown) and a summary `output`; all `visible`.
 nlohmann::json ToGradescope(const RunInfo& run, const HandinGrade& h);
+
+// An item's message in the class's files: its detail's headline (Text.h), or where Oclgrind
+// named the line of its failing case (diagnosis), the detail's first line, which says so.
+std::string ItemMessage(const std::string& detail, const nlohmann::json& diagnosis);
 
 // "2", "0.5": points as the reports print them.
 std::string Points(double p);

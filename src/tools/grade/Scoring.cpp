@@ -9,8 +9,10 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iostream>
 #include <mutex>
 #include <regex>
+#include <utility>
 
 namespace fs = std::filesystem;
 
@@ -255,6 +257,108 @@ void GradeOclgrind(Context& ctx, Device& device, const Item& it, const Code& cod
   }
 }
 
+// A failing case is run again under Oclgrind at its own size where it has at most this many
+// elements (the naive scan under Oclgrind on 2 busy cores: n=4097 1.3 s, 16385 2-3.5 s, 65537
+// 9 s); a larger one at its item's Oclgrind case's size, which the rubric chose for Oclgrind.
+constexpr size_t kDiagnosisElements = 16385;
+
+// A case Oclgrind may explain: a wrong result, or a crash or an OpenCL error of its run (a
+// fault); not a timeout (a hanging kernel's cost stays its runs' limits), a kernel that does
+// not build (its compiler names the line) or a case the device skips.
+bool Diagnosable(const CaseOutcome& c) {
+  const auto has = [&](const char* s) { return c.message.find(s) != std::string::npos; };
+  return c.status == "failed" ||
+         (c.status == "error" && !has("kernel build failed") && !has("skipped on this device") &&
+          (has("killed by") || has("OpenCL error") || has("the worker process exited")));
+}
+
+// The rubric case of the label, as a group of that one case at its local size.
+std::optional<CaseGroup> CaseOf(const Item& it, const std::string& label) {
+  for (const CaseGroup& group : it.groups)
+    for (const auto& ls : group.localSizes)
+      for (const CaseSpec& spec : Expand(group)) {
+        if (spec.Label() + (ls == "auto" ? "" : " L=" + ls) != label)
+          continue;
+        CaseGroup one = group;
+        one.sizes = {spec.size};
+        one.types = {spec.type};
+        one.ops = {spec.op};
+        one.kinds.clear();
+        if (spec.kind)
+          one.kinds = {*spec.kind};
+        one.params.clear();
+        for (const auto& [name, value] : spec.params)
+          one.params[name] = {value};
+        one.localSizes = {ls};
+        one.validateRuns = 1;
+        return one;
+      }
+  return std::nullopt;
+}
+
+// What the Oclgrind run of the failing case says, put before the device's message (a
+// diagnostic) or after it (none, or no verdict).
+std::string DiagnosedDetail(const CaseOutcome& c, const std::string& deviceDetail,
+                            const std::string& resized) {
+  const std::string found = c.oclgrind ? Diagnostics(*c.oclgrind) : "";
+  if (!found.empty())
+    return fmt::format("{}: oclgrind: {}\n{}on the device: {}", c.label, found,
+                       resized.empty() ? "" : resized + "\n", deviceDetail);
+  if (c.oclgrind)
+    return fmt::format(
+        "{}\noclgrind: no diagnostic on {} (out-of-bounds accesses, data races, "
+        "barrier divergence){}",
+        deviceDetail, c.label, resized.empty() ? "" : "; " + resized);
+  return fmt::format("{}\noclgrind: no verdict on {}: {}: {}", deviceDetail, c.label, c.status,
+                     Headline(c.message));
+}
+
+// Oclgrind's diagnosis of the case that decided a failing item (Diagnosable), so that the report
+// names the line where the device only crashed or gave a wrong result: one run under Oclgrind of
+// that case (CaseOf; larger than kDiagnosisElements: at the item's Oclgrind case's size) within
+// the item's time limit. Only the detail changes: the item had already lost its points.
+void Diagnose(Context& ctx, Device& device, const Item& it, const Code& code, ItemGrade& g) {
+  const auto decided = std::find_if(g.cases.begin(), g.cases.end(),
+                                    [&](const CaseOutcome& c) { return c.status == g.status; });
+  if (decided == g.cases.end() || !Diagnosable(*decided) || Interrupted())
+    return;
+  std::optional<CaseGroup> one = CaseOf(it, decided->label);
+  if (!one)
+    return;
+  if (!ctx.diagnosisOff.empty()) {
+    g.diagnosis = json{{"ran", false}, {"why", ctx.diagnosisOff}};
+    std::lock_guard l(ctx.mu);
+    if (!std::exchange(ctx.diagnosisNoted, true) && !ctx.opt.quiet)
+      std::cerr << "note: failing cases are not run again under Oclgrind: " << ctx.diagnosisOff
+                << "\n";
+    return;
+  }
+  const Extent own = one->sizes.front();
+  std::string resized;
+  if (own.n * std::max<size_t>(1, own.height) > kDiagnosisElements) {
+    one->sizes = it.oclgrindCase.sizes;
+    one->params = it.oclgrindCase.params;
+    resized = fmt::format(
+        "(Oclgrind ran the item's Oclgrind case's size: the failing case, {}, "
+        "has more than {} elements)",
+        decided->label, kDiagnosisElements);
+  }
+  const double limit = std::max(ctx.opt.timeoutS, g.timeLimitS);
+  const GroupRun run = device.Run(code, it, *one, one->localSizes.front(), RunKind::Oclgrind, limit,
+                                  Isolation::PerCase);
+  if (run.cases.empty() || Interrupted())
+    return;
+  const CaseOutcome& c = run.cases.front();
+  g.diagnosis = json{
+      {"ran", true},
+      {"case", c.label},
+      {"failing_case", decided->label},
+      {"status", c.status},
+      {"diagnostics", c.oclgrind ? c.oclgrind->value("diagnostics", json::array()) : json::array()},
+      {"limit_s", limit}};
+  g.detail = DiagnosedDetail(c, g.detail, resized);
+}
+
 }  // namespace
 
 ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& code,
@@ -272,8 +376,10 @@ ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& co
     return g;
   }
   GradeCases(ctx, device, it, code, fast, g);
-  if (g.status != "passed")
+  if (g.status != "passed") {
+    Diagnose(ctx, device, it, code, g);
     return g;
+  }
   g.points = it.points;
   if (it.oclgrind != GateMode::Off && !Interrupted())
     GradeOclgrind(ctx, device, it, code, g);
@@ -341,6 +447,15 @@ void CheckOclgrindGates(const Rubric& rubric) {
         gated.size() > 1 ? "have" : "has",
         others.empty() ? "naming items without one (this rubric has none)"
                        : Join(others, ",") + " (the items without one)"));
+  }
+}
+
+std::string DiagnosisOff() {
+  try {
+    FindOclgrind();
+    return "";
+  } catch (const UsageError&) {
+    return "no oclgrind on PATH (the Debian package oclgrind, scripts/install-deps.sh)";
   }
 }
 

@@ -1,5 +1,6 @@
 // A hand-in's score on a rubric item: its cases (the worst decides), then the item's Oclgrind
-// gate and speed floor; and the checks, before any hand-in, that this machine can score those.
+// gate and speed floor, or where a case failed or crashed, Oclgrind's diagnosis of it; and the
+// checks, before any hand-in, that this machine can score those.
 #pragma once
 
 #include "tools/grade/Context.h"
@@ -22,5 +23,8 @@ void CheckSpeedTimer(Context& ctx, Device& device);
 // An Oclgrind gate needs oclgrind on PATH (the GPU machines often have none): a usage error
 // before any hand-in, naming the items that have one, as for speed floors on an untimed device.
 void CheckOclgrindGates(const Rubric& rubric);
+// Why a case that fails or crashes cannot be run again under Oclgrind here, to name its line
+// (GradeItem): no oclgrind on PATH; "" where it can.
+std::string DiagnosisOff();
 
 }  // namespace rsb::grade

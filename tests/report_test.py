@@ -12,8 +12,10 @@ message (a page with a script error, opened first, shows that one is seen), noth
 and its numbers those of the JSON: each case's median and Gelem/s (exact in data-value, rounded
 as the table rounds them in the text), each kernel's time in the breakdown, the device and the
 command; the figure inline where matplotlib is there, else the reason it was left out; given
-two files, each case's throughput ratio and change those of `compare --format json`. Bad input
-(an output not .html, a missing file) is exit 2 with one line and no page."""
+two files, each case's throughput ratio and change those of `compare --format json`. Files of an
+older version (tests/fixtures) are said partial, a name with & and < is escaped, a file of two
+devices gets a device column. Bad input (an output not .html, a missing file) is exit 2 with one
+line and no page."""
 import json, os, re, shutil, subprocess, sys, tempfile
 
 from html_page import CHROMIUM, Elements, console_is_read, open_page
@@ -172,6 +174,33 @@ def check_bad_input(tmp, base):
     check(not os.path.exists(os.path.join(tmp, "y.html")), "a page written on bad input")
 
 
+def check_older_files(tmp):
+    """Files of an older version (tests/fixtures: no utilisation, no breakdown), one under a name
+    that needs escaping, one with a second device: said partial, a device column, the numbers."""
+    odd = os.path.join(tmp, "old & <base>.json")
+    shutil.copy(os.path.join(src, "tests", "fixtures", "base.json"), odd)
+    files = [odd, os.path.join(src, "tests", "fixtures", "two-devices.json")]
+    out = os.path.join(tmp, "older.html")
+    report(files, out)
+    page = rendered(out, tmp)
+    for i, path in enumerate(files):
+        data = json.load(open(path))
+        section = section_of(page, i)
+        check(section and section[0][1].get("data-path") == path, f"the section of {path}")
+        notes = [page.text(e) for e in section if e[1].get("data-partial")]
+        check(notes == [f"{len(data['results'])} of {len(data['results'])} results lack fields "
+                        "this version writes (an older or edited file): their utilisation, "
+                        "marks and breakdown are not shown"], f"{path}: partial note {notes}")
+        rows = [e for e in section if e[0] == "tr" and e[1].get("data-file") == path]
+        check(len(rows) == len(data["results"]), f"{path}: {len(rows)} rows")
+        for row, r in zip(rows, data["results"]):
+            shown = row_values(section, row, page).get("gelem_s")
+            check(shown is not None and float(shown[0]) == r["gelem_s"],
+                  f"{path}: {row[1].get('data-label')}: gelem_s {shown}, JSON {r['gelem_s']}")
+    headers = [page.text(e) for e in section_of(page, 1) if e[1].get("data-column")]
+    check(headers[:1] == ["device"], f"two devices: the columns {headers}")
+
+
 def main():
     tmp = tempfile.mkdtemp(prefix="rsb-report.")
     try:
@@ -199,6 +228,7 @@ def main():
                   f"{html}: a comparison only for two files")
         check_comparison(rendered(two, tmp), paths[0], paths[1], tmp)
         check_bad_input(tmp, paths[0])
+        check_older_files(tmp)
         usage = subprocess.run([bench, "report", "--help"], capture_output=True, text=True)
         check(usage.returncode == 0 and "Usage: reduce-scan-bench report" in usage.stdout,
               f"report --help: {usage.stdout}")

@@ -118,9 +118,10 @@ std::string ResultNotes(const PageFile& f) {
   const size_t partial = size_t(std::count(f.partial.begin(), f.partial.end(), true));
   if (partial)
     h += fmt::format(
-        "<li class=\"left-out\">{} of {} results lack fields this version writes (an older or "
+        "<li class=\"left-out\" data-partial=\"{}\">{} of {} results lack fields this version "
+        "writes (an older or "
         "edited file): their utilisation, marks and breakdown are not shown</li>\n",
-        partial, f.results.size());
+        partial, partial, f.results.size());
   for (const auto& s : f.results)
     if (s.result.status != Status::Passed && s.result.status != Status::Untimed)
       h += fmt::format("<li>{} {}: {}</li>\n", ToString(s.result.status), E(s.Label()),
@@ -139,10 +140,10 @@ std::string ResultsTable(const PageFile& f) {
   const bool params = AnyParams(results), several = devices.size() > 1;
   std::string h = "<h3>Results</h3>\n<table class=\"results\">\n<tr>";
   if (several)
-    h += "<th>device</th>";
+    h += "<th data-column=\"device\">device</th>";
   for (const auto& c : Columns(params))
     if (!c.empty())
-      h += "<th>" + E(c) + "</th>";
+      h += fmt::format("<th data-column=\"{}\">{}</th>", E(c), E(c));
   h += "</tr>\n";
   for (size_t i = 0; i < f.results.size(); ++i)
     h += ResultRow(f, i, params, several);

@@ -226,7 +226,11 @@ def label_axes(ax_t, ax_u, task, ceiling_known):
     ax_t.set_title(f"{task}: throughput")
     ax_t.grid(True, which="both", alpha=0.3)
     ax_t.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
-    ax_t.yaxis.set_minor_formatter(FuncFormatter(lambda v, _: ""))
+    # Within one decade there is no major tick to label: the minor ones (2, 3, 5) are labelled.
+    low, high = ax_t.get_ylim()
+    narrow = high < 10 * low
+    ax_t.yaxis.set_minor_formatter(FuncFormatter(
+        lambda v, _: f"{v:g}" if narrow and f"{v:.0e}"[0] in "235" else ""))
     ax_u.set_xscale("log", base=2)
     ax_u.set_ylim(bottom=0)
     ax_u.set_xlabel("n (elements)")

@@ -66,14 +66,12 @@ PageFile ReadPageFile(const ResultFile& f) {
   for (size_t i = 0; i < p.results.size(); ++i) {
     bool partial = false;
     try {
-      Result full = ResultFromJson(raw.at(i));
-      full.device = 0;
-      p.results[i].result = std::move(full);
+      p.results[i].result = ResultFromJson(raw.at(i));
     } catch (const std::exception&) {
       partial = true;
       Result& r = p.results[i].result;  // timed cells need an iteration count
       r.iterations = raw.at(i).value("iterations", size_t(p.results[i].Timed() ? 1 : 0));
-      r.ciMet = p.results[i].CiMet().value_or(true);
+      r.ciMet = p.results[i].CiMet().value_or(true);  // unrecorded: no "*" claimed
     }
     p.partial.push_back(partial);
   }

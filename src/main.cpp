@@ -1,7 +1,7 @@
 // reduce-scan-bench: the benchmark run (src/run/Bench.h) or one of its subcommands (grade,
-// compare, plot, tune: src/tools/); an error that escapes as its exit status. Exit statuses: 0
-// all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system error (in a case or
-// outside), 130 interrupted. `serve` is the grader's resident child run (src/run/Serve.h).
+// compare, plot, report, tune: src/tools/); an error that escapes as its exit status. Exit
+// statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system error (in a case
+// or outside), 130 interrupted. `serve` is the grader's resident child run (src/run/Serve.h).
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
@@ -10,6 +10,7 @@
 #include "tasks/Tasks.h"
 #include "tools/Compare.h"
 #include "tools/Plot.h"
+#include "tools/Report.h"
 #include "tools/Tune.h"
 #include "tools/grade/Grade.h"
 
@@ -26,6 +27,8 @@ int main(int argc, char** argv) {
     return Compare(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "plot")
     return Plot(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "report")
+    return Report(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "tune")
     return Tune(argc - 1, argv + 1, MakeTasks());
   if (argc > 1 && std::string(argv[1]) == "serve")

@@ -14,8 +14,9 @@ pass rate and failures) match summary.csv and the hand-ins' reports.
 The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
 import csv, html.parser, json, os, re, shutil, statistics, subprocess, sys, tempfile
 
+from html_page import CHROMIUM, console_is_read, open_page
+
 bench, src = sys.argv[1], sys.argv[2]
-CHROMIUM = shutil.which("chromium")
 if not CHROMIUM:
     print("SKIPPED: no chromium (scripts/install-deps.sh --html installs it)")
     sys.exit(77)
@@ -93,15 +94,11 @@ class Dom(html.parser.HTMLParser):
             self.open_failure.append(data)
 
 
-def open_page(path, tmp):
+def rendered(path, tmp):
     """(the DOM Chromium rendered, its console messages)."""
-    run = subprocess.run(
-        [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--enable-logging=stderr",
-         "--v=0", "--user-data-dir=" + os.path.join(tmp, "chromium-profile"),
-         "--dump-dom", "file://" + os.path.abspath(path)],
-        capture_output=True, text=True, timeout=300)
-    check(run.returncode == 0, f"chromium exited {run.returncode}: {run.stderr[-2000:]}")
-    return run.stdout, [l for l in run.stderr.splitlines() if ":CONSOLE" in l]
+    dom, said, status, err = open_page(path, tmp)
+    check(status == 0, f"chromium exited {status}: {err}")
+    return dom, said
 
 
 def check_page(dom, out, rows, items):
@@ -157,11 +154,8 @@ def main():
         check(len(rows) == 3, f"summary.csv rows: {rows}")
         check_terminal(err, rows, 2)
 
-        control = os.path.join(tmp, "control.html")
-        open(control, "w").write("<!DOCTYPE html><p>x</p><script>undefinedName();</script>")
-        _, said = open_page(control, tmp)
-        check(any("undefinedName" in l for l in said), "Chromium's console is not read")
-        page, said = open_page(os.path.join(out, "index.html"), tmp)
+        check(console_is_read(tmp), "Chromium's console is not read")
+        page, said = rendered(os.path.join(out, "index.html"), tmp)
         check(said == [], f"index.html's console: {said}")
         dom = Dom()
         dom.feed(page)

@@ -622,6 +622,8 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       "  grade merge DIR...       join the outputs of `grade --shard K/N` into one\n"
       "  compare BASE NEW         per-case ratios of two result files, with significance\n"
       "  plot RESULTS...          throughput plots (PNG/SVG) of result files\n"
+      "  report RESULTS... -o F   one self-contained HTML page of result files (and their "
+      "comparison)\n"
       "  tune                     search this device's best settings and write its profile\n"
       "Beside it: build/kernel-info (a kernel's registers, local and private memory per "
       "device).");

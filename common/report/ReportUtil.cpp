@@ -153,6 +153,31 @@ std::vector<Result> ResultsOn(const RunInfo& info, const std::vector<Result>& re
   return out;
 }
 
+std::string EscapeMarkup(const std::string& text) {
+  std::string out;
+  for (unsigned char c : text)
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? '?' : char(c);
+    }
+  return out;
+}
+
 // "device: NAME (PLATFORM), ...": "device 1: ..." where the run has several devices.
 std::string DeviceLine(const RunInfo& info, size_t index) {
   const DeviceInfo& d = info.devices[index].info;

@@ -20,6 +20,10 @@ namespace rsb {
 std::string CsvQuote(const std::string& s);
 // s with Markdown's table and emphasis characters (| and *) escaped.
 std::string MarkdownEscape(const std::string& s);
+// Text for an HTML or XML element or attribute: & < > " ' as character references, and the
+// control characters XML 1.0 forbids (all below 0x20 but tab, line feed, return) as '?'.
+std::string EscapeMarkup(const std::string& text);
+
 // One line of a text table: cell i left-aligned in -width[i] columns where width[i] < 0, else
 // right-aligned in width[i]; a space between cells, none at the end.
 std::string AlignedRow(const std::vector<int>& width, const std::vector<std::string>& cells);

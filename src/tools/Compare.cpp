@@ -379,6 +379,21 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
   return c;
 }
 
+CompareReport CompareTwoFiles(const ResultFile& base, const ResultFile& fresh, CompareSettings s) {
+  // Two files of one device each, not the same one: my GPU against yours, without a flag.
+  const auto baseDevices = base.Devices(), newDevices = fresh.Devices();
+  const bool paired = !s.acrossDevices && baseDevices.size() == 1 && newDevices.size() == 1 &&
+                      !(baseDevices[0] == newDevices[0]);
+  s.acrossDevices = s.acrossDevices || paired;
+  Comparison c = CompareFiles(base, fresh, s);
+  if (paired)
+    c.notes.insert(c.notes.begin(),
+                   fmt::format("BASE and NEW each hold one device, not the same: their cases are "
+                               "paired across the devices ({} against {})",
+                               newDevices[0].Label(), baseDevices[0].Label()));
+  return {{base.path, baseDevices}, {fresh.path, newDevices}, c, s};
+}
+
 int Compare(int argc, char** argv) {
   try {
     bool help = false;
@@ -389,22 +404,10 @@ int Compare(int argc, char** argv) {
     }
     const ResultFile base = LoadResultFile(o.basePath, "BASE");
     const ResultFile fresh = LoadResultFile(o.newPath, "NEW");
-    // Two files of one device each, not the same one: my GPU against yours, without a flag.
-    CompareSettings s = o.settings;
-    const auto baseDevices = base.Devices(), newDevices = fresh.Devices();
-    const bool paired = !s.acrossDevices && baseDevices.size() == 1 && newDevices.size() == 1 &&
-                        !(baseDevices[0] == newDevices[0]);
-    s.acrossDevices = s.acrossDevices || paired;
-    Comparison c = CompareFiles(base, fresh, s);
-    if (paired)
-      c.notes.insert(c.notes.begin(),
-                     fmt::format("BASE and NEW each hold one device, not the same: their cases are "
-                                 "paired across the devices ({} against {})",
-                                 newDevices[0].Label(), baseDevices[0].Label()));
-    MakePrinter(o.format)->Compare(std::cout,
-                                   {{base.path, baseDevices}, {fresh.path, newDevices}, c, s});
+    const CompareReport report = CompareTwoFiles(base, fresh, o.settings);
+    MakePrinter(o.format)->Compare(std::cout, report);
     CheckStdout();
-    return c.Regressions() ? kExitValidationFailed : kExitOk;
+    return report.comparison.Regressions() ? kExitValidationFailed : kExitOk;
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

@@ -21,6 +21,10 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
 // The median of v (0 where empty).
 double MedianOf(std::vector<double> v);
 
+// compare's report of two files: where each holds one device, not the same one, their cases are
+// paired across the devices (my GPU against yours), said in the first note.
+CompareReport CompareTwoFiles(const ResultFile& base, const ResultFile& fresh, CompareSettings s);
+
 // The two-sided p-value of the Mann-Whitney U test that a and b come from one distribution:
 // exact (the U distribution counted) without ties and up to 50 values a side, else the normal
 // approximation with the tie correction and a continuity correction. 1 where either is empty.

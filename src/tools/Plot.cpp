@@ -17,8 +17,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <map>
+#include <sstream>
 
 namespace fs = std::filesystem;
 
@@ -52,7 +54,9 @@ PlotOptions ParsePlotOptions(int argc, char** argv, bool& help) {
   CLI::App app{
       "reduce-scan-bench plot: result files (`--format json`) as a figure: per task,\n"
       "throughput against n per variant (log-log) and utilisation per variant against its\n"
-      "ceiling; several files overlay as devices. Needs Python 3 with matplotlib\n"
+      "ceiling; several files overlay as devices (a line style each). A variant has one colour\n"
+      "in every panel; bars: the median's 95% interval; above 100%, the table's marks (c: the\n"
+      "input fits in the last-level cache, ?: suspect). Needs Python 3 with matplotlib\n"
       "(Debian: python3-matplotlib); RSB_PYTHON names the interpreter to use.",
       "reduce-scan-bench plot"};
   app.set_help_flag();
@@ -153,6 +157,30 @@ size_t CountPlottable(const std::vector<std::string>& files, bool quiet) {
   return plottable;
 }
 
+// Runs scripts/plot.py on `files` into `tmp` (its extension picks PNG or SVG); DeviceError
+// naming why where it fails (tmp removed).
+void RunPlotScript(const std::vector<std::string>& files, const std::string& title,
+                   const std::string& tmp, const std::string& option, const std::string& output) {
+  const std::string script = FindPlotScript();
+  const std::string python = FindPython();
+  std::vector<std::string> args = {python,        script, "--output", tmp, "--variant-order",
+                                   VariantOrder()};
+  if (!title.empty())
+    args.insert(args.end(), {"--title", title});
+  args.insert(args.end(), files.begin(), files.end());
+  const ProcessResult r = RunProcess(args, 600);
+  std::cerr << r.err;
+  if (!r.started || r.timedOut || r.exitCode != 0) {
+    DiscardTemp(tmp);
+    throw DeviceError(fmt::format("{} '{}': not written: {} {} failed: {}", option, output, python,
+                                  script,
+                                  !r.started   ? r.startError
+                                  : r.timedOut ? std::string("still running after 600 s")
+                                  : r.signal   ? SignalName(r.signal)
+                                               : fmt::format("exit status {}", r.exitCode)));
+  }
+}
+
 int RunPlot(int argc, char** argv) {
   bool help = false;
   const PlotOptions o = ParsePlotOptions(argc, argv, help);
@@ -166,26 +194,9 @@ int RunPlot(int argc, char** argv) {
         "result files of timed runs (not --check)",
         cli::Join(o.files)));
   CheckOutputFile("--output", o.output);
-  const std::string script = FindPlotScript();
-  const std::string python = FindPython();
   // plot.py writes a temporary file beside the figure, renamed over it once complete.
   const std::string tmp = TempBeside(o.output);
-  std::vector<std::string> args = {python,        script, "--output", tmp, "--variant-order",
-                                   VariantOrder()};
-  if (!o.title.empty())
-    args.insert(args.end(), {"--title", o.title});
-  args.insert(args.end(), o.files.begin(), o.files.end());
-  const ProcessResult r = RunProcess(args, 600);
-  std::cerr << r.err;
-  if (!r.started || r.timedOut || r.exitCode != 0) {
-    DiscardTemp(tmp);
-    throw DeviceError(fmt::format("--output '{}': not written: {} {} failed: {}", o.output, python,
-                                  script,
-                                  !r.started   ? r.startError
-                                  : r.timedOut ? std::string("still running after 600 s")
-                                  : r.signal   ? SignalName(r.signal)
-                                               : fmt::format("exit status {}", r.exitCode)));
-  }
+  RunPlotScript(o.files, o.title, tmp, "--output", o.output);
   CommitTemp("--output", tmp, o.output);
   if (!o.quiet)
     std::cerr << fmt::format("plot: wrote {}\n", o.output);
@@ -193,6 +204,22 @@ int RunPlot(int argc, char** argv) {
 }
 
 }  // namespace
+
+std::string PlotSvg(const std::vector<std::string>& files, const std::string& option,
+                    const std::string& output) {
+  const std::string tmp = TempBeside(fs::path(output).replace_extension(".svg").string());
+  RunPlotScript(files, "", tmp, option, output);
+  std::ifstream in(tmp);
+  const bool opened = in.is_open();
+  std::stringstream text;
+  if (opened)
+    text << in.rdbuf();
+  DiscardTemp(tmp);
+  if (!opened)
+    throw DeviceError(
+        fmt::format("{} '{}': the figure {} could not be read back", option, output, tmp));
+  return text.str();
+}
 
 int Plot(int argc, char** argv) {
   return ExitStatusOf([&] { return RunPlot(argc, argv); });

@@ -4,6 +4,9 @@
 // and the output are checked here first, so that bad input is exit 2 whatever Python does.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace rsb {
 
 // argv[0] is "plot". Returns the exit status: 0 written, 2 bad input (a file that is missing or
@@ -11,5 +14,11 @@ namespace rsb {
 // matplotlib: the message names the Debian package python3-matplotlib; the output folder cannot
 // be written; the script failed).
 int Plot(int argc, char** argv);
+
+// The figure of result files (checked already) as SVG text, drawn by scripts/plot.py into a
+// temporary file beside `output` (removed after). DeviceError naming `option` and `output` where it
+// cannot be drawn (no python3 with matplotlib: the message names the package; the script failed).
+std::string PlotSvg(const std::vector<std::string>& files, const std::string& option,
+                    const std::string& output);
 
 }  // namespace rsb

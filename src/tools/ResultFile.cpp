@@ -341,7 +341,7 @@ ResultFile LoadResultFile(const std::string& path, const std::string& role) {
     Bad(role, path, fmt::format("cannot read: {}", std::strerror(errno)));
   std::stringstream ss;
   ss << in.rdbuf();
-  const json j = ParseJson(ss.str(), role, path);
+  json j = ParseJson(ss.str(), role, path);
   if (!j.is_object() || !j.contains("schema") || !j["schema"].is_string())
     Bad(role, path,
         fmt::format("not a reduce-scan-bench result file (no \"schema\": \"{}\"); {}", kSchema,
@@ -369,6 +369,7 @@ ResultFile LoadResultFile(const std::string& path, const std::string& role) {
       Bad(role, path, where + ": not an object");
     f.results.push_back(ReadResult(ResultReader(o, where, f), f));
   }
+  f.document = std::move(j);
   return f;
 }
 

@@ -22,6 +22,9 @@ struct ResultFile {
   // Its device's memory ceilings in GB/s (device.ceilings; 0: not recorded).
   double readGBs = 0, writeGBs = 0, copyGBs = 0;
   std::vector<StoredResult> results;
+  // The file as read: what the reader above does not keep (provenance, each result's every
+  // field) for the report (tools/Report.h).
+  nlohmann::json document;
   // The devices its results ran on, each once, in order of appearance.
   std::vector<DeviceId> Devices() const;
 };

@@ -1,5 +1,6 @@
 #include "tools/grade/Junit.h"
 
+#include "report/ReportUtil.h"
 #include "tools/grade/Text.h"
 
 #include <fmt/format.h>

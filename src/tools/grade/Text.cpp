@@ -58,29 +58,4 @@ std::string DeviceText(const std::string& device, const std::string& checkDevice
   return d + " (correctness runs on " + checkDevice + ")";
 }
 
-std::string EscapeMarkup(const std::string& text) {
-  std::string out;
-  for (unsigned char c : text)
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c < 0x20 && c != '\n' && c != '\t' && c != '\r' ? '?' : char(c);
-    }
-  return out;
-}
-
 }  // namespace rsb::grade

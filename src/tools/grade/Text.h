@@ -23,10 +23,6 @@ std::string Headline(const std::string& text);
 // (--check-platform), "D (correctness runs on C)".
 std::string DeviceText(const std::string& device, const std::string& checkDevice);
 
-// Text for an HTML or XML element or attribute: & < > " ' as character references, and the
-// control characters XML 1.0 forbids (all below 0x20 but tab, line feed, return) as '?'.
-std::string EscapeMarkup(const std::string& text);
-
 // Paths inside the hand-in read as the student wrote them: kernels/Scan.cl:12:3.
 std::string ShortenPaths(std::string text, const std::string& root);
 

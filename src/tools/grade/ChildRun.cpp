@@ -317,21 +317,6 @@ void RunTrace::Finish() {
 
 namespace {
 
-// The one-case group of spec.
-CaseGroup OneCase(const CaseGroup& g, const CaseSpec& spec) {
-  CaseGroup one = g;
-  one.sizes = {spec.size};
-  one.types = {spec.type};
-  one.ops = {spec.op};
-  one.kinds.clear();
-  if (spec.kind)
-    one.kinds = {*spec.kind};
-  one.params.clear();
-  for (const auto& [name, value] : spec.params)
-    one.params[name] = {value};
-  return one;
-}
-
 // An isolated run (a case per process) where residents run the code: each case a run of its own
 // in a resident, so that a crash, an OpenCL error or a hang stays that case's (its resident is
 // replaced) as in a worker process of its own (Worker.h), without a new context per case. One
@@ -360,7 +345,7 @@ GroupRun RunCasesInResidents(const ChildSettings& s, const Code& code, const Ite
     }
     const std::string output = OutputFile(dir, "run");
     GroupRun r = Collect(s, code,
-                         ChildArgs(s, code, it, OneCase(g, spec), localSize, RunKind::Check,
+                         ChildArgs(s, code, it, GroupOf(g, spec), localSize, RunKind::Check,
                                    Isolation::Shared, output),
                          dir, output, {one}, left, /*oneProcess=*/true, {true, timeoutS});
     all.seconds += r.seconds;

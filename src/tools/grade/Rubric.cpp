@@ -38,6 +38,20 @@ std::string CaseSpec::Label() const {
   return full.substr(full.find(' ') + 1);
 }
 
+CaseGroup GroupOf(const CaseGroup& g, const CaseSpec& spec) {
+  CaseGroup one = g;
+  one.sizes = {spec.size};
+  one.types = {spec.type};
+  one.ops = {spec.op};
+  one.kinds.clear();
+  if (spec.kind)
+    one.kinds = {*spec.kind};
+  one.params.clear();
+  for (const auto& [name, value] : spec.params)
+    one.params[name] = {value};
+  return one;
+}
+
 std::vector<CaseSpec> Expand(const CaseGroup& g) {
   // Every combination of the parameters' values, in the order of their lists.
   std::vector<std::map<std::string, size_t>> params = {{}};

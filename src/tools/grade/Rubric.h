@@ -41,6 +41,8 @@ struct CaseSpec {
   std::string Label() const;  // "uint sum inclusive n=257", "float sum n=64x64 mask-width=5"
 };
 std::vector<CaseSpec> Expand(const CaseGroup& g);
+// The group of that one case of g (g's local sizes and validated runs kept).
+CaseGroup GroupOf(const CaseGroup& g, const CaseSpec& spec);
 
 enum class GateMode { Off, Report, Deduct };
 std::string ToString(GateMode m);

@@ -279,16 +279,7 @@ std::optional<CaseGroup> CaseOf(const Item& it, const std::string& label) {
       for (const CaseSpec& spec : Expand(group)) {
         if (spec.Label() + (ls == "auto" ? "" : " L=" + ls) != label)
           continue;
-        CaseGroup one = group;
-        one.sizes = {spec.size};
-        one.types = {spec.type};
-        one.ops = {spec.op};
-        one.kinds.clear();
-        if (spec.kind)
-          one.kinds = {*spec.kind};
-        one.params.clear();
-        for (const auto& [name, value] : spec.params)
-          one.params[name] = {value};
+        CaseGroup one = GroupOf(group, spec);
         one.localSizes = {ls};
         one.validateRuns = 1;
         return one;

@@ -4,8 +4,8 @@
   right: utilisation per variant against its ceiling (100%), against n.
 Several files overlay, one line style per file (labelled by device). A variant has one colour in
 every panel (its place in --variant-order); its other series (type, op, kind, local size) are
-shades of it with their own marker. Error bars: the median's 95% interval (time_ms.ci_low,
-ci_high) as a rate. A utilisation above 100% carries the table's mark: c (the input fits in the
+shades of it with their own marker. Error bars: the median's 95% interval as a rate: across
+rounds where the run had them (time_ms_rounds, --repetitions), else within the run (time_ms). A utilisation above 100% carries the table's mark: c (the input fits in the
 last-level cache), ? (suspect). Each row's legends name only what it draws.
 
   scripts/plot.py -o FILE.png|.svg RESULTS.json [MORE.json ...] [--title TEXT] [--metadata M.json]
@@ -124,10 +124,10 @@ def shade(colour, k):
 
 
 def interval(r):
-    """The factors (low, high) by which the median's 95% interval (time_ms.ci_low, ci_high)
-    moves a throughput (a rate: n / time), or None where the result has none (0 to 0: too few
-    samples) or one that does not hold its median."""
-    t = r["time_ms"]
+    """The factors (low, high) by which the median's 95% interval moves a throughput (a rate:
+    n / time), or None where the result has none (0 to 0: too few samples) or one that does not
+    hold its median. The rounds' interval where there are rounds: what a second run meets."""
+    t = r.get("time_ms_rounds") or r["time_ms"]
     low, high, median = t.get("ci_low"), t.get("ci_high"), t["median"]
     if not (positive(low) and positive(high) and low <= median <= high):
         return None

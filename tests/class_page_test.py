@@ -15,18 +15,12 @@ The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
 import csv, html.parser, json, os, re, shutil, statistics, subprocess, sys, tempfile
 
 from html_page import CHROMIUM, console_is_read, open_page
+from checks import check, summary
 
 bench, src = sys.argv[1], sys.argv[2]
 if not CHROMIUM:
     print("SKIPPED: no chromium (scripts/install-deps.sh --html installs it)")
     sys.exit(77)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL: " + what)
 
 
 RUBRIC = {"name": "class page test rubric", "items": [
@@ -181,8 +175,7 @@ def main():
                        1)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -16,20 +16,14 @@ The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests."""
 import json, os, shlex, shutil, subprocess, sys, tempfile
 import xml.etree.ElementTree as ET
 
+from checks import check, summary
+
 bench, src = sys.argv[1], sys.argv[2]
-failures = []
 SELECTORS = []
 for env, opt in (("RSB_TEST_PLATFORM", "--platform"), ("RSB_TEST_DEVICE", "--device")):
     if os.environ.get(env):
         SELECTORS += [opt, os.environ[env]]
 CACHE = ["--kernel-cache", os.environ["POCL_CACHE_DIR"]] if os.environ.get("POCL_CACHE_DIR") else []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL: " + what)
-    return ok
 
 
 SHIPPED = {i["id"]: i for i in json.load(open(os.path.join(src, "grading", "rubric.json")))["items"]}
@@ -175,8 +169,7 @@ def main():
         github_classroom(tmp, perfect, broken)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -12,15 +12,9 @@ JSON and the SVG's elements against the metadata (each line's stroke, its error 
 by gid). Needs Python 3 with matplotlib (exit 77, skipped, without: RSB_PYTHON, python3 or
 /usr/bin/python3)."""
 import copy, json, os, re, shutil, subprocess, sys, tempfile
+from checks import check, summary
 
 src = sys.argv[1]
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL: " + what)
 
 
 def python_with_matplotlib():
@@ -131,8 +125,7 @@ def main():
         check("c: the input fits in the last-level cache" in svg, "the mark c explained")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -19,18 +19,12 @@ line and no page."""
 import json, os, re, shutil, subprocess, sys, tempfile
 
 from html_page import CHROMIUM, Elements, console_is_read, open_page
+from checks import check, summary
 
 bench, src = sys.argv[1], sys.argv[2]
 if not CHROMIUM:
     print("SKIPPED: no chromium (scripts/install-deps.sh --html installs it)")
     sys.exit(77)
-failures = []
-
-
-def check(ok, what):
-    if not ok:
-        failures.append(what)
-        print("FAIL: " + what)
 
 
 def device_args():
@@ -234,8 +228,7 @@ def main():
               f"report --help: {usage.stdout}")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    print(f"{len(failures)} failure(s)")
-    return 1 if failures else 0
+    return summary()
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
-// Convolution: every variant x float/double at the sizes around its tile and halo boundaries,
-// every mask-width class and two local sizes, validated by the shared runner against the double
-// CPU reference; the traffic model against hand-counted reads; the command line's contract
-// (mask width, shapes, types: exit status 2 with one line) and what a result records.
+// Convolution: every variant x float/double through its check matrix (the sizes around its tile
+// and halo boundaries, every mask-width class, two local sizes), validated by the shared runner
+// against the double CPU reference; the traffic model against hand-counted reads; the command
+// line's contract (mask width, shapes, types: exit status 2 with one line) and what a result
+// records.
 #include "TestSupport.h"
 #include "tasks/CConvolutionTask.h"
 
@@ -29,59 +30,14 @@ std::vector<Param> AllParams() {
 
 class ConvolutionVariant : public testing::TestWithParam<Param> {};
 
-// Masks 1, 3, 5, 17 and the widest (63 in 1-D, 31 in 2-D); local sizes 4 and 64 (tiles of 16
-// and 256 outputs: a halo of 17 is wider than the small tile). 1-D: 1, 2, the mask width and
-// its neighbours, a work-group, a tile and two tiles with their neighbours, a large odd n.
-// 2-D: the task's boundary shapes (thin images, odd squares, the tile and its neighbours).
-// Problems whose mask is wider than the input are rejected by the command line and skipped; a
-// mask and local size whose tile needs more local memory than the device has is left out, and
-// the test says so as it skips (tiled-2d, mask 31 at L = 64 on a device of 32 KiB).
-TEST_P(ConvolutionVariant, MatchesReferenceAtTileAndHaloBoundaries) {
+// What a bare --check runs for the variant (the masks' check widths up to the widest, the sizes
+// or image shapes around its tile and halo boundaries, the device's local size and a small one:
+// a halo of 17 is wider than the small tile), at this type. A mask and local size whose tile
+// needs more local memory than the device has skips, with the reason, once the rest has passed.
+TEST_P(ConvolutionVariant, PassesTheCheckMatrix) {
   const Param& p = GetParam();
   RSB_SKIP_IF(p.type == ElementType::Double ? Lacks(Need::Fp64) : "");
-  CConvolutionTask task;
-  const bool twoD = task.TakesShape(p.variant);
-  size_t cases = 0;
-  std::set<std::string> leftOut;
-  for (size_t mask : {size_t(1), size_t(3), size_t(5), size_t(17),
-                      twoD ? CConvolutionTask::kMaxMask2D : CConvolutionTask::kMaxMask1D})
-    for (size_t local : {4, 64}) {
-      ProblemSpec base = Problem(p.type, Op::Sum, std::nullopt, 1, local, mask + local);
-      base.params["mask-width"] = mask;
-      std::vector<Extent> extents;
-      if (twoD) {
-        extents = task.BoundaryShapes(Device().info, p.variant, base);
-      } else {
-        const size_t tile = local * 4;
-        for (size_t n : {size_t(1), size_t(2), mask - 1, mask, mask + 1, local - 1, local,
-                         local + 1, tile - 1, tile, tile + 1, 2 * tile + 1, size_t(100003)})
-          extents.push_back({n, 0});
-      }
-      for (const Extent& e : extents) {
-        ProblemSpec spec = base;
-        spec.n = e.n, spec.height = e.height;
-        if (spec.n == 0)
-          continue;
-        try {
-          task.CheckProblem(spec, {p.variant});
-        } catch (const UsageError&) {
-          continue;
-        }
-        if (const std::string why = CannotRun(task, p.variant, spec); !why.empty()) {
-          leftOut.insert(why);
-          continue;
-        }
-        const auto results = Validate(task, spec, {p.variant});
-        ASSERT_EQ(results.size(), 1u);
-        EXPECT_EQ(Failures(results), "") << "mask " << mask << " L=" << local;
-        ++cases;
-      }
-    }
-  std::string why;  // the cases the device runs have run; the others, once per reason
-  for (const auto& w : leftOut)
-    why += (why.empty() ? "" : "; ") + w;
-  RSB_SKIP_IF(why);
-  EXPECT_GT(cases, twoD ? 40u : 80u);
+  ExpectCheckMatrixPasses("convolution", p.variant, p.type);
 }
 
 INSTANTIATE_TEST_SUITE_P(Convolution, ConvolutionVariant, testing::ValuesIn(AllParams()),

@@ -1,4 +1,4 @@
-// Reduction: every variant x type x operator at the edge sizes and two local sizes, on the
+// Reduction: every variant x type through its check matrix (what a bare --check runs), on the
 // test device, validated by the shared runner (poisoned output, CPU reference); the launch
 // plans' traffic against values computed by hand; a variant added as a kernel and one row.
 #include "TestSupport.h"
@@ -20,20 +20,13 @@ std::vector<Param> AllParams() {
 
 class ReductionVariant : public testing::TestWithParam<Param> {};
 
-// Every operator, every edge size, local sizes 64 and 256 (and 1 for the smallest sizes).
-TEST_P(ReductionVariant, MatchesReferenceForEveryOperatorSizeAndLocalSize) {
+// What a bare --check runs for the variant (every operator, every size where its plan changes
+// shape and its neighbours, the device's local size and a small one), at this type.
+TEST_P(ReductionVariant, PassesTheCheckMatrix) {
   const Param& p = GetParam();
   CReductionTask task;
   RSB_SKIP_IF(CannotRun(task, p.variant, Problem(p.type, Op::Sum, std::nullopt, 1000, 64, 1)));
-  for (Op op : AllOps())
-    for (size_t local : {64, 256})
-      for (size_t n : EdgeSizes()) {
-        ProblemSpec spec = Problem(p.type, op, std::nullopt, n, local, 7 + n);
-        const auto results = Validate(task, spec, {p.variant});
-        ASSERT_EQ(results.size(), 1u);
-        EXPECT_EQ(Failures(results), "");
-        EXPECT_EQ(results[0].status, Status::Passed);
-      }
+  ExpectCheckMatrixPasses("reduction", p.variant, p.type);
 }
 
 INSTANTIATE_TEST_SUITE_P(Reduction, ReductionVariant, testing::ValuesIn(AllParams()),

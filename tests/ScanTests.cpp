@@ -1,7 +1,7 @@
-// Scan: every variant x type x operator x scan kind at the edge sizes and two local sizes, on the
-// test device, validated by the shared runner (poisoned output, CPU reference); deep block-sum
-// recursion, local size 1, the cost model, the course examples on the device, and a broken
-// kernel caught through the command line.
+// Scan: every variant x type through its check matrix (every operator and scan kind, what a bare
+// --check runs), on the test device, validated by the shared runner (poisoned output, CPU
+// reference); deep block-sum recursion, local size 1, the cost model, the course examples on the
+// device, and a broken kernel caught through the command line.
 #include "TestSupport.h"
 #include "tasks/CScanTask.h"
 
@@ -21,21 +21,14 @@ std::vector<Param> AllParams() {
 
 class ScanVariant : public testing::TestWithParam<Param> {};
 
-// Every operator, both scan kinds, every edge size, local sizes 64 and 256.
-TEST_P(ScanVariant, MatchesReferenceForEveryOperatorKindSizeAndLocalSize) {
+// What a bare --check runs for the variant (every operator and scan kind, every size where its
+// plan changes shape and its neighbours, the device's local size and a small one), at this type.
+TEST_P(ScanVariant, PassesTheCheckMatrix) {
   const Param& p = GetParam();
   CScanTask task;
   RSB_SKIP_IF(
       CannotRun(task, p.variant, Problem(p.type, Op::Sum, ScanKind::Inclusive, 1000, 64, 1)));
-  for (Op op : AllOps())
-    for (ScanKind kind : AllScanKinds())
-      for (size_t local : {64, 256})
-        for (size_t n : EdgeSizes()) {
-          ProblemSpec spec = Problem(p.type, op, kind, n, local, 11 + n);
-          const auto results = Validate(task, spec, {p.variant});
-          ASSERT_EQ(results.size(), 1u);
-          EXPECT_EQ(Failures(results), "");
-        }
+  ExpectCheckMatrixPasses("scan", p.variant, p.type);
 }
 
 INSTANTIATE_TEST_SUITE_P(Scan, ScanVariant, testing::ValuesIn(AllParams()), VariantTypeName);

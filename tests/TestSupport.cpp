@@ -6,6 +6,7 @@
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
 #include "report/ReportUtil.h"
+#include "run/Jobs.h"
 #include "tasks/Tasks.h"
 
 #include <fmt/format.h>
@@ -338,9 +339,49 @@ std::string VariantTypeName(const testing::TestParamInfo<VariantTypeParam>& info
   return s;
 }
 
-const std::vector<size_t>& EdgeSizes() {
-  static const std::vector<size_t> sizes = {1, 2, 3, 255, 256, 257, 4097, 1000003, 1u << 20};
-  return sizes;
+MatrixOutcome RunCheckMatrix(const std::string& task, const std::string& variant, ElementType type,
+                             const std::string& localSizes) {
+  const Tasks tasks = MakeTasks();
+  std::vector<const char*> args = {"reduce-scan-bench", "--check",   "--task",
+                                   task.c_str(),        "--variant", variant.c_str()};
+  if (!localSizes.empty())
+    args.insert(args.end(), {"--local-size", localSizes.c_str()});
+  const Options o = ParseCommandLine(int(args.size()), args.data(), CatalogOf(tasks));
+  std::vector<Job> jobs;
+  for (const Job& job : DeviceJobs(o, tasks, MakeJobs(o, tasks), Device().info, std::nullopt))
+    if (job.spec.type == type)
+      jobs.push_back(job);
+  RunSettings s;
+  s.timed = false;
+  Runner runner(*Device().ctx, s);
+  const std::vector<Result> results = runner.Run(jobs);
+  MatrixOutcome out;
+  for (const Result& r : results) {
+    if (r.status == Status::Skipped)
+      out.skips.insert(r.message);
+    out.passed += r.status == Status::Passed;
+  }
+  out.failures = Failures(results, /*allowSkip=*/true);
+  return out;
+}
+
+void ExpectCheckMatrixPasses(const std::string& task, const std::string& variant,
+                             ElementType type) {
+  std::vector<std::string> localSizes = {""};
+  if (type == ElementType::Uint)
+    localSizes.push_back("256");
+  std::set<std::string> skips;
+  for (const std::string& local : localSizes) {
+    const MatrixOutcome m = RunCheckMatrix(task, variant, type, local);
+    EXPECT_EQ(m.failures, "") << "local sizes: " << (local.empty() ? "the matrix's" : local);
+    EXPECT_GT(m.passed + m.skips.size(), 0u) << "the matrix ran no case";
+    skips.insert(m.skips.begin(), m.skips.end());
+  }
+  std::string why;
+  for (const auto& w : skips)
+    why += (why.empty() ? "" : "; ") + w;
+  if (!why.empty())
+    GTEST_SKIP() << why;
 }
 
 std::string WriteEditedResultFile(const std::string& path,

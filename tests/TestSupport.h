@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <functional>
+#include <set>
 
 #include <memory>
 #include <ostream>
@@ -140,8 +141,21 @@ std::vector<VariantTypeParam> VariantTypeParams(const std::vector<std::string>& 
 // "single_pass_uint": a test name made of the parameter.
 std::string VariantTypeName(const testing::TestParamInfo<VariantTypeParam>& info);
 
-// The sizes the issue asks every variant to handle.
-const std::vector<size_t>& EdgeSizes();
+// What a bare `--check --task T --variant V` checks (run/CheckMatrix.h: every operator and scan
+// kind, every boundary size, the device's local size and a small one; or the `localSizes` given,
+// as --local-size gives them), for one element type, run in this process through the shared
+// runner: the cases that failed, one line each, and the reasons of those skipped.
+struct MatrixOutcome {
+  size_t passed = 0;
+  std::string failures;
+  std::set<std::string> skips;
+};
+MatrixOutcome RunCheckMatrix(const std::string& task, const std::string& variant, ElementType type,
+                             const std::string& localSizes = "");
+// The per-variant tests' assertion: the variant passes its check matrix at the type (uint also
+// at local size 256, a large work-group on every device that has one); a case the device cannot
+// run skips the test with its reason once the others have passed.
+void ExpectCheckMatrixPasses(const std::string& task, const std::string& variant, ElementType type);
 
 // tests/fixtures/base.json with `edit` applied to its results, written to `path`; "987654.321",
 // where an edit put that number, is then replaced in the text by `raw` (JSON the library would

@@ -205,13 +205,13 @@ Expected ReferenceReduce(const HostArray& input, Op op) {
 
 // Every chunk's aggregate (in parallel), then the chunks' offsets in order (one value per 2^16
 // elements, on one core). The scan itself runs where it is used: in the comparison.
-Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind) {
+Expected ReferenceScan(const HostArray& input, Op op, bool inclusive) {
   const size_t n = input.Size(), chunks = HostChunks(n);
   Expected e(input.Type(), n, 0);
   e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
   Expected::ScanOffsets& s = e.scan.emplace();
   s.op = op;
-  s.inclusive = kind == ScanKind::Inclusive;
+  s.inclusive = inclusive;
   DispatchType(input.Type(), [&](auto tag) {
     using T = typename decltype(tag)::type;
     DispatchOp(op, [&](auto opTag) {

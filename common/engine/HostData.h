@@ -146,7 +146,8 @@ class Expected {
 // The references, in parallel over fixed chunks of the input (Parallel.h): the same on any number
 // of cores, to the last bit for floating point. ReferenceScan computes the chunks' offsets only.
 Expected ReferenceReduce(const HostArray& input, Op op);
-Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind);
+// inclusive: element i is the operator over x[0..i], else over x[0..i) (the identity at 0).
+Expected ReferenceScan(const HostArray& input, Op op, bool inclusive);
 
 // The reference's values as an array of the output's type (a scan's computed from input, a
 // bounded form's rounded to the type): for tests and for showing them, not for validation.

@@ -32,7 +32,7 @@ const std::vector<TuningKnob> kKnobs = {
 };
 
 bool Inclusive(const ProblemSpec& spec) {
-  return spec.scanKind.value_or(ScanKind::Inclusive) == ScanKind::Inclusive;
+  return CScanTask::KindOf(spec) == ScanKind::Inclusive;
 }
 
 // Multi-level shapes: the elements of every level, levels[0] = n; level l + 1 holds the tile
@@ -75,8 +75,39 @@ std::vector<TunedSpace> CScanTask::TunedSpaces() const {
           {"single-pass", "cpu", 0, {"scan-cpu-items"}}};
 }
 
+const std::vector<ScanKind>& AllScanKinds() {
+  static const std::vector<ScanKind> all = {ScanKind::Inclusive, ScanKind::Exclusive};
+  return all;
+}
+
+std::string ToString(ScanKind k) {
+  return k == ScanKind::Inclusive ? "inclusive" : "exclusive";
+}
+
+std::vector<TaskParameter> CScanTask::Parameters() const {
+  TaskParameter kind;
+  kind.name = kKindParam;
+  kind.help = "Scan kind(s)";
+  kind.field = "scan_kind";
+  for (ScanKind k : AllScanKinds())
+    kind.names.push_back(ToString(k));
+  kind.value = size_t(ScanKind::Inclusive);
+  kind.checkValues = {size_t(ScanKind::Inclusive), size_t(ScanKind::Exclusive)};  // both
+  return {kind};
+}
+
+ScanKind CScanTask::KindOf(const ProblemSpec& spec) {
+  const auto it = spec.params.find(kKindParam);
+  return it != spec.params.end() && it->second == size_t(ScanKind::Exclusive) ? ScanKind::Exclusive
+                                                                              : ScanKind::Inclusive;
+}
+
+void CScanTask::SetKind(ProblemSpec& spec, ScanKind kind) {
+  spec.params[kKindParam] = size_t(kind);
+}
+
 Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
-  return ReferenceScan(input, spec.op, spec.scanKind.value_or(ScanKind::Inclusive));
+  return ReferenceScan(input, spec.op, KindOf(spec) == ScanKind::Inclusive);
 }
 
 LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,

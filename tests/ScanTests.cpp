@@ -155,7 +155,7 @@ TEST(Scan, CourseExamplesOnTheDevice) {
     std::copy(e.input.begin(), e.input.end(), input->As<uint32_t>());
     for (ScanKind kind : AllScanKinds()) {
       const HostArray want =
-          ExpectedValues(ReferenceScan(*input, Op::Sum, kind == ScanKind::Inclusive), *input);
+          ExpectedValues(CScanTask::ReferenceScan(*input, Op::Sum, kind), *input);
       const auto& worked = kind == ScanKind::Inclusive ? e.inclusive : e.exclusive;
       EXPECT_EQ(std::vector<uint32_t>(want.As<uint32_t>(), want.As<uint32_t>() + want.Size()),
                 worked);

@@ -1,5 +1,6 @@
 #include "tasks/CScanTask.h"
 
+#include "engine/HostSums.h"
 #include "platform/Errors.h"
 
 #include <fmt/format.h>
@@ -107,7 +108,45 @@ void CScanTask::SetKind(ProblemSpec& spec, ScanKind kind) {
 }
 
 Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
-  return ReferenceScan(input, spec.op, KindOf(spec) == ScanKind::Inclusive);
+  return ReferenceScan(input, spec.op, KindOf(spec));
+}
+
+// Every chunk's aggregate (in parallel), then the chunks' offsets in order (one value per 2^16
+// elements, on one core). The scan itself runs where it is used: in the comparison.
+Expected CScanTask::ReferenceScan(const HostArray& input, Op op, ScanKind kind) {
+  const size_t n = input.Size(), chunks = HostChunks(n);
+  Expected e(input.Type(), n, 0);
+  e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
+  Expected::ScanOffsets& s = e.scan.emplace();
+  s.op = op;
+  s.inclusive = kind == ScanKind::Inclusive;
+  DispatchType(input.Type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    DispatchOp(op, [&](auto opTag) {
+      constexpr Op O = decltype(opTag)::value;
+      const T* x = input.As<T>();
+      std::vector<ChunkAggregate<T>> aggregates(chunks);
+      ParallelChunks(n, [&](size_t c, size_t begin, size_t end) {
+        aggregates[c] = Aggregate<O>(x, begin, end, e.approximate);
+      });
+      ChunkAggregate<T> running{IdentityOf<T>(O), {}, 0};
+      if (e.approximate) {
+        s.sum.resize(chunks), s.comp.resize(chunks), s.absSum.resize(chunks);
+      } else {
+        s.acc = HostArray(input.Type(), chunks);
+      }
+      for (size_t c = 0; c < chunks; ++c) {
+        if (e.approximate) {
+          s.sum[c] = running.sum.sum, s.comp[c] = running.sum.comp, s.absSum[c] = running.absSum;
+          running.sum.Add(aggregates[c].sum), running.absSum += aggregates[c].absSum;
+        } else {
+          s.acc.As<T>()[c] = running.acc;
+          running.acc = Apply<O>(running.acc, aggregates[c].acc);
+        }
+      }
+    });
+  });
+  return e;
 }
 
 LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,

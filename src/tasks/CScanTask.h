@@ -41,6 +41,9 @@ class CScanTask : public TableTask<ScanShape> {
   std::vector<TaskParameter> Parameters() const override;
   static ScanKind KindOf(const ProblemSpec& spec);
   static void SetKind(ProblemSpec& spec, ScanKind kind);
+  // The CPU reference in the scan form of HostData's Expected: each chunk's offset (parallel
+  // over fixed chunks, Parallel.h), the scan itself computed again as the output is compared.
+  static Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind);
   std::vector<TuningKnob> Tunables() const override;
   std::vector<TunedSpace> TunedSpaces() const override;
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,

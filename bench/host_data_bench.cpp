@@ -11,6 +11,7 @@
 #include "engine/HostData.h"
 #include "engine/TaskUtil.h"
 #include "platform/Parallel.h"
+#include "tasks/CScanTask.h"
 
 #include <sys/resource.h>
 
@@ -78,11 +79,12 @@ int main(int argc, char** argv) {
         for (size_t t : threads) {
           setenv("RSB_HOST_THREADS", std::to_string(t).c_str(), 1);
           const ElementType type = *ParseElementType(typeName);
-          const ScanKind kind = *ParseScanKind(kindName);
+          const ScanKind kind =
+              kindName == ToString(ScanKind::Inclusive) ? ScanKind::Inclusive : ScanKind::Exclusive;
           const auto t0 = std::chrono::steady_clock::now();
           const HostArray input = RandomInput(type, n, 1);
           const auto t1 = std::chrono::steady_clock::now();
-          const Expected expected = ReferenceScan(input, Op::Sum, kind);
+          const Expected expected = CScanTask::ReferenceScan(input, Op::Sum, kind);
           const auto t2 = std::chrono::steady_clock::now();
           // What a correct device holds; read back as the runner does (ReadBackAndCompare): a
           // piece at a time into two host arrays in turn, each compared as it arrives.

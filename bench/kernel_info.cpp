@@ -160,8 +160,6 @@ int Run(const std::string& dir, const Args& a, const Checked& c) {
       spec.localSize = L;
       spec.params = c.params;
       spec.tuning = c.tuning;
-      if (!task->ScanKinds().empty())
-        spec.scanKind = task->ScanKinds().front();
       LaunchPlan plan;
       try {
         plan = task->PlanFor(info, variant, spec);  // as it runs: index width included

@@ -99,7 +99,7 @@ int Run(const std::string& dir, size_t n, int runs, bool traced, bool portable,
   ProblemSpec spec;
   spec.type = sizeof(E) == 8 ? ElementType::Ulong : ElementType::Uint;
   spec.tuning = tuning;
-  spec.scanKind = ScanKind::Inclusive;
+  CScanTask::SetKind(spec, ScanKind::Inclusive);
   spec.n = n;
   spec.codePath = CodePath::Gpu;
   spec.portable = portable;

@@ -82,11 +82,16 @@ def device_labels(files):
     return labels
 
 
+# The fields of a case a series may differ in: type, op, the tasks' fields of their own
+# (--case-fields) and local size.
+SERIES_FIELDS = ["type", "op", "local_size"]
+
+
 def series_key(r, varying):
-    """What a line stands for within a task: the variant, plus type, op, scan kind and local
-    size where those vary among the plotted results."""
+    """What a line stands for within a task: the variant, plus the series fields that vary among
+    the plotted results."""
     parts = [r["variant"]]
-    for field in ("type", "op", "scan_kind", "local_size"):
+    for field in SERIES_FIELDS:
         if field in varying:
             value = r.get(field, "-")
             parts.append(f"L={value}" if field == "local_size" else str(value))
@@ -171,7 +176,7 @@ def task_series(files, task):
     for fi, (_, _, res) in enumerate(files):
         for r in res:
             if r["task"] == task:
-                for f in ("type", "op", "scan_kind", "local_size"):
+                for f in SERIES_FIELDS:
                     values.setdefault((fi, r["variant"], f), set()).add(str(r.get(f, "-")))
     varying = {k[2] for k, v in values.items() if len(v) > 1}
     keys = sorted({series_key(r, varying) for _, _, res in files for r in res
@@ -290,9 +295,13 @@ def main():
     ap.add_argument("--title", default="")
     ap.add_argument("--variant-order", default="",
                     help="the variants' order, comma-separated (default: as the results name them)")
+    ap.add_argument("--case-fields", default="",
+                    help="the results' fields that are keys of a case besides type and op, "
+                         "comma-separated (reduce-scan-bench plot passes its tasks' own)")
     ap.add_argument("--metadata", help="also write what was drawn as JSON (for the tests)")
     args = ap.parse_args()
     VARIANT_ORDER.extend(v for v in args.variant_order.split(",") if v)
+    SERIES_FIELDS[2:2] = [f for f in args.case_fields.split(",") if f]
 
     files = []
     for path in args.files:

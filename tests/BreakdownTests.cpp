@@ -6,6 +6,7 @@
 #include "report/Report.h"
 #include "tasks/CReductionTask.h"
 #include "tasks/CScanTask.h"
+#include "tasks/Tasks.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -115,7 +116,7 @@ LaunchPlan PlanOf(const nlohmann::json& res) {
   ProblemSpec spec = Problem(ElementType::Uint, Op::Sum, std::nullopt, res["n"].get<size_t>(),
                              res["local_size"].get<size_t>(), 1);
   if (res["task"] == "scan") {
-    spec.scanKind = ScanKind::Inclusive;
+    CScanTask::SetKind(spec, ScanKind::Inclusive);
     return CScanTask().Plan(Device().info, res["variant"].get<std::string>(), spec);
   }
   return CReductionTask().Plan(Device().info, res["variant"].get<std::string>(), spec);
@@ -360,6 +361,7 @@ TEST(Utilisation, AboveTheCeilingIsSuspectUnlessTheCacheExplainsIt) {
       << unmarked.utilisationSuspect;
 
   RunInfo info;
+  info.fields = TaskFields();
   info.devices.push_back({device, c});
   std::ostringstream table, json;
   MakePrinter(OutputFormat::Table, {/*breakdown=*/true})->Results(table, info, {big, cached});
@@ -375,7 +377,7 @@ TEST(Utilisation, AboveTheCeilingIsSuspectUnlessTheCacheExplainsIt) {
   EXPECT_FALSE(j["results"][0]["breakdown"][1].contains("utilisation_suspect"));
   EXPECT_FALSE(j["results"][1].contains("utilisation_suspect"));
   // And back (how a worker hands a result over).
-  const Result back = ResultFromJson(j["results"][0]);
+  const Result back = ResultFromJson(j["results"][0], TaskFields());
   EXPECT_EQ(back.utilisationSuspect, why);
   EXPECT_EQ(back.breakdown.kernels[0].utilisationSuspect, why);
 }

@@ -5,6 +5,7 @@
 #include "platform/Errors.h"
 #include "report/Report.h"
 #include "tasks/CReductionTask.h"
+#include "tasks/Tasks.h"
 #include "tools/ResultFile.h"
 
 #include <gtest/gtest.h>
@@ -955,7 +956,7 @@ std::vector<Result> SampleResults(bool twoDevices) {
   std::vector<Result> v = {SampleTimed()};
   Result scan = SampleTimed();
   scan.task = "scan", scan.variant = "single-pass", scan.type = ElementType::Float;
-  scan.op = Op::Max, scan.scanKind = ScanKind::Exclusive, scan.n = 4096, scan.localSize = 64;
+  scan.op = Op::Max, scan.fields["scan_kind"] = "exclusive", scan.n = 4096, scan.localSize = 64;
   scan.ciMet = false, scan.fitsInCache = true, scan.utilisation = 1.5, scan.breakdown = {};
   v.push_back(scan);
   Result conv = SampleTimed();
@@ -978,6 +979,7 @@ RunInfo SampleRunInfo(bool twoDevices) {
   if (twoDevices)
     info.devices.push_back(SampleDevice("Sample CPU", false, false));
   info.host = "sample-host";
+  info.fields = TaskFields();
   info.kernelHashes = {{"Reduction.cl", "0123abcd"}, {"Scan.cl", "4567ef01"}};
   info.cold = twoDevices;
   info.ciTarget = 0.01;

@@ -190,7 +190,7 @@ Explanation SampleExplained(const std::string& task, const std::string& variant,
 std::vector<Explanation> SampleExplanations(bool twoDevices) {
   std::vector<Explanation> v = {SampleExplained("reduction", "decomposition", 1 << 20)};
   Explanation scan = SampleExplained("scan", "single-pass", 4096);
-  scan.c.scanKind = ScanKind::Inclusive, scan.c.type = ElementType::Float;
+  scan.c.fields["scan_kind"] = "inclusive", scan.c.type = ElementType::Float;
   scan.c.message = "p*S(n) < W(n)", scan.costOptimal = std::nullopt;
   v.push_back(scan);
   Explanation conv = SampleExplained("convolution", "tiled-2d", 2048);
@@ -208,6 +208,7 @@ std::vector<Explanation> SampleExplanations(bool twoDevices) {
 TEST(Report, ExplainInEveryFormatKeepsItsBytes) {
   for (const bool two : {false, true}) {
     RunInfo info;
+    info.fields = TaskFields();
     for (size_t d = 0; d < (two ? 2u : 1u); ++d) {
       info.devices.push_back({FabricatedDevice(d == 0, 65536, 1024), Ceilings()});
       info.devices.back().info.name = d ? "Sample CPU" : "Sample GPU";

@@ -4,6 +4,8 @@
 #include "engine/LaunchPlan.h"
 #include "engine/Runner.h"
 #include "platform/Parallel.h"
+#include "tasks/CReductionTask.h"
+#include "tasks/CScanTask.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -29,20 +31,20 @@ HostArray Make(ElementType type, std::vector<T> values) {
 
 TEST(Reference, ReduceIntegersByHand) {
   const auto a = Make<int32_t>(ElementType::Int, {3, -1, 7, 0, 4, 1, 6, 3});
-  EXPECT_EQ(ReferenceReduce(a, Op::Sum).exact.As<int32_t>()[0], 23);
-  EXPECT_EQ(ReferenceReduce(a, Op::Min).exact.As<int32_t>()[0], -1);
-  EXPECT_EQ(ReferenceReduce(a, Op::Max).exact.As<int32_t>()[0], 7);
+  EXPECT_EQ(CReductionTask::ReferenceReduce(a, Op::Sum).exact.As<int32_t>()[0], 23);
+  EXPECT_EQ(CReductionTask::ReferenceReduce(a, Op::Min).exact.As<int32_t>()[0], -1);
+  EXPECT_EQ(CReductionTask::ReferenceReduce(a, Op::Max).exact.As<int32_t>()[0], 7);
 }
 
 TEST(Reference, UnsignedSumWrapsLikeTheDevice) {
   const auto a = Make<uint32_t>(ElementType::Uint, {0xFFFFFFFFu, 2u});
-  EXPECT_EQ(ReferenceReduce(a, Op::Sum).exact.As<uint32_t>()[0], 1u);
+  EXPECT_EQ(CReductionTask::ReferenceReduce(a, Op::Sum).exact.As<uint32_t>()[0], 1u);
 }
 
 TEST(Reference, ScanCourseExamples) {
   const auto a = Make<uint32_t>(ElementType::Uint, {3, 1, 7, 0, 4, 1, 6, 3});
-  const auto inc = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
-  const auto exc = ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
+  const auto inc = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  const auto exc = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
   const std::vector<uint32_t> wantInc = {3, 4, 11, 11, 15, 16, 22, 25};
   const std::vector<uint32_t> wantExc = {0, 3, 4, 11, 11, 15, 16, 22};
   for (size_t i = 0; i < 8; ++i) {
@@ -53,18 +55,20 @@ TEST(Reference, ScanCourseExamples) {
 
 TEST(Reference, ExclusiveScanStartsWithTheIdentity) {
   const auto a = Make<int64_t>(ElementType::Long, {5, -2, 9});
-  EXPECT_EQ(ExpectedValues(ReferenceScan(a, Op::Min, ScanKind::Exclusive), a).As<int64_t>()[0],
-            std::numeric_limits<int64_t>::max());
-  EXPECT_EQ(ExpectedValues(ReferenceScan(a, Op::Max, ScanKind::Exclusive), a).As<int64_t>()[0],
-            std::numeric_limits<int64_t>::min());
-  const auto maxScan = ExpectedValues(ReferenceScan(a, Op::Max, ScanKind::Inclusive), a);
+  EXPECT_EQ(
+      ExpectedValues(CScanTask::ReferenceScan(a, Op::Min, ScanKind::Exclusive), a).As<int64_t>()[0],
+      std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(
+      ExpectedValues(CScanTask::ReferenceScan(a, Op::Max, ScanKind::Exclusive), a).As<int64_t>()[0],
+      std::numeric_limits<int64_t>::min());
+  const auto maxScan = ExpectedValues(CScanTask::ReferenceScan(a, Op::Max, ScanKind::Inclusive), a);
   EXPECT_EQ(maxScan.As<int64_t>()[1], 5);
   EXPECT_EQ(maxScan.As<int64_t>()[2], 9);
 }
 
 TEST(Reference, FloatSumIsComputedInDoubleWithABound) {
   const auto a = Make<float>(ElementType::Float, {1e8f, 1.0f, -1e8f});
-  const auto e = ReferenceReduce(a, Op::Sum);
+  const auto e = CReductionTask::ReferenceReduce(a, Op::Sum);
   ASSERT_TRUE(e.approximate);
   EXPECT_DOUBLE_EQ(e.value[0], 1.0);  // float arithmetic would give 0
   EXPECT_GT(e.bound[0], 0.0);
@@ -73,7 +77,7 @@ TEST(Reference, FloatSumIsComputedInDoubleWithABound) {
 
 TEST(Compare, NamesVariantIndexExpectedAndActual) {
   const auto a = Make<int32_t>(ElementType::Int, {1, 2, 3});
-  const auto e = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  const auto e = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
   auto got = Make<int32_t>(ElementType::Int, {1, 3, 7});
   const Validation v = CompareResults("naive", e, got, a);
   EXPECT_FALSE(v.passed);
@@ -87,7 +91,7 @@ TEST(Compare, NamesVariantIndexExpectedAndActual) {
 
 TEST(Compare, ReportsAnUnwrittenElementAsPoison) {
   const auto a = Make<float>(ElementType::Float, {0.5f, 0.25f});
-  const auto e = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  const auto e = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
   HostArray got(ElementType::Float, 2);
   std::memset(got.Data(), kPoisonByte, got.Bytes());
   got.As<float>()[0] = 0.5f;
@@ -99,11 +103,11 @@ TEST(Compare, ReportsAnUnwrittenElementAsPoison) {
 
 TEST(Compare, FloatOutsideTheBoundFailsAndNaNFails) {
   const auto a = Make<float>(ElementType::Float, {0.5f, 0.25f});
-  const auto e = ReferenceReduce(a, Op::Sum);
+  const auto e = CReductionTask::ReferenceReduce(a, Op::Sum);
   EXPECT_TRUE(CompareResults("x", e, Make<float>(ElementType::Float, {0.75f}), a).passed);
   EXPECT_FALSE(CompareResults("x", e, Make<float>(ElementType::Float, {0.7501f}), a).passed);
   EXPECT_FALSE(CompareResults("x", e, Make<float>(ElementType::Float, {NAN}), a).passed);
-  const auto scan = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  const auto scan = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
   EXPECT_TRUE(CompareResults("x", scan, Make<float>(ElementType::Float, {0.5f, 0.75f}), a).passed);
   EXPECT_FALSE(
       CompareResults("x", scan, Make<float>(ElementType::Float, {0.5f, 0.7501f}), a).passed);
@@ -199,10 +203,10 @@ TEST(Reference, SameOnOneAndOnFourThreads) {
     for (size_t t : {0, 1}) {
       HostThreadsScope threads(t == 0 ? 1 : 4);
       input[t] = RandomInput(type, kManyChunks, 11);
-      inc[t] = ReferenceScan(input[t], Op::Sum, ScanKind::Inclusive);
-      exc[t] = ReferenceScan(input[t], Op::Sum, ScanKind::Exclusive);
-      min[t] = ReferenceScan(input[t], Op::Min, ScanKind::Inclusive);
-      red[t] = ReferenceReduce(input[t], Op::Sum);
+      inc[t] = CScanTask::ReferenceScan(input[t], Op::Sum, ScanKind::Inclusive);
+      exc[t] = CScanTask::ReferenceScan(input[t], Op::Sum, ScanKind::Exclusive);
+      min[t] = CScanTask::ReferenceScan(input[t], Op::Min, ScanKind::Inclusive);
+      red[t] = CReductionTask::ReferenceReduce(input[t], Op::Sum);
     }
     const std::string name = ToString(type);
     EXPECT_TRUE(SameBytes(input[0], input[1])) << name;
@@ -236,15 +240,16 @@ TEST(Reference, ChunkedEqualsSequentialForIntegers) {
       auto apply = [op](T p, T q) {
         return op == Op::Sum ? T(U(p) + U(q)) : op == Op::Min ? std::min(p, q) : std::max(p, q);
       };
-      const HostArray inc = ExpectedValues(ReferenceScan(a, op, ScanKind::Inclusive), a);
-      const HostArray exc = ExpectedValues(ReferenceScan(a, op, ScanKind::Exclusive), a);
+      const HostArray inc = ExpectedValues(CScanTask::ReferenceScan(a, op, ScanKind::Inclusive), a);
+      const HostArray exc = ExpectedValues(CScanTask::ReferenceScan(a, op, ScanKind::Exclusive), a);
       T acc = IdentityOf<T>(op);
       for (size_t i = 0; i < a.Size(); ++i) {
         ASSERT_EQ(exc.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
         acc = apply(acc, x[i]);
         ASSERT_EQ(inc.As<T>()[i], acc) << ToString(type) << " " << ToString(op) << " " << i;
       }
-      EXPECT_EQ(ReferenceReduce(a, op).exact.As<T>()[0], acc) << ToString(type) << ToString(op);
+      EXPECT_EQ(CReductionTask::ReferenceReduce(a, op).exact.As<T>()[0], acc)
+          << ToString(type) << ToString(op);
     }
   };
   check(TypeTag<uint32_t>{}, ElementType::Uint);
@@ -263,7 +268,7 @@ TEST(Reference, ChunkedFloatSumsWithinTheBound) {
     const T* x = a.As<T>();
     for (ScanKind kind : AllScanKinds()) {
       const bool inclusive = kind == ScanKind::Inclusive;
-      const Expected e = ReferenceScan(a, Op::Sum, kind);
+      const Expected e = CScanTask::ReferenceScan(a, Op::Sum, kind);
       ASSERT_TRUE(e.approximate);
       const HostArray values = ExpectedValues(e, a);
       HostArray naive(type, a.Size());
@@ -283,7 +288,7 @@ TEST(Reference, ChunkedFloatSumsWithinTheBound) {
       const Validation v = CompareResults("in-order", e, naive, a);
       EXPECT_TRUE(v.passed) << v.message;
     }
-    const Expected r = ReferenceReduce(a, Op::Sum);
+    const Expected r = CReductionTask::ReferenceReduce(a, Op::Sum);
     long double exact = 0;
     for (size_t i = 0; i < a.Size(); ++i)
       exact += x[i];
@@ -300,7 +305,7 @@ TEST(Compare, FirstWrongIndexAndCountAcrossChunks) {
   const size_t n = kManyChunks;
   for (ElementType type : {ElementType::Uint, ElementType::Float}) {
     const HostArray a = RandomInput(type, n, 21);
-    const Expected e = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+    const Expected e = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
     HostArray got = ExpectedValues(e, a);
     ASSERT_TRUE(CompareResults("v", e, got, a).passed) << ToString(type);
     auto spoil = [&](size_t i) {
@@ -339,7 +344,7 @@ TEST(Compare, PiecesInAnyOrderGiveTheWholeVerdict) {
   HostThreadsScope threads(2);
   for (ElementType type : {ElementType::Int, ElementType::Double}) {
     const HostArray a = RandomInput(type, kManyChunks, 4);
-    const Expected e = ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
+    const Expected e = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
     HostArray got = ExpectedValues(e, a);
     DispatchType(type, [&](auto tag) {
       using T = typename decltype(tag)::type;
@@ -388,14 +393,14 @@ TEST(Compare, PiecesInAnyOrderGiveTheWholeVerdict) {
 // reference's rounding.
 TEST(Compare, FloatScanBoundFollowsThePrefix) {
   const auto a = Make<float>(ElementType::Float, {1.0f, -3.0f, 0.5f, 2.0f});
-  const Expected exc = ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
+  const Expected exc = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Exclusive);
   EXPECT_TRUE(
       CompareResults("x", exc, Make<float>(ElementType::Float, {0, 1, -2, -1.5f}), a).passed);
   Validation v =
       CompareResults("x", exc, Make<float>(ElementType::Float, {1e-30f, 1, -2, -1.5f}), a);
   EXPECT_FALSE(v.passed);
   EXPECT_NE(v.message.find("index 0: expected 0 (+-"), std::string::npos) << v.message;
-  const Expected inc = ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
+  const Expected inc = CScanTask::ReferenceScan(a, Op::Sum, ScanKind::Inclusive);
   const float eps = std::numeric_limits<float>::epsilon();
   // Element 3: sum|x| = 6.5 over 4 terms (3 levels), reference 0.5: bound 6.5 * 19 + 0.5 eps.
   const double bound = eps * (6.5 * 19 + 0.5);

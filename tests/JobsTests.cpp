@@ -44,8 +44,8 @@ TEST_F(Jobs, OneJobPerSizeTypeOpAndKindInThatOrder) {
   ASSERT_EQ(jobs.size(), 8u);
   EXPECT_EQ(jobs[0].spec.n, 100u);
   EXPECT_EQ(jobs[0].spec.type, ElementType::Uint);
-  EXPECT_EQ(jobs[0].spec.scanKind, ScanKind::Inclusive);
-  EXPECT_EQ(jobs[1].spec.scanKind, ScanKind::Exclusive);
+  EXPECT_EQ(CScanTask::KindOf(jobs[0].spec), ScanKind::Inclusive);
+  EXPECT_EQ(CScanTask::KindOf(jobs[1].spec), ScanKind::Exclusive);
   EXPECT_EQ(jobs[2].spec.type, ElementType::Float);
   EXPECT_EQ(jobs[4].spec.n, 200u);
   EXPECT_EQ(jobs[0].variants, (std::vector<std::string>{"naive", "work-efficient"}));

@@ -84,7 +84,7 @@ TEST(Scan, CostModelCountsLaunchesAndWork) {
   EXPECT_EQ(we.launches, 3u);
   EXPECT_EQ(we.steps, 14u + 14 + 1);
   EXPECT_EQ(we.ops, 9u * 254 + 872);  // O(n): 2(B - 1) per tile, plus the offsets
-  spec.scanKind = ScanKind::Inclusive;
+  CScanTask::SetKind(spec, ScanKind::Inclusive);
   EXPECT_EQ(task.Cost(device, "work-efficient", spec).ops, 9u * 254 + 8 * 128 + 872);
   EXPECT_EQ(task.Cost(device, "conflict-free", spec).ops,
             task.Cost(device, "work-efficient", spec).ops);
@@ -147,7 +147,8 @@ TEST(Scan, CourseExamplesOnTheDevice) {
     auto input = std::make_shared<HostArray>(ElementType::Uint, e.input.size());
     std::copy(e.input.begin(), e.input.end(), input->As<uint32_t>());
     for (ScanKind kind : AllScanKinds()) {
-      const HostArray want = ExpectedValues(ReferenceScan(*input, Op::Sum, kind), *input);
+      const HostArray want =
+          ExpectedValues(CScanTask::ReferenceScan(*input, Op::Sum, kind), *input);
       const auto& worked = kind == ScanKind::Inclusive ? e.inclusive : e.exclusive;
       EXPECT_EQ(std::vector<uint32_t>(want.As<uint32_t>(), want.As<uint32_t>() + want.Size()),
                 worked);

@@ -107,7 +107,8 @@ ProblemSpec Problem(ElementType type, Op op, std::optional<ScanKind> kind, size_
   ProblemSpec spec;
   spec.type = type;
   spec.op = op;
-  spec.scanKind = kind;
+  if (kind)
+    CScanTask::SetKind(spec, *kind);
   spec.n = n;
   spec.localSize = localSize;
   spec.seed = seed;
@@ -179,10 +180,7 @@ std::string CannotRun(const std::string& task, const std::string& variant, Eleme
                       size_t n) {
   for (const auto& t : MakeTasks())
     if (t->Name() == task) {
-      std::optional<ScanKind> kind;
-      if (!t->ScanKinds().empty())
-        kind = t->ScanKinds().front();
-      return CannotRun(*t, variant, Problem(type, t->Ops().front(), kind, n, 0, 1));
+      return CannotRun(*t, variant, Problem(type, t->Ops().front(), std::nullopt, n, 0, 1));
     }
   ADD_FAILURE() << "no task " << task;
   return "";

@@ -6,6 +6,7 @@
 #include "engine/IComputeTask.h"
 #include "engine/Runner.h"
 #include "platform/CLUtil.h"
+#include "tasks/CScanTask.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>

@@ -160,7 +160,7 @@ std::optional<double> ParseFraction(const std::string& v) {
 }
 
 struct Raw {
-  std::vector<std::string> tasks, variants, types, ops, kinds, tune, sizes;
+  std::vector<std::string> tasks, variants, types, ops, tune, sizes;
   std::map<std::string, std::vector<std::string>> params;
   // --json FILE, ... by format name (the formats but the default), in the formats' order.
   std::vector<std::pair<std::string, CLI::Option*>> fileOpts;
@@ -169,8 +169,7 @@ struct Raw {
   std::string codePath = "auto", format = FormatNames().front(), ciTarget = "1%", timer = "auto";
   bool check = false, help = false, version = false, noBreakdown = false;
   // Options whose explicit presence matters (CLI11's count()), read after parsing.
-  CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *kindsOpt = nullptr,
-              *localSizeOpt = nullptr;
+  CLI::Option *sizesOpt = nullptr, *typesOpt = nullptr, *opsOpt = nullptr, *localSizeOpt = nullptr;
 };
 
 void AddDeviceOptions(CLI::App& app, Options& o) {
@@ -201,10 +200,14 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
   raw.opsOpt = app.add_option("--op", raw.ops, "Operator(s): sum min max, or all (default sum)")
                    ->delimiter(',')
                    ->check(OneOf(Names(AllOps())));
-  raw.kindsOpt =
-      app.add_option("--scan-kind", raw.kinds, "Scan kind(s): inclusive exclusive, or all")
-          ->delimiter(',')
-          ->check(OneOf(Names(AllScanKinds())));
+  // Each task's parameters with named values, keys of a case like the operator (a scan's kind).
+  for (const auto& t : catalog)
+    for (const auto& p : t.params)
+      if (!p.names.empty() && !raw.params.count(p.name))
+        app.add_option("--" + p.name, raw.params[p.name],
+                       fmt::format("{}: {}, or all", p.help, Join(p.names, " ")))
+            ->delimiter(',')
+            ->check(OneOf(p.names));
   app.add_option("--cases", o.casesFile,
                  "Run exactly the cases a JSON file lists, in its order (each with "
                  "its task, variant, type, op, scan kind, size and local size), "
@@ -246,10 +249,10 @@ void AddProblemOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog& c
                  "Use this tuning profile (a file `reduce-scan-bench tune` wrote) instead of the "
                  "device's own; --tune and --local-size still win")
       ->excludes(noProfile);
-  // Each task's parameters, --NAME V[,V...] (a parameter two tasks share is one option).
+  // Each task's numeric parameters, --NAME V[,V...] (a parameter two tasks share is one option).
   for (const auto& t : catalog)
     for (const auto& p : t.params) {
-      if (raw.params.count(p.name))
+      if (raw.params.count(p.name) || !p.names.empty())
         continue;
       app.add_option("--" + p.name, raw.params[p.name],
                      fmt::format("{} {} (default {}; {}); a list is swept", t.name, p.help, p.value,
@@ -437,8 +440,6 @@ void ResolveLists(const Raw& raw, Options& o) {
     o.types = ToList(raw.types, AllElementTypes(), ParseElementType);
   if (!raw.ops.empty())
     o.ops = ToList(raw.ops, AllOps(), ParseOp);
-  if (!raw.kinds.empty())
-    o.scanKinds = ToList(raw.kinds, AllScanKinds(), ParseScanKind);
   if (!raw.localSizes.empty()) {
     o.localSizes.clear();
     for (const auto& v : raw.localSizes) {
@@ -465,12 +466,30 @@ void ResolveLists(const Raw& raw, Options& o) {
       o.sizes.insert(o.sizes.end(), extents->begin(), extents->end());
     }
   }
-  for (const auto& [name, values] : raw.params)
-    for (const auto& v : values) {
-      auto& list = o.params[name];
-      const size_t x = *ParseUnsigned(v);  // checked
-      if (std::find(list.begin(), list.end(), x) == list.end())
-        list.push_back(x);
+}
+
+// The values of the tasks' parameters, from their checked text (a named one's "all": all).
+void ResolveParams(const Raw& raw, const TaskCatalog& catalog, Options& o) {
+  for (const auto& t : catalog)
+    for (const auto& p : t.params) {
+      const auto given = raw.params.find(p.name);
+      if (given == raw.params.end() || given->second.empty() || o.params.count(p.name))
+        continue;
+      std::vector<size_t> all;
+      for (size_t i = 0; i < p.names.size(); ++i)
+        all.push_back(i);
+      auto& list = o.params[p.name];
+      for (const auto& v : given->second) {
+        if (!p.names.empty() && Lower(v) == "all") {
+          list = all;
+          break;
+        }
+        const size_t x = p.names.empty() ? size_t(*ParseUnsigned(v)) : *p.Parse(v);  // checked
+        if (std::find(list.begin(), list.end(), x) == list.end())
+          list.push_back(x);
+      }
+      if (!p.field.empty())
+        o.keyParamsGiven.push_back(p.name);
     }
 }
 
@@ -483,7 +502,6 @@ void ResolveGiven(const Raw& raw, Options& o) {
   o.sizesGiven = raw.sizesOpt->count() > 0;
   o.typesGiven = raw.typesOpt->count() > 0;
   o.opsGiven = raw.opsOpt->count() > 0;
-  o.scanKindsGiven = raw.kindsOpt->count() > 0;
   o.localSizeGiven = raw.localSizeOpt->count() > 0;
   // RSB_NO_PROFILE (not empty): as --no-profile where no --profile is given (the tests' runs are
   // the variants' defaults, whatever profiles this machine has).
@@ -496,14 +514,14 @@ void ResolveGiven(const Raw& raw, Options& o) {
 // it.
 void CheckCasesFileAlone(const Raw& raw, const Options& o) {
   if (!o.casesFile.empty()) {
-    const std::pair<const char*, bool> selections[] = {{"task", !raw.tasks.empty()},
-                                                       {"variant", !raw.variants.empty()},
-                                                       {"size", o.sizesGiven},
-                                                       {"type", o.typesGiven},
-                                                       {"op", o.opsGiven},
-                                                       {"scan-kind", o.scanKindsGiven},
-                                                       {"local-size", o.localSizeGiven},
-                                                       {"explain", o.explain}};
+    std::vector<std::pair<std::string, bool>> selections = {{"task", !raw.tasks.empty()},
+                                                            {"variant", !raw.variants.empty()},
+                                                            {"size", o.sizesGiven},
+                                                            {"type", o.typesGiven},
+                                                            {"op", o.opsGiven}};
+    for (const auto& name : o.keyParamsGiven)
+      selections.push_back({name, true});
+    selections.insert(selections.end(), {{"local-size", o.localSizeGiven}, {"explain", o.explain}});
     for (const auto& [name, given] : selections)
       if (given)
         throw UsageError(
@@ -566,8 +584,9 @@ void ResolveFiles(const Raw& raw, Options& o) {
   }
 }
 
-void ResolveValues(const Raw& raw, Options& o) {
+void ResolveValues(const Raw& raw, const TaskCatalog& catalog, Options& o) {
   ResolveLists(raw, o);
+  ResolveParams(raw, catalog, o);
   ResolveFiles(raw, o);
   ResolveGiven(raw, o);
   CheckCasesFileAlone(raw, o);
@@ -646,7 +665,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
     return o;
   }
   ResolveSelection(raw, catalog, o);
-  ResolveValues(raw, o);
+  ResolveValues(raw, catalog, o);
   return o;
 }
 

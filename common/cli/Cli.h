@@ -46,11 +46,10 @@ struct Options {
   // The axes every selected task is swept over.
   std::vector<ElementType> types = {ElementType::Uint};
   std::vector<Op> ops = {Op::Sum};
-  std::vector<ScanKind> scanKinds = {ScanKind::Inclusive};
   // Element counts, or images (--size WxH) for the variants that take shapes.
   std::vector<Extent> sizes = {Extent{size_t(1) << 24, 0}};
-  // Values of the tasks' parameters (--mask-width 5,9), by name: swept like the sizes; a task's
-  // parameter not given takes its default.
+  // Values of the tasks' parameters (--mask-width 5,9; --scan-kind all: named values by index),
+  // by name: swept like the sizes; a task's parameter not given takes its default.
   std::map<std::string, std::vector<size_t>> params;
   // --local-size: every case runs at each (0: auto, the variant's best for the device); a variant
   // whose sizes resolve to the same one (auto = 256) runs at it once.
@@ -106,17 +105,19 @@ struct Options {
     // it is not; empty: not known yet (a timed run's worker checks it and says so).
     std::string timer;
   } worker;
-  // Which of these were on the command line: a bare --check (none of --size, --type, --op,
-  // --scan-kind) runs the correctness matrix (src/run/CheckMatrix.h); an explicit --local-size
-  // narrows it to those local sizes.
-  bool sizesGiven = false, typesGiven = false, opsGiven = false, scanKindsGiven = false;
+  // Which of these were on the command line: a bare --check (none of --size, --type, --op and
+  // the parameters that are keys of a case, TaskParameter::field: --scan-kind) runs the
+  // correctness matrix (src/run/CheckMatrix.h); an explicit --local-size narrows it to those
+  // local sizes.
+  bool sizesGiven = false, typesGiven = false, opsGiven = false;
+  std::vector<std::string> keyParamsGiven;  // their names
   bool localSizeGiven = false;
   bool tasksGiven = false;  // --task on the command line (not all): a task left with no case is
                             // a usage error
-  // --check without --size, --type, --op or --scan-kind.
+  // --check without --size, --type, --op or a parameter that is a key of a case.
   bool BareCheck() const {
     return !run.timed && !explain && casesFile.empty() && !sizesGiven && !typesGiven && !opsGiven &&
-           !scanKindsGiven;
+           keyParamsGiven.empty();
   }
 };
 

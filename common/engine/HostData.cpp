@@ -1,5 +1,6 @@
 #include "engine/HostData.h"
 
+#include "engine/HostSums.h"
 #include "engine/TaskUtil.h"
 #include "platform/Parallel.h"
 
@@ -18,67 +19,6 @@
 namespace rsb {
 
 namespace {
-
-// Integer sums wrap (two's complement), computed in the unsigned type so that the host never
-// has undefined behaviour. The operator is a template argument: the loops below are compiled
-// once per operator instead of switching per element.
-template <Op O, class T>
-T Apply(T a, T b) {
-  if constexpr (O == Op::Sum) {
-    if constexpr (std::is_integral_v<T>) {
-      using U = std::make_unsigned_t<T>;
-      return static_cast<T>(static_cast<U>(a) + static_cast<U>(b));
-    } else {
-      return a + b;
-    }
-  } else if constexpr (O == Op::Min) {
-    return b < a ? b : a;
-  } else {
-    return a < b ? b : a;
-  }
-}
-
-template <class F>
-decltype(auto) DispatchOp(Op op, F&& f) {
-  switch (op) {
-    case Op::Sum:
-      return f(std::integral_constant<Op, Op::Sum>{});
-    case Op::Min:
-      return f(std::integral_constant<Op, Op::Min>{});
-    case Op::Max:
-    default:
-      return f(std::integral_constant<Op, Op::Max>{});
-  }
-}
-
-// Neumaier's compensated summation: the double reference of floating-point sums. Chunks are
-// summed on their own and their (sum, comp) pairs added in chunk order, so the result depends on
-// the chunk size only, never on the thread count.
-struct CompensatedSum {
-  double sum = 0, comp = 0;
-  void Add(double x) {
-    const double t = sum + x;
-    // Both candidates, then a select: no branch on the data.
-    const double sumBigger = (sum - t) + x, xBigger = (x - t) + sum;
-    comp += std::abs(sum) >= std::abs(x) ? sumBigger : xBigger;
-    sum = t;
-  }
-  void Add(const CompensatedSum& other) { Add(other.sum), Add(other.comp); }
-  double Value() const { return sum + comp; }
-};
-
-// ceil(log2(terms + 1)): the levels of a balanced tree over `terms` terms (its bit width).
-int Levels(size_t terms) {
-  return terms ? 64 - __builtin_clzll(terms) : 0;
-}
-
-// The error bound of a sum of `terms` floating-point values whose magnitudes sum to absSum, in
-// whatever order the device adds them.
-template <class T>
-double Bound(double absSum, size_t terms) {
-  const double eps = std::numeric_limits<T>::epsilon();
-  return eps * absSum * (Levels(terms) + 16.0);
-}
 
 // What a floating-point scan's element may be off by: the sum's bound plus the reference's
 // rounding to T (half an ulp of it, or of the smallest subnormal), eps(T) * (sum|x| *
@@ -120,28 +60,6 @@ uint64_t Mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// A chunk's aggregate: the operator over its elements; for floating-point sums also the
-// compensated double sum and sum |x|.
-template <class T>
-struct ChunkAggregate {
-  T acc;
-  CompensatedSum sum;
-  double absSum = 0;
-};
-
-template <Op O, class T>
-ChunkAggregate<T> Aggregate(const T* x, size_t begin, size_t end, bool approximate) {
-  ChunkAggregate<T> a{IdentityOf<T>(O), {}, 0};
-  if (approximate) {
-    for (size_t i = begin; i < end; ++i)
-      a.sum.Add(static_cast<double>(x[i])), a.absSum += std::abs(static_cast<double>(x[i]));
-  } else {
-    for (size_t i = begin; i < end; ++i)
-      a.acc = Apply<O>(a.acc, x[i]);
-  }
-  return a;
-}
-
 }  // namespace
 
 HostArray RandomInput(ElementType type, size_t n, uint64_t seed) {
@@ -173,73 +91,6 @@ HostArray RandomInput(ElementType type, size_t n, uint64_t seed) {
 
 Expected::Expected(ElementType type, size_t n, size_t stored)
     : exact(HostArray::Uninitialized(type, stored)), type_(type), n_(n) {}
-
-Expected ReferenceReduce(const HostArray& input, Op op) {
-  Expected e(input.Type(), 1);
-  e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
-  DispatchType(input.Type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    DispatchOp(op, [&](auto opTag) {
-      constexpr Op O = decltype(opTag)::value;
-      const T* x = input.As<T>();
-      std::vector<ChunkAggregate<T>> chunks(HostChunks(input.Size()));
-      ParallelChunks(input.Size(), [&](size_t c, size_t begin, size_t end) {
-        chunks[c] = Aggregate<O>(x, begin, end, e.approximate);
-      });
-      ChunkAggregate<T> total{IdentityOf<T>(O), {}, 0};
-      for (const auto& a : chunks) {
-        total.acc = Apply<O>(total.acc, a.acc);
-        total.sum.Add(a.sum), total.absSum += a.absSum;
-      }
-      if (e.approximate) {
-        e.exact.As<T>()[0] = static_cast<T>(total.sum.Value());
-        e.value = {total.sum.Value()};
-        e.bound = {Bound<T>(total.absSum, input.Size())};
-      } else {
-        e.exact.As<T>()[0] = total.acc;
-      }
-    });
-  });
-  return e;
-}
-
-// Every chunk's aggregate (in parallel), then the chunks' offsets in order (one value per 2^16
-// elements, on one core). The scan itself runs where it is used: in the comparison.
-Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind) {
-  const size_t n = input.Size(), chunks = HostChunks(n);
-  Expected e(input.Type(), n, 0);
-  e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
-  Expected::ScanOffsets& s = e.scan.emplace();
-  s.op = op;
-  s.inclusive = kind == ScanKind::Inclusive;
-  DispatchType(input.Type(), [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    DispatchOp(op, [&](auto opTag) {
-      constexpr Op O = decltype(opTag)::value;
-      const T* x = input.As<T>();
-      std::vector<ChunkAggregate<T>> aggregates(chunks);
-      ParallelChunks(n, [&](size_t c, size_t begin, size_t end) {
-        aggregates[c] = Aggregate<O>(x, begin, end, e.approximate);
-      });
-      ChunkAggregate<T> running{IdentityOf<T>(O), {}, 0};
-      if (e.approximate) {
-        s.sum.resize(chunks), s.comp.resize(chunks), s.absSum.resize(chunks);
-      } else {
-        s.acc = HostArray(input.Type(), chunks);
-      }
-      for (size_t c = 0; c < chunks; ++c) {
-        if (e.approximate) {
-          s.sum[c] = running.sum.sum, s.comp[c] = running.sum.comp, s.absSum[c] = running.absSum;
-          running.sum.Add(aggregates[c].sum), running.absSum += aggregates[c].absSum;
-        } else {
-          s.acc.As<T>()[c] = running.acc;
-          running.acc = Apply<O>(running.acc, aggregates[c].acc);
-        }
-      }
-    });
-  });
-  return e;
-}
 
 namespace {
 

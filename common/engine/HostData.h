@@ -1,5 +1,5 @@
-// Host-side data shared by every task: typed arrays, the random input, the CPU reference
-// (reduce and scan) and the element-by-element comparison used for validation.
+// Host-side data shared by every task: typed arrays, the random input, the forms of a CPU
+// reference (Expected; each task computes its own) and the element-by-element comparison.
 #pragma once
 
 #include "platform/Parallel.h"
@@ -143,10 +143,8 @@ class Expected {
   size_t n_ = 0;
 };
 
-// The references, in parallel over fixed chunks of the input (Parallel.h): the same on any number
-// of cores, to the last bit for floating point. ReferenceScan computes the chunks' offsets only.
-Expected ReferenceReduce(const HostArray& input, Op op);
-Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind);
+// The tasks' references (their Reference: the reduction's and the scan's in their task's files,
+// from the sums of HostSums.h) fill these forms.
 
 // The reference's values as an array of the output's type (a scan's computed from input, a
 // bounded form's rounded to the type): for tests and for showing them, not for validation.

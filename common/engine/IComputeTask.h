@@ -48,16 +48,29 @@ struct TunedSpace {
   std::vector<std::string> knobs;
 };
 
-// A parameter of a task's problem (a convolution's --mask-width): the command line gets
-// --NAME V[,V...] (a swept axis, like --size), every result records the value it ran with.
+// A parameter of a task's problem (a convolution's --mask-width, a scan's --scan-kind): the
+// command line gets --NAME V[,V...] (a swept axis, like --size), every result records the value
+// it ran with. A case file's and a rubric's key is the name with '_' for '-' (mask_width).
 struct TaskParameter {
   std::string name, help;
   size_t value = 0;  // the default
   size_t min = 1, max = 1;
   bool odd = false;                 // odd values only
   std::vector<size_t> checkValues;  // what a bare --check runs (empty: the default)
-  bool Allows(size_t v) const { return v >= min && v <= max && (!odd || v % 2 == 1); }
-  std::string AllowedText() const;  // "an odd number from 1 to 63"
+  // Named values: value i is names[i] wherever it is written or read (the command line, with
+  // "all" for every one; results, case files, rubrics); min and max are ignored. Empty: numbers.
+  std::vector<std::string> names;
+  // Not empty: a key of the case like its type and operator, recorded in a field of its own of
+  // this name (JSON key; CSV column after `op`; the table's `kind`; case labels after the
+  // operator), not in `params`; given on the command line, --check is not the bare matrix.
+  std::string field;
+  bool Allows(size_t v) const {
+    return names.empty() ? v >= min && v <= max && (!odd || v % 2 == 1) : v < names.size();
+  }
+  std::string AllowedText() const;   // "an odd number from 1 to 63", "inclusive or exclusive"
+  std::string Text(size_t v) const;  // the value as written: its name, or the number
+  std::optional<size_t> Parse(const std::string& text) const;  // an allowed value, by its Text
+  std::string Key() const;  // the case file's and rubric's key: the name with '_' for '-'
 };
 
 // An element count as the command line gives it: a plain count (height 0), or an image of
@@ -82,7 +95,6 @@ struct SettingsSource {
 struct ProblemSpec {
   ElementType type = ElementType::Uint;
   Op op = Op::Sum;
-  std::optional<ScanKind> scanKind;  // set for tasks whose ScanKinds() is not empty
   size_t n = 1;
   // > 0: the n elements are an image of n / height columns and height rows (--size WxH), for
   // the variants that take shapes (IComputeTask::TakesShape); 0: a plain count.
@@ -96,8 +108,9 @@ struct ProblemSpec {
   bool portable = false;          // single-pass: no vendor path (NVIDIA warp shuffles)
   bool lookbackFallback = false;  // single-pass scan: every look-back recomputes from the input
   std::map<std::string, size_t> tuning;  // knobs set with --tune; the others take defaults
-  std::map<std::string, size_t> params;  // the task's parameters set; the others take defaults
-  SettingsSource settings;               // where localSize and tuning came from
+  // The task's parameters set (named ones by index); the others take defaults.
+  std::map<std::string, size_t> params;
+  SettingsSource settings;  // where localSize and tuning came from
   // This input instead of the seeded random one (tests: the course's worked examples).
   std::shared_ptr<const HostArray> input;
 };
@@ -109,6 +122,16 @@ size_t Tuned(const std::vector<TuningKnob>& knobs, const ProblemSpec& spec,
 // A parameter's value for this problem: spec.params' if set, else the parameter's default.
 size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,
              const std::string& name);
+
+// The parameters' values as results record them: every declared one (its default where `values`
+// has none), those with a field of their own in `fields` (field: the value's Text), the others in
+// `params`.
+void RecordParams(const std::vector<TaskParameter>& declared,
+                  const std::map<std::string, size_t>& values,
+                  std::map<std::string, std::string>& fields,
+                  std::map<std::string, size_t>& params);
+// The fields of the tasks' parameters (TaskParameter::field), in the tasks' order, each once.
+std::vector<std::string> ParamFields(const std::vector<std::vector<TaskParameter>>& declared);
 
 // Collects the events of one run. The task passes Next() to every command it enqueues, naming
 // the command (its kernel, qualified by its role where one kernel plays two: "ScanWorkEfficient
@@ -163,12 +186,11 @@ class IComputeTask {
   virtual std::string Name() const = 0;
   virtual std::vector<std::string> Variants() const = 0;
   virtual std::string Describe(const std::string& variant) const = 0;
-  // Scan kinds this task distinguishes (empty: none, spec.scanKind stays unset).
-  virtual std::vector<ScanKind> ScanKinds() const { return {}; }
   virtual std::vector<TuningKnob> Tunables() const { return {}; }
   // The variants `tune` searches, and which of their knobs (the first space that matches).
   virtual std::vector<TunedSpace> TunedSpaces() const { return {}; }
-  // The parameters of its problems (swept axes of their own, e.g. a convolution's mask width).
+  // The parameters of its problems (swept axes of their own: a convolution's mask width, a
+  // scan's kind).
   virtual std::vector<TaskParameter> Parameters() const { return {}; }
   // The element types and operators it computes: other combinations are not run (the command
   // line says so where it asked for them).

@@ -117,9 +117,9 @@ std::string PlanKey(const DeviceInfo& d, const std::string& variant, const Probl
       d.computeUnits, d.globalMemBytes, d.maxAllocBytes, d.localMemBytes, d.localMemScale,
       d.localMemOverhead, d.globalMemCacheBytes, d.maxWorkGroupSize, int(d.isGpu), int(d.fp64),
       int(d.int64BaseAtomics), int(d.int64ExtendedAtomics), d.nvWarpSize, d.extensions);
-  key += fmt::format("|{}|{}|{}|{}|{}|{}|{}|{}|{}", variant, ToString(s.type), ToString(s.op),
-                     s.scanKind ? ToString(*s.scanKind) : "", s.n, s.height, s.localSize,
-                     int(s.codePath), int(s.portable) * 2 + int(s.lookbackFallback));
+  key += fmt::format("|{}|{}|{}|{}|{}|{}|{}|{}", variant, ToString(s.type), ToString(s.op), s.n,
+                     s.height, s.localSize, int(s.codePath),
+                     int(s.portable) * 2 + int(s.lookbackFallback));
   for (const auto* m : {&s.tuning, &s.params})
     for (const auto& [name, value] : *m)
       key += fmt::format("|{}={}", name, value);

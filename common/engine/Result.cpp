@@ -35,21 +35,22 @@ std::optional<Status> ParseStatus(const std::string& s) {
   return std::nullopt;
 }
 
-std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
-                      const std::optional<ScanKind>& kind, size_t n, size_t localSize) {
-  return fmt::format("{}/{} {} {}{} n={}{}", task, variant, ToString(type), ToString(op),
-                     kind ? " " + ToString(*kind) : "", n,
-                     localSize ? fmt::format(" L={}", localSize) : "");
-}
-
 std::string SizeText(size_t n, size_t height) {
   return height ? fmt::format("{}x{}", n / height, height) : fmt::format("{}", n);
 }
 
+std::string FieldsText(const Result& r, const std::string& sep) {
+  std::string s;
+  for (const auto& [name, value] : r.fields)
+    s += (s.empty() ? "" : sep) + value;
+  return s;
+}
+
 std::string CaseLabel(const Result& r) {
+  const std::string fields = FieldsText(r);
   std::string label =
       fmt::format("{}/{} {} {}{} n={}{}", r.task, r.variant, ToString(r.type), ToString(r.op),
-                  r.scanKind ? " " + ToString(*r.scanKind) : "", SizeText(r.n, r.height),
+                  fields.empty() ? "" : " " + fields, SizeText(r.n, r.height),
                   r.localSize ? fmt::format(" L={}", r.localSize) : "");
   for (const auto& [name, value] : r.params)
     label += fmt::format(" {}={}", name, value);
@@ -217,14 +218,17 @@ void TimesFromJson(const nlohmann::json& j, Result& r) {
 }  // namespace
 
 nlohmann::json CaseJson(const Result& r) {
-  return {{"task", r.task},
-          {"variant", r.variant},
-          {"type", ToString(r.type)},
-          {"op", ToString(r.op)},
-          {"n", r.n},
-          {"width", r.height ? r.n / r.height : r.n},
-          {"height", r.height ? r.height : 1},
-          {"local_size", r.localSize}};
+  nlohmann::json o = {{"task", r.task},
+                      {"variant", r.variant},
+                      {"type", ToString(r.type)},
+                      {"op", ToString(r.op)},
+                      {"n", r.n},
+                      {"width", r.height ? r.n / r.height : r.n},
+                      {"height", r.height ? r.height : 1},
+                      {"local_size", r.localSize}};
+  for (const auto& [name, value] : r.fields)
+    o[name] = value;
+  return o;
 }
 
 nlohmann::json ResultToJson(const Result& r) {
@@ -255,8 +259,6 @@ nlohmann::json ResultToJson(const Result& r) {
       {"kernel_options", r.kernelOptions},
       {"oclgrind", r.oclgrind ? OclgrindJson(*r.oclgrind) : nullptr},  // null: not under Oclgrind
   });
-  if (r.scanKind)
-    o["scan_kind"] = ToString(*r.scanKind);
   if (!r.buildLog.empty())
     o["build_log"] = r.buildLog;
   if (r.height)
@@ -266,14 +268,15 @@ nlohmann::json ResultToJson(const Result& r) {
   return o;
 }
 
-Result ResultFromJson(const nlohmann::json& j) {
+Result ResultFromJson(const nlohmann::json& j, const std::vector<std::string>& fields) {
   Result r;
   r.task = j.at("task").get<std::string>();
   r.variant = j.at("variant").get<std::string>();
   r.type = ParseElementType(j.at("type").get<std::string>()).value();
   r.op = ParseOp(j.at("op").get<std::string>()).value();
-  if (j.contains("scan_kind"))
-    r.scanKind = ParseScanKind(j.at("scan_kind").get<std::string>()).value();
+  for (const auto& name : fields)
+    if (j.contains(name))
+      r.fields[name] = j.at(name).get<std::string>();
   r.n = j.at("n").get<size_t>();
   if (j.contains("shape"))
     r.height = j.at("height").get<size_t>();

@@ -34,7 +34,9 @@ struct Result {
   std::string task, variant;
   ElementType type = ElementType::Uint;
   Op op = Op::Sum;
-  std::optional<ScanKind> scanKind;
+  // The task's parameters that are keys of the case (TaskParameter::field), by field name, as
+  // written ("scan_kind": "inclusive").
+  std::map<std::string, std::string> fields;
   size_t n = 0;
   size_t height = 0;  // > 0: an image of n / height x height (--size WxH); 0: a plain count
   size_t localSize = 0;
@@ -88,21 +90,22 @@ struct Result {
   std::optional<OclgrindReport> oclgrind;
 };
 
-// "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere.
-// With a local size (not 0) it ends in " L=<local size>". An image is n=<width>x<height>; a
-// result's label ends with its task parameters (" mask-width=5").
-std::string CaseLabel(const std::string& task, const std::string& variant, ElementType type, Op op,
-                      const std::optional<ScanKind>& kind, size_t n, size_t localSize = 0);
+// "scan/single-pass uint sum inclusive n=1000": one case, named the same way everywhere, its
+// fields' values after the operator. With a local size (not 0) it ends in " L=<local size>". An
+// image is n=<width>x<height>; a result's label ends with its task parameters (" mask-width=5").
 std::string CaseLabel(const Result& r);
+// "inclusive": the values of a result's fields, in their order, joined by sep ("" without any).
+std::string FieldsText(const Result& r, const std::string& sep = " ");
 // "1000", or "100x10" for an image.
 std::string SizeText(size_t n, size_t height);
 
 // A result as one JSON object of a results file's "results" and back (ResultFromJson throws
 // nlohmann::json's exceptions for a missing or mistyped field).
 nlohmann::json ResultToJson(const Result& r);
-// The case's identity as JSON (task, variant, type, op, n, width, height, local_size): the keys
-// a result and an explained case share.
+// The case's identity as JSON (task, variant, type, op, its fields, n, width, height,
+// local_size): the keys a result and an explained case share.
 nlohmann::json CaseJson(const Result& r);
-Result ResultFromJson(const nlohmann::json& j);
+// fields: the fields the object may have (ParamFields of the tasks' parameters).
+Result ResultFromJson(const nlohmann::json& j, const std::vector<std::string>& fields);
 
 }  // namespace rsb

@@ -394,7 +394,6 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.variant = variant;
   r.type = spec.type;
   r.op = spec.op;
-  r.scanKind = spec.scanKind;
   r.n = spec.n;
   r.height = spec.height;
   r.localSize = spec.localSize;
@@ -403,8 +402,7 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.lookbackFallback = spec.lookbackFallback;
   r.tuning = task.Tuning(device, variant, spec);
   r.settings = spec.settings;
-  for (const auto& param : task.Parameters())
-    r.params[param.name] = Param(task.Parameters(), spec, param.name);
+  RecordParams(task.Parameters(), spec.params, r.fields, r.params);
   return r;
 }
 

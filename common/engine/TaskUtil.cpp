@@ -4,6 +4,7 @@
 #include "platform/Sizes.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <stdexcept>
@@ -44,7 +45,53 @@ std::map<std::string, size_t> IComputeTask::Tuning(const DeviceInfo& /*device*/,
 }
 
 std::string TaskParameter::AllowedText() const {
+  if (!names.empty())
+    return fmt::format("{}", fmt::join(names, " "));
   return fmt::format("{} from {} to {}", odd ? "an odd number" : "a whole number", min, max);
+}
+
+std::string TaskParameter::Text(size_t v) const {
+  return v < names.size() ? names[v] : std::to_string(v);
+}
+
+std::optional<size_t> TaskParameter::Parse(const std::string& text) const {
+  for (size_t i = 0; i < names.size(); ++i)
+    if (Lower(text) == names[i])
+      return i;
+  if (!names.empty() || text.empty() || text.find_first_not_of("0123456789") != text.npos ||
+      text.size() > 19)
+    return std::nullopt;
+  const size_t v = std::stoull(text);
+  return Allows(v) ? std::optional<size_t>(v) : std::nullopt;
+}
+
+std::string TaskParameter::Key() const {
+  std::string key = name;
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
+
+void RecordParams(const std::vector<TaskParameter>& declared,
+                  const std::map<std::string, size_t>& values,
+                  std::map<std::string, std::string>& fields,
+                  std::map<std::string, size_t>& params) {
+  for (const auto& p : declared) {
+    const auto it = values.find(p.name);
+    const size_t v = it != values.end() ? it->second : p.value;
+    if (p.field.empty())
+      params[p.name] = v;
+    else
+      fields[p.field] = p.Text(v);
+  }
+}
+
+std::vector<std::string> ParamFields(const std::vector<std::vector<TaskParameter>>& declared) {
+  std::vector<std::string> out;
+  for (const auto& params : declared)
+    for (const auto& p : params)
+      if (!p.field.empty() && std::find(out.begin(), out.end(), p.field) == out.end())
+        out.push_back(p.field);
+  return out;
 }
 
 size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,

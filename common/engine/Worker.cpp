@@ -403,7 +403,8 @@ class IsolatedRun {
   }
 
   bool OnResult(WorkerProcess& worker, Round& r, const std::string& json) {
-    results.push_back(ResultFromJson(nlohmann::json::parse(json)));
+    const std::vector<std::string> fields = ParamFields({JobAt(r).task->Parameters()});
+    results.push_back(ResultFromJson(nlohmann::json::parse(json), fields));
     SetUtilisation(results.back(), ceilings_, device_);
     if (!settings_.oclgrindDir.empty()) {
       ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir, r.outEnd, r.logEnd));

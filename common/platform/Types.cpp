@@ -15,10 +15,6 @@ const std::vector<Op>& AllOps() {
   static const std::vector<Op> all = {Op::Sum, Op::Min, Op::Max};
   return all;
 }
-const std::vector<ScanKind>& AllScanKinds() {
-  static const std::vector<ScanKind> all = {ScanKind::Inclusive, ScanKind::Exclusive};
-  return all;
-}
 
 std::string ToString(ElementType t) {
   switch (t) {
@@ -48,9 +44,6 @@ std::string ToString(Op op) {
   }
   return "?";
 }
-std::string ToString(ScanKind k) {
-  return k == ScanKind::Inclusive ? "inclusive" : "exclusive";
-}
 
 std::string Lower(std::string s) {
   std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
@@ -72,9 +65,6 @@ std::optional<ElementType> ParseElementType(const std::string& s) {
 }
 std::optional<Op> ParseOp(const std::string& s) {
   return ParseEnum(AllOps(), s);
-}
-std::optional<ScanKind> ParseScanKind(const std::string& s) {
-  return ParseEnum(AllScanKinds(), s);
 }
 
 size_t SizeOf(ElementType t) {

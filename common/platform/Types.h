@@ -1,4 +1,4 @@
-// Element types, operators and scan kinds shared by host code and kernels.
+// Element types and operators shared by host code and kernels.
 //
 // The kernels are generic: the element type and the operator reach them as build options
 // (see KernelBuildOptions). On the host, DispatchType turns a run-time ElementType into a
@@ -14,17 +14,14 @@ namespace rsb {
 
 enum class ElementType { Int, Uint, Long, Ulong, Float, Double };
 enum class Op { Sum, Min, Max };
-enum class ScanKind { Inclusive, Exclusive };
 
 const std::vector<ElementType>& AllElementTypes();
 const std::vector<Op>& AllOps();
-const std::vector<ScanKind>& AllScanKinds();
 
 std::string ToString(ElementType t);
 std::string ToString(Op op);
-std::string ToString(ScanKind k);
 
-// "uint, float": the names of types, operators or scan kinds, joined by sep.
+// "uint, float": the names of types or operators, joined by sep.
 template <class E>
 std::string JoinNames(const std::vector<E>& v, const std::string& sep = ", ") {
   std::string s;
@@ -35,7 +32,6 @@ std::string JoinNames(const std::vector<E>& v, const std::string& sep = ", ") {
 
 std::optional<ElementType> ParseElementType(const std::string& s);
 std::optional<Op> ParseOp(const std::string& s);
-std::optional<ScanKind> ParseScanKind(const std::string& s);
 
 // s in lower case (ASCII).
 std::string Lower(std::string s);

@@ -47,6 +47,7 @@ struct CompareReport {
   ComparedFile base, fresh;
   Comparison comparison;
   CompareSettings settings;
+  std::vector<std::string> fields;  // the CSV's field columns after `op` (RunInfo::fields)
 };
 
 }  // namespace rsb

@@ -48,8 +48,10 @@ std::string RunFields(const RunInfo& info, const DeviceRun& run) {
 // The columns: the first 32 as they have always been (scripts cut by position), then the
 // breakdown (33-42: a case row has an empty `kernel`, column 34), then every other field of the
 // JSON document: the case's (empty on kernel rows), then the run's and its device's.
+// The fields of the tasks' parameters (RunInfo::fields) between op and n (a scan's kind).
+constexpr const char* kCsvHeaderKeys = "device,driver_version,task,variant,type,op,";
 constexpr const char* kCsvHeader =
-    "device,driver_version,task,variant,type,op,scan_kind,n,local_size,status,message,"
+    "n,local_size,status,message,"
     "iterations,time_ms_median,time_ms_min,time_ms_max,time_ms_mean,time_ms_stddev,"
     "gelem_s,gbytes_s,bytes_moved,bytes_read,bytes_written,bandwidth_util,launches,steps,ops,"
     "launches_enqueued,validated_runs,code_path,portable,lookback_fallback,tuning,gaps_ms,"
@@ -78,10 +80,9 @@ struct CaseKeys {
 CaseKeys KeysOf(const RunInfo& info, const Result& r) {
   const DeviceRun& device = DeviceOf(info, r);
   return {
-      fmt::format("{},{},{},{},{},{},{},{},{},{}", CsvQuote(device.info.name),
+      fmt::format("{},{},{},{},{},{},{}{},{},{}", CsvQuote(device.info.name),
                   CsvQuote(device.info.driverVersion), r.task, r.variant, ToString(r.type),
-                  ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n, r.localSize,
-                  ToString(r.status)),
+                  ToString(r.op), FieldCells(r, info.fields), r.n, r.localSize, ToString(r.status)),
       fmt::format("{},{},{},{}", r.codePath, r.portable ? 1 : 0, r.lookbackFallback ? 1 : 0,
                   CsvQuote(TuningText(r))),
       fmt::format("{},{},{}", r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
@@ -145,7 +146,7 @@ void WriteBreakdownRows(std::ostream& out, const Result& r, const CaseKeys& c) {
 // measurements left empty. Case rows: an empty `kernel`; a case's kernel times: its rows of
 // phase `run`, whose kernel_time_ms plus the case's gaps_ms are its time_ms_median.
 void WriteResultsCsv(std::ostream& out, const RunInfo& info, const std::vector<Result>& results) {
-  out << kCsvHeader;
+  out << kCsvHeaderKeys << FieldColumns(info.fields) << kCsvHeader;
   for (const auto& r : results) {
     const CaseKeys keys = KeysOf(info, r);
     WriteCaseRow(out, r, keys);
@@ -154,8 +155,9 @@ void WriteResultsCsv(std::ostream& out, const RunInfo& info, const std::vector<R
 }
 
 void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<Explanation>& all) {
-  out << "device,driver_version,task,variant,type,op,scan_kind,n,width,height,params,local_size,"
-         "status,message,launches,steps,work,sequential_work,work_items,cost,work_ratio,"
+  out << kCsvHeaderKeys << FieldColumns(info.fields)
+      << "n,width,height,params,local_size,status,message,launches,steps,work,sequential_work,work_"
+         "items,cost,work_ratio,"
          "cost_ratio,scaled_work_ratio,scaled_cost_ratio,work_optimal,cost_optimal,bytes_read,"
          "bytes_written,bytes_moved\n";
   for (const auto& e : all) {
@@ -163,12 +165,11 @@ void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<E
     const DeviceInfo& d = DeviceOf(info, r).info;
     auto flag = [](const std::optional<bool>& v) { return v ? (*v ? "1" : "0") : ""; };
     out << fmt::format(
-        "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},"
+        "{},{},{},{},{},{},{}{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f},{:.6f},{:.6f},{:.6f},"
         "{},{},{},{},{}\n",
         CsvQuote(d.name), CsvQuote(d.driverVersion), r.task, r.variant, ToString(r.type),
-        ToString(r.op), r.scanKind ? ToString(*r.scanKind) : "", r.n,
-        r.height ? r.n / r.height : r.n, r.height ? r.height : 1,
-        CsvQuote(r.params.empty() ? "" : ParamsText(r)), r.localSize,
+        ToString(r.op), FieldCells(r, info.fields), r.n, r.height ? r.n / r.height : r.n,
+        r.height ? r.height : 1, CsvQuote(r.params.empty() ? "" : ParamsText(r)), r.localSize,
         e.Explained() ? "explained" : "skipped", CsvQuote(r.message), r.cost.launches, r.cost.steps,
         r.cost.ops, e.sequentialWork, r.cost.workItems, e.Cost(), e.workRatio, e.costRatio,
         e.scaledWorkRatio, e.scaledCostRatio, flag(e.workOptimal), flag(e.costOptimal),
@@ -178,10 +179,12 @@ void WriteExplainCsv(std::ostream& out, const RunInfo& info, const std::vector<E
 
 // compare's CSV: a row per case in both files (in "both"), then those in one only ("base",
 // "new"), the other side's columns empty.
-void WriteCompareCsv(std::ostream& out, const Comparison& c) {
+void WriteCompareCsv(std::ostream& out, const Comparison& c,
+                     const std::vector<std::string>& fields) {
   auto num = [](std::optional<double> v) { return v ? fmt::format("{:.6g}", *v) : std::string(); };
-  out << "in,task,variant,type,op,scan_kind,n,base_local_size,new_local_size,base_device,"
-         "new_device,base_status,base_median_ms,base_ci_low_ms,base_ci_high_ms,new_status,"
+  out << "in,task,variant,type,op," << FieldColumns(fields)
+      << "n,base_local_size,new_local_size,base_device,new_device,base_status,base_median_ms,base_"
+         "ci_low_ms,base_ci_high_ms,new_status,"
          "new_median_ms,new_ci_low_ms,new_ci_high_ms,throughput_ratio,change,regression,note\n";
   auto device = [&](const StoredResult* r) { return r ? CsvQuote(r->device.Label()) : ""; };
   auto times = [&](const StoredResult* r) {
@@ -195,9 +198,9 @@ void WriteCompareCsv(std::ostream& out, const Comparison& c) {
   auto row = [&](const char* in, const StoredResult& s, const StoredResult* b,
                  const StoredResult* n, const CaseComparison* m) {
     const Result& key = s.result;
-    out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", in, key.task,
-                       key.variant, ToString(key.type), ToString(key.op), KindText(key), key.n,
-                       local(b), local(n), device(b), device(n), times(b), times(n),
+    out << fmt::format("{},{},{},{},{},{}{},{},{},{},{},{},{},{},{},{},{}\n", in, key.task,
+                       key.variant, ToString(key.type), ToString(key.op), FieldCells(key, fields),
+                       key.n, local(b), local(n), device(b), device(n), times(b), times(n),
                        m ? num(m->speedup) : "", m ? ToString(m->change) : "",
                        m ? (m->regression ? "1" : "0") : "", CsvQuote(m ? m->note : ""));
   };
@@ -221,7 +224,7 @@ class CsvPrinter : public Printer {
     WriteExplainCsv(out, info, cases);
   }
   void Compare(std::ostream& out, const CompareReport& report) const override {
-    WriteCompareCsv(out, report.comparison);
+    WriteCompareCsv(out, report.comparison, report.fields);
   }
 };
 

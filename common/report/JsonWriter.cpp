@@ -53,8 +53,6 @@ nlohmann::json ExplainCaseJson(const RunInfo& info, const Explanation& e) {
             {"params", r.params},
             {"status", e.Explained() ? "explained" : "skipped"},
             {"message", r.message}});
-  if (r.scanKind)
-    o["scan_kind"] = ToString(*r.scanKind);
   if (r.height)
     o["shape"] = SizeText(r.n, r.height);
   if (info.devices.size() > 1)
@@ -132,8 +130,8 @@ json CompareCaseJson(const StoredResult& s) {
             {"n", r.n},
             {"local_size", r.localSize},
             {"device", s.device.Label()}};
-  if (r.scanKind)
-    o["scan_kind"] = ToString(*r.scanKind);
+  for (const auto& [name, value] : r.fields)
+    o[name] = value;
   if (!s.Extra().empty())
     o["case"] = s.Extra().substr(1);  // "4096x4096 mask-width=5"
   return o;

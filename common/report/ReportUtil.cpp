@@ -47,11 +47,24 @@ std::string MarkdownRow(const std::vector<std::string>& cells) {
 }
 
 std::string KindOrDash(const Result& r) {
-  return r.scanKind ? ToString(*r.scanKind) : "-";
+  return r.fields.empty() ? "-" : FieldsText(r);
 }
 
-std::string KindText(const Result& r) {
-  return r.scanKind ? ToString(*r.scanKind) : "";
+std::string FieldColumns(const std::vector<std::string>& fields) {
+  std::string s;
+  for (const auto& f : fields)
+    s += f + ",";
+  return s;
+}
+
+std::string FieldCells(const Result& r, const std::vector<std::string>& fields) {
+  std::string s;
+  for (const auto& f : fields) {
+    const auto it = r.fields.find(f);
+    const std::string v = it != r.fields.end() ? it->second : "";
+    s += (v.find_first_of(",\"\r\n") != std::string::npos ? CsvQuote(v) : v) + ",";
+  }
+  return s;
 }
 
 // "mask-width=5": a result's task parameters in one field ("-" without any).

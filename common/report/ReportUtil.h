@@ -30,9 +30,13 @@ std::string AlignedRow(const std::vector<int>& width, const std::vector<std::str
 // One row of a Markdown pipe table, its cells escaped.
 std::string MarkdownRow(const std::vector<std::string>& cells);
 
+// "exclusive": the values of a result's fields (FieldsText), "-" without any: the tables' `kind`.
 std::string KindOrDash(const Result& r);
-// "exclusive": a result's scan kind ("" for a reduction: CSV, compare's keys).
-std::string KindText(const Result& r);
+// "scan_kind,": a CSV column per field (RunInfo::fields), each followed by a comma.
+std::string FieldColumns(const std::vector<std::string>& fields);
+// "exclusive,": a result's value of each of those fields ("" where it has none; quoted where it
+// holds a comma, a quote or a line break), each followed by a comma.
+std::string FieldCells(const Result& r, const std::vector<std::string>& fields);
 // "mask-width=5": a result's task parameters in one field ("-" without any).
 std::string ParamsText(const Result& r);
 // True when a result has task parameters (a convolution's mask width): the tables get a

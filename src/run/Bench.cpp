@@ -276,6 +276,7 @@ RunInfo NewRunInfo(const Options& o, const std::string& kernelDir, int argc, cha
   info.cold = o.run.cold;
   info.ciTarget = o.run.ciTarget;
   info.repetitions = o.run.timed ? o.repetitions : 1;
+  info.fields = TaskFields();
   for (int i = 0; i < argc; ++i)
     info.command += (i ? " " : "") + std::string(argv[i]);
   return info;

@@ -76,8 +76,9 @@ void ReadParams(const CaseReader& r, const IComputeTask& task, const json& c, Pr
     r.Fail("params", c["params"].dump(), "an object of the task's parameters");
   for (const auto& [name, value] : c["params"].items()) {
     const auto params = task.Parameters();
-    const auto p = std::find_if(params.begin(), params.end(),
-                                [&](const TaskParameter& q) { return q.name == name; });
+    const auto p = std::find_if(params.begin(), params.end(), [&](const TaskParameter& q) {
+      return q.name == name && q.field.empty();
+    });
     if (p == params.end())
       r.Fail("params", "'" + name + "' is not a parameter of " + task.Name(),
              "the task's parameters");
@@ -87,16 +88,36 @@ void ReadParams(const CaseReader& r, const IComputeTask& task, const json& c, Pr
   }
 }
 
+// The parameters that are keys of the case (TaskParameter::field, with named values): each a field
+// of the case, required where the task has it, refused where it has not.
+void ReadKeyParams(const CaseReader& r, const IComputeTask& task, const json& c,
+                   const std::vector<std::string>& fields, ProblemSpec& spec) {
+  const auto params = task.Parameters();
+  for (const auto& field : fields) {
+    const auto p = std::find_if(params.begin(), params.end(),
+                                [&](const TaskParameter& q) { return q.field == field; });
+    if (p != params.end())
+      spec.params[p->name] = *p->Parse(r.Text(field, p->names));
+    else if (c.contains(field))
+      r.Fail(field, "the task " + task.Name() + " has none", "no " + field);
+  }
+}
+
 Job ReadCase(const std::string& path, size_t index, const json& c,
              const std::vector<std::unique_ptr<IComputeTask>>& tasks, const ProblemSpec& base) {
   const CaseReader r(path, index, c);
   if (!c.is_object())
     r.Fail("", c.dump(), "an object per case");
+  std::vector<std::vector<TaskParameter>> declared;
+  for (const auto& t : tasks)
+    declared.push_back(t->Parameters());
+  const std::vector<std::string> fields = ParamFields(declared);
+  std::vector<std::string> keys = {"task", "variant", "type", "op"};
+  keys.insert(keys.end(), fields.begin(), fields.end());
+  keys.insert(keys.end(), {"n", "height", "params", "local_size"});
   for (const auto& [key, value] : c.items())
-    if (key != "task" && key != "variant" && key != "type" && key != "op" && key != "scan_kind" &&
-        key != "n" && key != "height" && key != "params" && key != "local_size")
-      r.Fail(key, "an unknown field",
-             "task, variant, type, op, scan_kind, n, height, params, local_size");
+    if (std::find(keys.begin(), keys.end(), key) == keys.end())
+      r.Fail(key, "an unknown field", fmt::format("{}", fmt::join(keys, ", ")));
   std::vector<std::string> taskNames;
   for (const auto& t : tasks)
     taskNames.push_back(t->Name());
@@ -104,10 +125,7 @@ Job ReadCase(const std::string& path, size_t index, const json& c,
   Job job{&task, base, {r.Text("variant", task.Variants())}};
   job.spec.type = *ParseElementType(r.Text("type", NamesOf(task.Types())));
   job.spec.op = *ParseOp(r.Text("op", NamesOf(task.Ops())));
-  if (!task.ScanKinds().empty())
-    job.spec.scanKind = ParseScanKind(r.Text("scan_kind", NamesOf(task.ScanKinds())));
-  else if (c.contains("scan_kind"))
-    r.Fail("scan_kind", "the task " + task.Name() + " has none", "no scan_kind");
+  ReadKeyParams(r, task, c, fields, job.spec);
   job.spec.n = r.Number("n", 0, kMaxElements);
   if (job.spec.n == 0)
     r.Fail("n", c.contains("n") ? "0" : "missing", "an element count from 1");

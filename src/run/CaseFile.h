@@ -11,8 +11,10 @@
 //              {"task": "convolution", "variant": "tiled-2d", "type": "float", "op": "sum",
 //               "n": 4096, "height": 64, "params": {"mask-width": 5}}]}
 //
-// "local_size" absent or 0: auto; "height" > 0: an image of n / height columns. Each case is one
-// job of one variant; the rest of the problem (seed, code path, --tune) is the command line's.
+// A parameter that is a key of the case (TaskParameter::field: scan_kind) is a field of its own,
+// required for its task. "local_size" absent or 0: auto; "height" > 0: an image of n / height
+// columns. Each case is one job of one variant; the rest of the problem (seed, code path, --tune)
+// is the command line's.
 #pragma once
 
 #include "engine/Runner.h"

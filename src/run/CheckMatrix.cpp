@@ -173,21 +173,15 @@ std::vector<Job> CheckMatrixJobs(const Options& o,
     const std::vector<std::string> variants = SelectedVariants(o, *task);
     if (variants.empty())
       continue;
-    std::vector<std::optional<ScanKind>> kinds = {std::nullopt};
-    const std::vector<ScanKind> scanKinds = task->ScanKinds();
-    if (!scanKinds.empty())
-      kinds.assign(scanKinds.begin(), scanKinds.end());
     for (ElementType type : Both(AllElementTypes(), task->Types()))
       for (Op op : Both(AllOps(), task->Ops()))
-        for (const auto& kind : kinds)
-          for (const auto& params : ParamCombinations(o, *task, ParamValues::Check)) {
-            ProblemSpec base = o.problem;
-            base.type = type;
-            base.op = op;
-            base.scanKind = kind;
-            base.params = params;
-            AddProblemMatrix(o, *task, variants, base, device, jobs);
-          }
+        for (const auto& params : ParamCombinations(o, *task, ParamValues::Check)) {
+          ProblemSpec base = o.problem;
+          base.type = type;
+          base.op = op;
+          base.params = params;
+          AddProblemMatrix(o, *task, variants, base, device, jobs);
+        }
   }
   return jobs;
 }
@@ -273,24 +267,18 @@ std::vector<Job> OclgrindMatrixJobs(const Options& o,
       continue;
     const bool hasUint = std::find(types.begin(), types.end(), ElementType::Uint) != types.end();
     const bool hasSum = std::find(ops.begin(), ops.end(), Op::Sum) != ops.end();
-    std::vector<std::optional<ScanKind>> kinds = {std::nullopt};
-    const std::vector<ScanKind> scanKinds = task->ScanKinds();
-    if (!scanKinds.empty())
-      kinds.assign(scanKinds.begin(), scanKinds.end());
     std::vector<size_t> locals(std::begin(kOclgrindLocalSizes), std::end(kOclgrindLocalSizes));
     if (o.localSizeGiven)
       locals = o.localSizes;
-    for (const auto& kind : kinds)
-      for (const auto& params : ParamCombinations(o, *task, ParamValues::Check))
-        for (size_t local : locals) {
-          ProblemSpec base = o.problem;
-          base.type = hasUint ? ElementType::Uint : types.front();
-          base.op = hasSum ? Op::Sum : ops.front();
-          base.scanKind = kind;
-          base.params = params;
-          base.localSize = local;
-          AddOclgrindCases(o, *task, variants, base, device, jobs);
-        }
+    for (const auto& params : ParamCombinations(o, *task, ParamValues::Check))
+      for (size_t local : locals) {
+        ProblemSpec base = o.problem;
+        base.type = hasUint ? ElementType::Uint : types.front();
+        base.op = hasSum ? Op::Sum : ops.front();
+        base.params = params;
+        base.localSize = local;
+        AddOclgrindCases(o, *task, variants, base, device, jobs);
+      }
   }
   return jobs;
 }

@@ -31,13 +31,12 @@ std::vector<E> Supported(const std::vector<E>& asked, const std::vector<E>& supp
   return out;
 }
 
-// What one task of MakeJobs runs: its selected variants, types, operators and scan kinds, and
-// why the command line's asks it leaves out.
+// What one task of MakeJobs runs: its selected variants, types and operators, and why the
+// command line's asks it leaves out.
 struct TaskSelection {
   std::vector<std::string> variants;
   std::vector<ElementType> types;
   std::vector<Op> ops;
-  std::vector<std::optional<ScanKind>> kinds = {std::nullopt};
   std::vector<std::string> why;
 };
 
@@ -52,12 +51,10 @@ TaskSelection SelectFor(const Options& o, const IComputeTask& task) {
     s.why.push_back(fmt::format("{} computes {} only", task.Name(), JoinNames(task.Types())));
   if (s.ops.size() < o.ops.size() && o.opsGiven)
     s.why.push_back(fmt::format("{} has the operator {} only", task.Name(), JoinNames(task.Ops())));
-  if (!task.ScanKinds().empty())
-    s.kinds.assign(o.scanKinds.begin(), o.scanKinds.end());
   return s;
 }
 
-// The jobs of one size: every type, operator, kind and parameter combination, for the variants
+// The jobs of one size: every type, operator and parameter combination, for the variants
 // that take sizes of its kind (added to `ran`).
 void AddSizeJobs(const Options& o, IComputeTask& task, const TaskSelection& s, const Extent& size,
                  std::vector<std::string>& ran, std::vector<Job>& jobs) {
@@ -71,17 +68,15 @@ void AddSizeJobs(const Options& o, IComputeTask& task, const TaskSelection& s, c
     ran.push_back(task.Name() + "/" + v);
   for (ElementType type : s.types)
     for (Op op : s.ops)
-      for (const auto& kind : s.kinds)
-        for (const auto& params : ParamCombinations(o, task, ParamValues::Default)) {
-          Job job{&task, o.problem, takers};
-          job.spec.type = type;
-          job.spec.op = op;
-          job.spec.scanKind = kind;
-          job.spec.n = size.n;
-          job.spec.height = size.height;
-          job.spec.params = params;
-          jobs.push_back(job);
-        }
+      for (const auto& params : ParamCombinations(o, task, ParamValues::Default)) {
+        Job job{&task, o.problem, takers};
+        job.spec.type = type;
+        job.spec.op = op;
+        job.spec.n = size.n;
+        job.spec.height = size.height;
+        job.spec.params = params;
+        jobs.push_back(job);
+      }
 }
 
 // After a task's jobs: its variants left without a case are said in `notes`, and are a

@@ -121,15 +121,16 @@ std::vector<TunedSpace> CConvolutionTask::TunedSpaces() const {
 }
 
 std::vector<TaskParameter> CConvolutionTask::Parameters() const {
-  return {{kMaskWidth,
-           "mask width W (odd; 2-D masks are W x W, at most 31)",
-           5,
-           1,
-           kMaxMask1D,
-           true,
-           // Every class: no halo (1), a radius of one (3), the default, a halo wider than a
-           // small tile (17), the widest 2-D and 1-D masks.
-           {1, 3, 5, 17, kMaxMask2D, kMaxMask1D}}};
+  TaskParameter width;
+  width.name = kMaskWidth;
+  width.help = "mask width W (odd; 2-D masks are W x W, at most 31)";
+  width.value = 5;
+  width.min = 1, width.max = kMaxMask1D;
+  width.odd = true;
+  // Every class: no halo (1), a radius of one (3), the default, a halo wider than a small tile
+  // (17), the widest 2-D and 1-D masks.
+  width.checkValues = {1, 3, 5, 17, kMaxMask2D, kMaxMask1D};
+  return {width};
 }
 
 bool CConvolutionTask::TakesShape(const std::string& variant) const {

@@ -1,5 +1,6 @@
 #include "tasks/CReductionTask.h"
 
+#include "engine/HostSums.h"
 #include "platform/Errors.h"
 
 #include <fmt/format.h>
@@ -83,6 +84,36 @@ std::vector<TunedSpace> CReductionTask::TunedSpaces() const {
 
 Expected CReductionTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
   return ReferenceReduce(input, spec.op);
+}
+
+// Every chunk's aggregate (in parallel), then the chunks' combined in chunk order.
+Expected CReductionTask::ReferenceReduce(const HostArray& input, Op op) {
+  Expected e(input.Type(), 1);
+  e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
+  DispatchType(input.Type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    DispatchOp(op, [&](auto opTag) {
+      constexpr Op O = decltype(opTag)::value;
+      const T* x = input.As<T>();
+      std::vector<ChunkAggregate<T>> chunks(HostChunks(input.Size()));
+      ParallelChunks(input.Size(), [&](size_t c, size_t begin, size_t end) {
+        chunks[c] = Aggregate<O>(x, begin, end, e.approximate);
+      });
+      ChunkAggregate<T> total{IdentityOf<T>(O), {}, 0};
+      for (const auto& a : chunks) {
+        total.acc = Apply<O>(total.acc, a.acc);
+        total.sum.Add(a.sum), total.absSum += a.absSum;
+      }
+      if (e.approximate) {
+        e.exact.As<T>()[0] = static_cast<T>(total.sum.Value());
+        e.value = {total.sum.Value()};
+        e.bound = {SumBound<T>(total.absSum, input.Size())};
+      } else {
+        e.exact.As<T>()[0] = total.acc;
+      }
+    });
+  });
+  return e;
 }
 
 LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& variant,

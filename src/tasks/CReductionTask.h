@@ -29,6 +29,9 @@ class CReductionTask : public TableTask<ReductionShape> {
   std::string Name() const override { return "reduction"; }
   std::vector<TuningKnob> Tunables() const override;
   std::vector<TunedSpace> TunedSpaces() const override;
+  // The CPU reference, in parallel over fixed chunks of the input (Parallel.h): the same on any
+  // number of cores, to the last bit for floating point; a floating-point sum with its bound.
+  static Expected ReferenceReduce(const HostArray& input, Op op);
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                   const ProblemSpec& spec) const override;
   std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,

@@ -1,5 +1,6 @@
 #include "tasks/CScanTask.h"
 
+#include "engine/HostSums.h"
 #include "platform/Errors.h"
 
 #include <fmt/format.h>
@@ -32,7 +33,7 @@ const std::vector<TuningKnob> kKnobs = {
 };
 
 bool Inclusive(const ProblemSpec& spec) {
-  return spec.scanKind.value_or(ScanKind::Inclusive) == ScanKind::Inclusive;
+  return CScanTask::KindOf(spec) == ScanKind::Inclusive;
 }
 
 // Multi-level shapes: the elements of every level, levels[0] = n; level l + 1 holds the tile
@@ -75,8 +76,77 @@ std::vector<TunedSpace> CScanTask::TunedSpaces() const {
           {"single-pass", "cpu", 0, {"scan-cpu-items"}}};
 }
 
+const std::vector<ScanKind>& AllScanKinds() {
+  static const std::vector<ScanKind> all = {ScanKind::Inclusive, ScanKind::Exclusive};
+  return all;
+}
+
+std::string ToString(ScanKind k) {
+  return k == ScanKind::Inclusive ? "inclusive" : "exclusive";
+}
+
+std::vector<TaskParameter> CScanTask::Parameters() const {
+  TaskParameter kind;
+  kind.name = kKindParam;
+  kind.help = "Scan kind(s)";
+  kind.field = "scan_kind";
+  for (ScanKind k : AllScanKinds())
+    kind.names.push_back(ToString(k));
+  kind.value = size_t(ScanKind::Inclusive);
+  kind.checkValues = {size_t(ScanKind::Inclusive), size_t(ScanKind::Exclusive)};  // both
+  return {kind};
+}
+
+ScanKind CScanTask::KindOf(const ProblemSpec& spec) {
+  const auto it = spec.params.find(kKindParam);
+  return it != spec.params.end() && it->second == size_t(ScanKind::Exclusive) ? ScanKind::Exclusive
+                                                                              : ScanKind::Inclusive;
+}
+
+void CScanTask::SetKind(ProblemSpec& spec, ScanKind kind) {
+  spec.params[kKindParam] = size_t(kind);
+}
+
 Expected CScanTask::Reference(const HostArray& input, const ProblemSpec& spec) const {
-  return ReferenceScan(input, spec.op, spec.scanKind.value_or(ScanKind::Inclusive));
+  return ReferenceScan(input, spec.op, KindOf(spec));
+}
+
+// Every chunk's aggregate (in parallel), then the chunks' offsets in order (one value per 2^16
+// elements, on one core). The scan itself runs where it is used: in the comparison.
+Expected CScanTask::ReferenceScan(const HostArray& input, Op op, ScanKind kind) {
+  const size_t n = input.Size(), chunks = HostChunks(n);
+  Expected e(input.Type(), n, 0);
+  e.approximate = IsFloatingPoint(input.Type()) && op == Op::Sum;
+  Expected::ScanOffsets& s = e.scan.emplace();
+  s.op = op;
+  s.inclusive = kind == ScanKind::Inclusive;
+  DispatchType(input.Type(), [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    DispatchOp(op, [&](auto opTag) {
+      constexpr Op O = decltype(opTag)::value;
+      const T* x = input.As<T>();
+      std::vector<ChunkAggregate<T>> aggregates(chunks);
+      ParallelChunks(n, [&](size_t c, size_t begin, size_t end) {
+        aggregates[c] = Aggregate<O>(x, begin, end, e.approximate);
+      });
+      ChunkAggregate<T> running{IdentityOf<T>(O), {}, 0};
+      if (e.approximate) {
+        s.sum.resize(chunks), s.comp.resize(chunks), s.absSum.resize(chunks);
+      } else {
+        s.acc = HostArray(input.Type(), chunks);
+      }
+      for (size_t c = 0; c < chunks; ++c) {
+        if (e.approximate) {
+          s.sum[c] = running.sum.sum, s.comp[c] = running.sum.comp, s.absSum[c] = running.absSum;
+          running.sum.Add(aggregates[c].sum), running.absSum += aggregates[c].absSum;
+        } else {
+          s.acc.As<T>()[c] = running.acc;
+          running.acc = Apply<O>(running.acc, aggregates[c].acc);
+        }
+      }
+    });
+  });
+  return e;
 }
 
 LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,

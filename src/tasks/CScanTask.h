@@ -22,6 +22,12 @@ enum class ScanShape {
   SinglePass,
 };
 
+// Inclusive: element i is the operator over x[0..i]; exclusive: over x[0..i) (the identity at
+// 0). The task's parameter scan-kind (--scan-kind; results' scan_kind), by index.
+enum class ScanKind { Inclusive, Exclusive };
+const std::vector<ScanKind>& AllScanKinds();
+std::string ToString(ScanKind k);
+
 class CScanTask : public TableTask<ScanShape> {
  public:
   using Shape = ScanShape;
@@ -29,7 +35,15 @@ class CScanTask : public TableTask<ScanShape> {
   explicit CScanTask(std::vector<Variant> table = DefaultTable());
 
   std::string Name() const override { return "scan"; }
-  std::vector<ScanKind> ScanKinds() const override { return AllScanKinds(); }
+  static constexpr const char* kKindParam = "scan-kind";
+  // The scan kind: a parameter recorded in a field of its own (scan_kind), inclusive by default,
+  // both in the check matrix.
+  std::vector<TaskParameter> Parameters() const override;
+  static ScanKind KindOf(const ProblemSpec& spec);
+  static void SetKind(ProblemSpec& spec, ScanKind kind);
+  // The CPU reference in the scan form of HostData's Expected: each chunk's offset (parallel
+  // over fixed chunks, Parallel.h), the scan itself computed again as the output is compared.
+  static Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind);
   std::vector<TuningKnob> Tunables() const override;
   std::vector<TunedSpace> TunedSpaces() const override;
   LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,

@@ -14,4 +14,11 @@ std::vector<std::unique_ptr<IComputeTask>> MakeTasks() {
   return tasks;
 }
 
+std::vector<std::string> TaskFields() {
+  std::vector<std::vector<TaskParameter>> declared;
+  for (const auto& task : MakeTasks())
+    declared.push_back(task->Parameters());
+  return ParamFields(declared);
+}
+
 }  // namespace rsb

@@ -5,8 +5,12 @@
 #include "engine/IComputeTask.h"
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace rsb {
 std::vector<std::unique_ptr<IComputeTask>> MakeTasks();
-}
+// The fields of the tasks' parameters (ParamFields): the results' CSV columns after `op`, the
+// fields a results file's reader looks for.
+std::vector<std::string> TaskFields();
+}  // namespace rsb

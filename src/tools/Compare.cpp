@@ -4,6 +4,7 @@
 #include "platform/Errors.h"
 #include "platform/Files.h"
 #include "report/ReportUtil.h"
+#include "tasks/Tasks.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -38,7 +39,7 @@ std::optional<double> ParseThreshold(const std::string& v) {
 std::string CaseKey(const StoredResult& r, const CompareSettings& s) {
   const Result& c = r.result;
   std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", c.task, c.variant, ToString(c.type),
-                                ToString(c.op), KindText(c), c.n, r.Extra());
+                                ToString(c.op), FieldsText(c, "|"), c.n, r.Extra());
   if (!s.ignoreLocalSize)
     key += fmt::format("|{}", c.localSize);
   if (!s.acrossDevices)
@@ -391,7 +392,7 @@ CompareReport CompareTwoFiles(const ResultFile& base, const ResultFile& fresh, C
                    fmt::format("BASE and NEW each hold one device, not the same: their cases are "
                                "paired across the devices ({} against {})",
                                newDevices[0].Label(), baseDevices[0].Label()));
-  return {{base.path, baseDevices}, {fresh.path, newDevices}, c, s};
+  return {{base.path, baseDevices}, {fresh.path, newDevices}, c, s, TaskFields()};
 }
 
 int Compare(int argc, char** argv) {

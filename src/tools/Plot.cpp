@@ -163,8 +163,14 @@ void RunPlotScript(const std::vector<std::string>& files, const std::string& tit
                    const std::string& tmp, const std::string& option, const std::string& output) {
   const std::string script = FindPlotScript();
   const std::string python = FindPython();
-  std::vector<std::string> args = {python,        script, "--output", tmp, "--variant-order",
-                                   VariantOrder()};
+  std::vector<std::string> args = {python,
+                                   script,
+                                   "--output",
+                                   tmp,
+                                   "--variant-order",
+                                   VariantOrder(),
+                                   "--case-fields",
+                                   cli::Join(TaskFields(), ",")};
   if (!title.empty())
     args.insert(args.end(), {"--title", title});
   args.insert(args.end(), files.begin(), files.end());

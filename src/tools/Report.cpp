@@ -4,6 +4,7 @@
 #include "platform/Errors.h"
 #include "platform/Files.h"
 #include "report/HtmlPage.h"
+#include "tasks/Tasks.h"
 #include "tools/Compare.h"
 #include "tools/Plot.h"
 #include "tools/ResultFile.h"
@@ -63,10 +64,11 @@ ReportOptions ParseReportOptions(int argc, char** argv, bool& help) {
 PageFile ReadPageFile(const ResultFile& f) {
   PageFile p{f.path, f.document, f.results, {}};
   const auto& raw = f.document.at("results");
+  const std::vector<std::string> fields = TaskFields();
   for (size_t i = 0; i < p.results.size(); ++i) {
     bool partial = false;
     try {
-      p.results[i].result = ResultFromJson(raw.at(i));
+      p.results[i].result = ResultFromJson(raw.at(i), fields);
     } catch (const std::exception&) {
       partial = true;
       Result& r = p.results[i].result;  // timed cells need an iteration count

@@ -1,8 +1,10 @@
 #include "tools/ResultFile.h"
 
 #include "platform/Errors.h"
+#include "tasks/Tasks.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -162,8 +164,17 @@ class ResultReader {
     return o_[key].get<std::string>();
   }
 
-  // A name that parse knows (a type, an operator, a scan kind, a status); nullopt where absent
-  // and not required.
+  // A named value of the parameter p in its field (TaskParameter::field); "" where absent.
+  std::string FieldValue(const TaskParameter& p) const {
+    const std::string s = Str(p.field.c_str(), false);
+    if (s.empty() || std::find(p.names.begin(), p.names.end(), s) != p.names.end())
+      return s;
+    Fail(fmt::format(".{}: {} is not allowed; allowed: {}", p.field, Shown(o_[p.field]),
+                     fmt::join(p.names, ", ")));
+  }
+
+  // A name that parse knows (a type, an operator, a status); nullopt where absent and not
+  // required.
   template <class T>
   std::optional<T> Name(const char* key, bool required,
                         std::optional<T> (*parse)(const std::string&),
@@ -275,6 +286,19 @@ void ReadSamples(const ResultReader& in, Result& r) {
   }
 }
 
+// The tasks' parameters that results record in fields of their own (TaskParameter::field).
+const std::vector<TaskParameter>& FieldParams() {
+  static const std::vector<TaskParameter> params = [] {
+    std::vector<TaskParameter> out;
+    for (const auto& task : MakeTasks())
+      for (const auto& p : task->Parameters())
+        if (!p.field.empty())
+          out.push_back(p);
+    return out;
+  }();
+  return params;
+}
+
 // The case: task to local size, an image's height (where it has a shape) and the task's
 // parameters.
 void ReadCase(const ResultReader& in, Result& r) {
@@ -283,7 +307,9 @@ void ReadCase(const ResultReader& in, Result& r) {
   r.variant = in.Str("variant", true);
   r.type = *in.Name("type", true, ParseElementType, AllElementTypes());
   r.op = *in.Name("op", true, ParseOp, AllOps());
-  r.scanKind = in.Name("scan_kind", false, ParseScanKind, AllScanKinds());
+  for (const auto& p : FieldParams())
+    if (const std::string v = in.FieldValue(p); !v.empty())
+      r.fields[p.field] = v;
   r.n = in.Count("n");
   r.localSize = in.Count("local_size");
   if (o.contains("shape") && o["shape"].is_string())

@@ -213,8 +213,6 @@ ProblemSpec GroupSpec(const IComputeTask& task, const std::string& variant, Elem
   spec.type = type;
   const auto ops = task.Ops();
   spec.op = std::find(ops.begin(), ops.end(), Op::Sum) != ops.end() ? Op::Sum : ops.front();
-  if (!task.ScanKinds().empty())
-    spec.scanKind = ScanKind::Inclusive;
   spec.n = sizeClass == "huge" ? kHugeClassN : sizeClass == "large" ? kLargeClassN : kSmallClassN;
   if (task.TakesShape(variant))  // a square image of as many elements
     spec.height = size_t(std::llround(std::sqrt(double(spec.n))));

@@ -54,14 +54,13 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   a.insert(a.end(), {code.binary, "--kernels", code.kernels, "--task", it.task, "--variant",
                      it.variant, "--size", Join(sizes), "--type", JoinNames(g.types, ","), "--op",
                      JoinNames(g.ops, ",")});
-  if (!g.kinds.empty())
-    a.insert(a.end(), {"--scan-kind", JoinNames(g.kinds, ",")});
-  for (const auto& [name, values] : g.params) {
-    std::vector<std::string> v;
-    for (size_t x : values)
-      v.push_back(std::to_string(x));
-    a.insert(a.end(), {"--" + name, Join(v)});
-  }
+  for (const auto& p : g.declared)
+    if (const auto given = g.params.find(p.name); given != g.params.end()) {
+      std::vector<std::string> v;
+      for (size_t x : given->second)
+        v.push_back(p.Text(x));
+      a.insert(a.end(), {"--" + p.name, Join(v)});
+    }
   a.insert(a.end(), {"--local-size", localSize});
   AddRunArgs(s, a, output);
   // Shared: every case in the child itself (the fast path); else a worker per problem.
@@ -121,18 +120,23 @@ std::pair<std::string, std::string> RunVerdict(const ProcessResult& p, bool have
   return {"", ""};
 }
 
-// A result of the child is this spec's (its type, operator, scan kind, size and parameters).
+// A result of the child is this spec's (its type, operator, size and parameters: those that are
+// keys of a case in their own fields).
 bool Matches(const json& res, const CaseSpec& c) {
   if (res.value("type", "") != ToString(c.type) || res.value("op", "") != ToString(c.op) ||
-      res.value("n", size_t(0)) != c.size.n ||
-      res.value("scan_kind", "") != (c.kind ? ToString(*c.kind) : ""))
+      res.value("n", size_t(0)) != c.size.n)
     return false;
   if (c.size.height && res.value("height", size_t(0)) != c.size.height)
     return false;
-  for (const auto& [name, value] : c.params)
-    if (!res.contains("params") || !res["params"].is_object() ||
-        res["params"].value(name, size_t(0)) != value)
+  for (const auto& p : c.declared) {
+    const auto it = c.params.find(p.name);
+    if (it == c.params.end())
+      continue;
+    if (!p.field.empty() ? res.value(p.field, "") != p.Text(it->second)
+                         : !res.contains("params") || !res["params"].is_object() ||
+                               res["params"].value(p.name, size_t(0)) != it->second)
       return false;
+  }
   return true;
 }
 
@@ -394,12 +398,15 @@ GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector
               {"op", ToString(c.spec.op)},
               {"n", c.spec.size.n}};
     e["local_size"] = c.localSize == "auto" ? size_t(0) : std::stoul(c.localSize);
-    if (c.spec.kind)
-      e["scan_kind"] = ToString(*c.spec.kind);
     if (c.spec.size.height)
       e["height"] = c.spec.size.height;
-    if (!c.spec.params.empty())
-      e["params"] = c.spec.params;
+    for (const auto& p : c.spec.declared)
+      if (const auto it = c.spec.params.find(p.name); it != c.spec.params.end()) {
+        if (p.field.empty())
+          e["params"][p.name] = it->second;
+        else
+          e[p.field] = p.Text(it->second);
+      }
     list.push_back(e);
   }
   const std::string file = OutputFile(dir, "case-list");

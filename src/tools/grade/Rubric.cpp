@@ -30,10 +30,15 @@ std::string CaseSpec::Label() const {
   Result r;
   r.type = type;
   r.op = op;
-  r.scanKind = kind;
   r.n = size.n;
   r.height = size.height;
-  r.params = params;
+  for (const auto& p : declared)
+    if (const auto it = params.find(p.name); it != params.end()) {
+      if (p.field.empty())
+        r.params[p.name] = it->second;
+      else
+        r.fields[p.field] = p.Text(it->second);
+    }
   const std::string full = CaseLabel(r);  // "/ uint sum n=..." for an empty task and variant
   return full.substr(full.find(' ') + 1);
 }
@@ -43,9 +48,6 @@ CaseGroup GroupOf(const CaseGroup& g, const CaseSpec& spec) {
   one.sizes = {spec.size};
   one.types = {spec.type};
   one.ops = {spec.op};
-  one.kinds.clear();
-  if (spec.kind)
-    one.kinds = {*spec.kind};
   one.params.clear();
   for (const auto& [name, value] : spec.params)
     one.params[name] = {value};
@@ -65,19 +67,27 @@ std::vector<CaseSpec> Expand(const CaseGroup& g) {
       }
     params = next;
   }
-  std::vector<std::optional<ScanKind>> kinds;
-  for (ScanKind k : g.kinds)
-    kinds.emplace_back(k);
-  if (kinds.empty())
-    kinds.emplace_back();
   std::vector<CaseSpec> out;
   for (ElementType type : g.types)
     for (Op op : g.ops)
-      for (const auto& kind : kinds)
-        for (const auto& p : params)
-          for (const Extent& size : g.sizes)
-            out.push_back({type, op, kind, size, p});
+      for (const auto& p : params)
+        for (const Extent& size : g.sizes)
+          out.push_back({type, op, size, p, g.declared});
   return out;
+}
+
+std::string CaseGroup::FieldsText() const {
+  std::string s;
+  for (const auto& p : declared) {
+    const auto it = params.find(p.name);
+    if (p.field.empty() || it == params.end())
+      continue;
+    std::vector<std::string> names;
+    for (size_t v : it->second)
+      names.push_back(p.Text(v));
+    s += " " + cli::Join(names, ",");
+  }
+  return s;
 }
 
 std::string ToString(GateMode m) {
@@ -125,6 +135,8 @@ struct TaskView {
 std::vector<size_t> ParamValuesOf(const Where& w, const json& v, const std::string& key,
                                   const TaskParameter& p) {
   return List<size_t>(w, v, key, p.AllowedText(), [&](const json& e) -> std::optional<size_t> {
+    if (!p.names.empty())
+      return e.is_string() ? p.Parse(e.get<std::string>()) : std::nullopt;
     if (!e.is_number_unsigned() || !p.Allows(e.get<size_t>()))
       return std::nullopt;
     return e.get<size_t>();
@@ -164,27 +176,24 @@ std::vector<std::string> ParseLocalSizes(const Where& w, const std::string& key,
                            });
 }
 
-// A key that names one of the task's parameters (with '_' for '-'), else the error naming every
-// key allowed.
+// The keys a case of the task may have.
+std::string CaseKeys(const TaskView& t) {
+  std::string allowed = "size(s), type(s), op(s), local_size(s), validate_runs";
+  for (const auto& p : t.task->Parameters())
+    allowed += ", " + p.Key() + "(s)";
+  return allowed;
+}
+
+// A key that names one of the task's parameters (TaskParameter::Key), else the error naming
+// every key allowed.
 void ParseParamKey(const Where& w, const TaskView& t, CaseGroup& g, const std::string& one,
                    const std::string& key, const json& v) {
-  for (const auto& p : t.task->Parameters()) {
-    std::string name = p.name;
-    std::replace(name.begin(), name.end(), '-', '_');
-    if (one == name) {
+  for (const auto& p : t.task->Parameters())
+    if (one == p.Key()) {
       g.params[p.name] = ParamValuesOf(w, v, key, p);
       return;
     }
-  }
-  std::string allowed = "size(s), type(s), op(s), local_size(s), validate_runs";
-  if (!t.task->ScanKinds().empty())
-    allowed += ", scan_kind(s)";
-  for (const auto& p : t.task->Parameters()) {
-    std::string name = p.name;
-    std::replace(name.begin(), name.end(), '-', '_');
-    allowed += ", " + name + "(s)";
-  }
-  w.Fail(fmt::format("unknown key '{}'; allowed: {}", key, allowed));
+  w.Fail(fmt::format("unknown key '{}'; allowed: {}", key, CaseKeys(t)));
 }
 
 void ParseCaseKey(const Where& w, const TaskView& t, CaseGroup& g, const std::string& key,
@@ -212,12 +221,6 @@ void ParseCaseKey(const Where& w, const TaskView& t, CaseGroup& g, const std::st
         x.reset();
       return x;
     });
-  } else if (one == "scan_kind") {
-    if (t.task->ScanKinds().empty())
-      w.Fail(fmt::format("{}: only scan items have a scan kind", key));
-    g.kinds = List<ScanKind>(w, v, key, "inclusive exclusive", [](const json& e) {
-      return e.is_string() ? ParseScanKind(e.get<std::string>()) : std::nullopt;
-    });
   } else if (one == "local_size") {
     g.localSizes = ParseLocalSizes(w, key, v);
   } else if (one == "validate_run") {
@@ -237,7 +240,6 @@ void CheckRunnable(const Where& w, const TaskView& t, const CaseGroup& g) {
     ProblemSpec spec;
     spec.type = c.type;
     spec.op = c.op;
-    spec.scanKind = c.kind;
     spec.n = c.size.n;
     spec.height = c.size.height;
     spec.params = c.params;
@@ -251,15 +253,17 @@ void CheckRunnable(const Where& w, const TaskView& t, const CaseGroup& g) {
 
 CaseGroup ParseCases(const Where& w, const TaskView& t, const json& c) {
   if (!c.is_object())
-    w.Fail("a case must be an object with size(s), type(s), op(s), scan_kind(s), local_size(s)");
+    w.Fail("a case must be an object with " + CaseKeys(t));
   CaseGroup g;
   // uint where the task computes it (as on the command line), else its first type.
   const auto types = t.task->Types();
   g.types = {std::find(types.begin(), types.end(), ElementType::Uint) != types.end()
                  ? ElementType::Uint
                  : types.front()};
-  if (!t.task->ScanKinds().empty())
-    g.kinds = {ScanKind::Inclusive};
+  g.declared = t.task->Parameters();
+  for (const auto& p : g.declared)
+    if (!p.field.empty())
+      g.params[p.name] = {p.value};
   bool haveSize = false;
   for (const auto& [key, v] : c.items()) {
     haveSize = haveSize || Singular(key) == "size";
@@ -276,8 +280,6 @@ CaseGroup OneCase(CaseGroup g, const Extent& size) {
   g.sizes = {size};
   g.types.resize(1);
   g.ops.resize(1);
-  if (!g.kinds.empty())
-    g.kinds.resize(1);
   g.localSizes.resize(1);
   for (auto& [name, values] : g.params)
     values.resize(1);
@@ -426,7 +428,7 @@ Rubric LoadRubric(const std::string& path) {
   }
   if (const json* req = Field(j, "required_files"))
     r.requiredFiles = List<std::string>(
-        w, *req, "required_files", "paths inside a hand-in (\"src/tasks/CScanTask.cpp\")",
+        w, *req, "required_files", "paths inside a hand-in (\"src/tasks/C<Name>Task.cpp\")",
         [](const json& e) -> std::optional<std::string> {
           if (!e.is_string() || e.get<std::string>().empty() || e.get<std::string>()[0] == '/' ||
               e.get<std::string>().find("..") != std::string::npos)

@@ -24,9 +24,13 @@ struct CaseGroup {
   std::vector<Extent> sizes;       // counts, or images (height > 0) for the 2-D variants
   std::vector<ElementType> types;  // default: the task's first type (uint; float for convolution)
   std::vector<Op> ops = {Op::Sum};
-  std::vector<ScanKind> kinds;  // scan only (default inclusive); empty for the other tasks
-  std::vector<std::string> localSizes = {"auto"};     // "auto" or a power of two
-  std::map<std::string, std::vector<size_t>> params;  // task parameters ("mask-width")
+  std::vector<std::string> localSizes = {"auto"};  // "auto" or a power of two
+  // Task parameters ("mask-width"; named values by index). Those that are keys of a case
+  // (TaskParameter::field: a scan's kind) always, their default where the rubric gives none.
+  std::map<std::string, std::vector<size_t>> params;
+  std::vector<TaskParameter> declared;  // the task's parameters
+  // " inclusive,exclusive": the values of the parameters that are keys of a case ("" if none).
+  std::string FieldsText() const;
   size_t validateRuns = 1;  // validated runs per case (a stale or racy result shows in later ones)
 };
 
@@ -35,9 +39,9 @@ struct CaseGroup {
 struct CaseSpec {
   ElementType type;
   Op op;
-  std::optional<ScanKind> kind;
   Extent size;
   std::map<std::string, size_t> params;
+  std::vector<TaskParameter> declared;  // the task's parameters
   std::string Label() const;  // "uint sum inclusive n=257", "float sum n=64x64 mask-width=5"
 };
 std::vector<CaseSpec> Expand(const CaseGroup& g);

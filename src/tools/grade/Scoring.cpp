@@ -87,8 +87,7 @@ void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
         sizes.push_back(SizeText(e));
       const std::string what =
           fmt::format("the run of {} case(s) n={} {} {}{}{}", run.cases.size(), Join(sizes),
-                      JoinNames(group.types, ","), JoinNames(group.ops, ","),
-                      group.kinds.empty() ? "" : " " + JoinNames(group.kinds, ","),
+                      JoinNames(group.types, ","), JoinNames(group.ops, ","), group.FieldsText(),
                       ls == "auto" ? "" : " L=" + ls);
       if (run.timedOut && hungIn.empty())
         hungIn = what;
@@ -328,7 +327,14 @@ void Diagnose(Context& ctx, Device& device, const Item& it, const Code& code, It
   std::string resized;
   if (own.n * std::max<size_t>(1, own.height) > kDiagnosisElements) {
     one->sizes = it.oclgrindCase.sizes;
-    one->params = it.oclgrindCase.params;
+    for (const auto& p : one->declared)  // the failing case's keys (a scan's kind) kept
+      if (p.field.empty()) {
+        const auto given = it.oclgrindCase.params.find(p.name);
+        if (given != it.oclgrindCase.params.end())
+          one->params[p.name] = given->second;
+        else
+          one->params.erase(p.name);
+      }
     resized = fmt::format(
         "(Oclgrind ran the item's Oclgrind case's size: the failing case, {}, "
         "has more than {} elements)",

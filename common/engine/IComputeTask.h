@@ -69,7 +69,7 @@ struct TaskParameter {
   }
   std::string AllowedText() const;   // "an odd number from 1 to 63", "inclusive or exclusive"
   std::string Text(size_t v) const;  // the value as written: its name, or the number
-  std::optional<size_t> Parse(const std::string& text) const;  // an allowed value, by its Text
+  std::optional<size_t> Parse(const std::string& text) const;  // a named value, by its name
   std::string Key() const;  // the case file's and rubric's key: the name with '_' for '-'
 };
 
@@ -130,8 +130,6 @@ void RecordParams(const std::vector<TaskParameter>& declared,
                   const std::map<std::string, size_t>& values,
                   std::map<std::string, std::string>& fields,
                   std::map<std::string, size_t>& params);
-// The fields of the tasks' parameters (TaskParameter::field), in the tasks' order, each once.
-std::vector<std::string> ParamFields(const std::vector<std::vector<TaskParameter>>& declared);
 
 // Collects the events of one run. The task passes Next() to every command it enqueues, naming
 // the command (its kernel, qualified by its role where one kernel plays two: "ScanWorkEfficient
@@ -283,5 +281,9 @@ class IComputeTask {
     return {};
   }
 };
+
+// The tasks' parameters that have a field of their own (TaskParameter::field), in the tasks'
+// order, each field once: the results' keys after `op` (a scan's kind).
+std::vector<TaskParameter> FieldParams(const std::vector<std::unique_ptr<IComputeTask>>& tasks);
 
 }  // namespace rsb

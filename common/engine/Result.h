@@ -105,7 +105,7 @@ nlohmann::json ResultToJson(const Result& r);
 // The case's identity as JSON (task, variant, type, op, its fields, n, width, height,
 // local_size): the keys a result and an explained case share.
 nlohmann::json CaseJson(const Result& r);
-// fields: the fields the object may have (ParamFields of the tasks' parameters).
+// fields: the fields the object may have (FieldParams of the tasks).
 Result ResultFromJson(const nlohmann::json& j, const std::vector<std::string>& fields);
 
 }  // namespace rsb

@@ -58,11 +58,7 @@ std::optional<size_t> TaskParameter::Parse(const std::string& text) const {
   for (size_t i = 0; i < names.size(); ++i)
     if (Lower(text) == names[i])
       return i;
-  if (!names.empty() || text.empty() || text.find_first_not_of("0123456789") != text.npos ||
-      text.size() > 19)
-    return std::nullopt;
-  const size_t v = std::stoull(text);
-  return Allows(v) ? std::optional<size_t>(v) : std::nullopt;
+  return std::nullopt;
 }
 
 std::string TaskParameter::Key() const {
@@ -85,12 +81,14 @@ void RecordParams(const std::vector<TaskParameter>& declared,
   }
 }
 
-std::vector<std::string> ParamFields(const std::vector<std::vector<TaskParameter>>& declared) {
-  std::vector<std::string> out;
-  for (const auto& params : declared)
-    for (const auto& p : params)
-      if (!p.field.empty() && std::find(out.begin(), out.end(), p.field) == out.end())
-        out.push_back(p.field);
+std::vector<TaskParameter> FieldParams(const std::vector<std::unique_ptr<IComputeTask>>& tasks) {
+  std::vector<TaskParameter> out;
+  for (const auto& task : tasks)
+    for (const auto& p : task->Parameters())
+      if (!p.field.empty() && std::none_of(out.begin(), out.end(), [&](const TaskParameter& q) {
+            return q.field == p.field;
+          }))
+        out.push_back(p);
   return out;
 }
 

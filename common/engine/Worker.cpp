@@ -403,7 +403,10 @@ class IsolatedRun {
   }
 
   bool OnResult(WorkerProcess& worker, Round& r, const std::string& json) {
-    const std::vector<std::string> fields = ParamFields({JobAt(r).task->Parameters()});
+    std::vector<std::string> fields;  // the task's parameters with fields of their own
+    for (const auto& p : JobAt(r).task->Parameters())
+      if (!p.field.empty())
+        fields.push_back(p.field);
     results.push_back(ResultFromJson(nlohmann::json::parse(json), fields));
     SetUtilisation(results.back(), ceilings_, device_);
     if (!settings_.oclgrindDir.empty()) {

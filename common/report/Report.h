@@ -40,7 +40,7 @@ struct RunInfo {
   std::string command;     // the command line, for the record
   std::string date;        // ISO 8601, UTC
   std::string kernelDir;
-  // The fields of the tasks' parameters (ParamFields): the CSV's columns after `op`, every one
+  // The fields of the tasks' parameters (FieldParams): the CSV's columns after `op`, every one
   // whatever tasks ran, and the fields a results file's reader looks for.
   std::vector<std::string> fields;
 };

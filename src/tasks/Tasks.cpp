@@ -15,10 +15,10 @@ std::vector<std::unique_ptr<IComputeTask>> MakeTasks() {
 }
 
 std::vector<std::string> TaskFields() {
-  std::vector<std::vector<TaskParameter>> declared;
-  for (const auto& task : MakeTasks())
-    declared.push_back(task->Parameters());
-  return ParamFields(declared);
+  std::vector<std::string> fields;
+  for (const auto& p : FieldParams(MakeTasks()))
+    fields.push_back(p.field);
+  return fields;
 }
 
 }  // namespace rsb

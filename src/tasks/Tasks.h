@@ -10,7 +10,7 @@
 
 namespace rsb {
 std::vector<std::unique_ptr<IComputeTask>> MakeTasks();
-// The fields of the tasks' parameters (ParamFields): the results' CSV columns after `op`, the
+// The fields of the tasks' parameters (FieldParams): the results' CSV columns after `op`, the
 // fields a results file's reader looks for.
 std::vector<std::string> TaskFields();
 }  // namespace rsb

@@ -287,15 +287,8 @@ void ReadSamples(const ResultReader& in, Result& r) {
 }
 
 // The tasks' parameters that results record in fields of their own (TaskParameter::field).
-const std::vector<TaskParameter>& FieldParams() {
-  static const std::vector<TaskParameter> params = [] {
-    std::vector<TaskParameter> out;
-    for (const auto& task : MakeTasks())
-      for (const auto& p : task->Parameters())
-        if (!p.field.empty())
-          out.push_back(p);
-    return out;
-  }();
+const std::vector<TaskParameter>& KeyParams() {
+  static const std::vector<TaskParameter> params = FieldParams(MakeTasks());
   return params;
 }
 
@@ -307,7 +300,7 @@ void ReadCase(const ResultReader& in, Result& r) {
   r.variant = in.Str("variant", true);
   r.type = *in.Name("type", true, ParseElementType, AllElementTypes());
   r.op = *in.Name("op", true, ParseOp, AllOps());
-  for (const auto& p : FieldParams())
+  for (const auto& p : KeyParams())
     if (const std::string v = in.FieldValue(p); !v.empty())
       r.fields[p.field] = v;
   r.n = in.Count("n");

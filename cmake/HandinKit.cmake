@@ -14,6 +14,8 @@
 #   common/ src/ generated/   the headers (in their layer folders); src/tasks/ also holds the
 #                  suite's task sources and Tasks.cpp (a hand-in's files are compared with them; Tasks.cpp is compiled
 #                  again where a hand-in's header differs)
+#   pch/           made by the grader on first use, not installed: the headers the task sources
+#                  include, precompiled (src/tools/grade/HostBuild.cpp, KitPrecompiledHeader)
 # A library added to rsb-usage's links must be added to kit.txt below too (the grader's kit check
 # then links the suite's own objects and says so when it does not).
 set(RSB_KIT ${CMAKE_CURRENT_BINARY_DIR}/handin-kit)
@@ -76,4 +78,5 @@ add_custom_target(handin-kit DEPENDS ${RSB_KIT}/MANIFEST)
 add_dependencies(handin-kit rsb-kit rsb-tasks rsb-main rsb-sizes rsb-git-revision)
 # `cmake --install` installs the kit: built first.
 install(CODE "execute_process(COMMAND \"${CMAKE_COMMAND}\" --build \"${CMAKE_CURRENT_BINARY_DIR}\" --target handin-kit COMMAND_ERROR_IS_FATAL ANY)")
-install(DIRECTORY ${RSB_KIT}/ DESTINATION ${RSB_KIT_INSTALL_DIR})
+install(DIRECTORY ${RSB_KIT}/ DESTINATION ${RSB_KIT_INSTALL_DIR} PATTERN pch EXCLUDE
+        PATTERN pch.lock EXCLUDE)

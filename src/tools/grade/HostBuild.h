@@ -42,7 +42,8 @@ void BuildKitIfMissing(const std::string& dir, double timeoutS);
 // Reads the kit and checks it once, before any hand-in is graded: every file of its MANIFEST
 // is there, and the suite's own objects link into a binary that runs. Throws DeviceError naming
 // what is missing or broken and how to fix it (the grader's problem, never a student's). Also
-// precompiles the headers the task sources include, into workDir, for every hand-in's compiles.
+// precompiles the headers the task sources include, for every hand-in's compiles: once for the
+// kit in <kit>/pch where the kit's folder can be written, else for this run in workDir.
 Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS);
 
 struct HostBuildSettings {

@@ -579,6 +579,46 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
   EXPECT_EQ(report["total"], 5) << report.dump(2);
 }
 
+// Run from a build tree whose hand-in kit is missing (a plain build makes none), the grader
+// builds it once with the tree's CMake (`cmake --build TREE --target handin-kit`), says so, and
+// builds the hand-in's host code against it. TREE: a project whose handin-kit target copies the
+// suite's kit (the target itself is built by the suite's own build), and the suite's binary.
+TEST_F(Grade, BuildTreeWithoutItsKitBuildsItOnceAndSaysSo) {
+  const fs::path tree = root_ / "tree";
+  fs::create_directories(tree);
+  std::ofstream(root_ / "CMakeLists.txt")
+      << "cmake_minimum_required(VERSION 3.18)\nproject(tree NONE)\n"
+      << fmt::format(
+             "add_custom_target(handin-kit COMMAND ${{CMAKE_COMMAND}} -E copy_directory "
+             "'{}' ${{CMAKE_BINARY_DIR}}/handin-kit)\n",
+             SuiteKit().string());
+  CommandResult c =
+      RunCommand(fmt::format("cmake -S '{}' -B '{}' >/dev/null", root_.string(), tree.string()));
+  ASSERT_EQ(c.status, 0) << c.err;
+  fs::copy_file(RSB_BINARY, tree / "reduce-scan-bench");
+  fs::permissions(tree / "reduce-scan-bench", fs::perms::owner_exec, fs::perm_options::add);
+  const std::string h = HandIn("treeless");
+  CopySuiteSources(h, {"Scan", "Reduction"});
+  std::ofstream(h + "/src/tasks/CScanTask.cpp", std::ios::app) << "// edited by the student\n";
+  const char* cache = std::getenv("POCL_CACHE_DIR");
+  const CommandResult r = RunCommand(fmt::format(
+      "'{}' grade{}{} --rubric '{}' --output-dir '{}' -q{} '{}'",
+      (tree / "reduce-scan-bench").string(), SandboxArg(),
+      cache ? fmt::format(" --kernel-cache '{}'", cache) : "", (root_ / "rubric.json").string(),
+      (root_ / "out").string(), DeviceSelectors(), h));
+  ASSERT_EQ(r.status, 0) << r.err;
+  EXPECT_NE(r.err.find("no hand-in kit in this build tree yet: building it once (cmake --build " +
+                       tree.string() + " --target handin-kit)"),
+            std::string::npos)
+      << r.err;
+  EXPECT_TRUE(fs::is_regular_file(tree / "handin-kit" / "MANIFEST"));
+  const json host = Report("treeless")["host_code"]["tasks"];
+  EXPECT_TRUE(host["scan"]["built"].get<bool>()) << host.dump(2);
+  EXPECT_EQ(host["scan"]["compiled"], json({"src/tasks/CScanTask.cpp"})) << host.dump(2);
+  EXPECT_TRUE(host["reduction"]["built"].get<bool>()) << host.dump(2);
+  EXPECT_TRUE(host["reduction"]["compiled"].empty()) << host.dump(2);
+}
+
 TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {
   const std::string h = HandIn("any");
   std::ofstream(root_ / "bad.json") << R"({"items": [

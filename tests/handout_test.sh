@@ -98,11 +98,20 @@ fi
 # for byte (checked here), and the suite's build compiles those. (Building the whole hand-out
 # compiled the shared code a second time: 75 of this test's 140 CPU-s on 2 cores.)
 [ -f "$kit/kit.txt" ] || { say "no hand-in kit at '$kit' (cmake --build BUILD --target handin-kit)"; exit 1; }
+# (And its build files: what a student's `cmake --build` builds is what the suite's build built.)
+tree_files() { (cd "$1" && { git ls-files CMakeLists.txt cmake common src 2>/dev/null ||
+                             find CMakeLists.txt cmake common src -type f; } | sort); }
+[ -n "$(tree_files "$src")" ] || say "no files of common/ and src/ listed in $src"
 while IFS= read -r f; do
   case $f in src/tasks/C*Task.h | src/tasks/C*Task.cpp) continue ;; esac
-  cmp -s "$src/$f" "$ho/$f" ||
+  if [ ! -f "$ho/$f" ]; then
+    say "the hand-out lacks $f: a student's build of it needs every file of the shared code"
+  elif ! cmp -s "$src/$f" "$ho/$f"; then
     say "the hand-out's $f differs from the source tree's: the kit's objects are not the hand-out's"
-done < <(cd "$ho" && find common src -type f | sort)
+  fi
+done < <(tree_files "$src")
+extra=$(comm -13 <(tree_files "$src") <(cd "$ho" && find CMakeLists.txt cmake common src -type f | sort))
+[ -z "$extra" ] || say "the hand-out holds files the source tree does not: $extra"
 compiler='' flags=() includes=() link_flags=() libraries=()
 while read -r key value; do
   case $key in

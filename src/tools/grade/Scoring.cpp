@@ -152,9 +152,9 @@ std::vector<double> ReferenceRounds(Context& ctx, Device& device, const Item& it
 // lock: the event timer counts device time, which the host's load does not reach), the suite's
 // rounds are timed once for the class and the medians of their medians are compared; elsewhere (a
 // CPU device, whose speed is the host's load) each of the suite's rounds is timed just before one
-// of the hand-in's, and the ratio is the median of the rounds' ratios: a round's two runs see the
-// same machine (on 2 shared cores, identical code timed in separate runs differed by up to 40%,
-// two runs in a row by far less: docs/COURSE.md, "Speed").
+// of the hand-in's, and the ratio is the median of the rounds' ratios: a round's two runs see
+// nearly the same machine (on 2 shared cores one command timed in separate runs differed by up to
+// 40%; docs/COURSE.md, "Fair under load", has the ratios this gives).
 void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, ItemGrade& g) {
   const CaseGroup& sc = it.speedCase;
   const bool once = !ctx.child.deviceLock.empty();

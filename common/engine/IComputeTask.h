@@ -285,5 +285,7 @@ class IComputeTask {
 // The tasks' parameters that have a field of their own (TaskParameter::field), in the tasks'
 // order, each field once: the results' keys after `op` (a scan's kind).
 std::vector<TaskParameter> FieldParams(const std::vector<std::unique_ptr<IComputeTask>>& tasks);
+// Those parameters' fields, in their order, each once.
+std::vector<std::string> FieldNames(const std::vector<TaskParameter>& params);
 
 }  // namespace rsb

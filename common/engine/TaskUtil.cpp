@@ -92,6 +92,14 @@ std::vector<TaskParameter> FieldParams(const std::vector<std::unique_ptr<IComput
   return out;
 }
 
+std::vector<std::string> FieldNames(const std::vector<TaskParameter>& params) {
+  std::vector<std::string> out;
+  for (const auto& p : params)
+    if (!p.field.empty() && std::find(out.begin(), out.end(), p.field) == out.end())
+      out.push_back(p.field);
+  return out;
+}
+
 size_t Param(const std::vector<TaskParameter>& params, const ProblemSpec& spec,
              const std::string& name) {
   const auto it = spec.params.find(name);

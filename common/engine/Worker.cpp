@@ -403,11 +403,8 @@ class IsolatedRun {
   }
 
   bool OnResult(WorkerProcess& worker, Round& r, const std::string& json) {
-    std::vector<std::string> fields;  // the task's parameters with fields of their own
-    for (const auto& p : JobAt(r).task->Parameters())
-      if (!p.field.empty())
-        fields.push_back(p.field);
-    results.push_back(ResultFromJson(nlohmann::json::parse(json), fields));
+    results.push_back(
+        ResultFromJson(nlohmann::json::parse(json), FieldNames(JobAt(r).task->Parameters())));
     SetUtilisation(results.back(), ceilings_, device_);
     if (!settings_.oclgrindDir.empty()) {
       ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir, r.outEnd, r.logEnd));

@@ -108,9 +108,8 @@ Job ReadCase(const std::string& path, size_t index, const json& c,
   const CaseReader r(path, index, c);
   if (!c.is_object())
     r.Fail("", c.dump(), "an object per case");
-  std::vector<std::string> fields, keys = {"task", "variant", "type", "op"};
-  for (const auto& p : FieldParams(tasks))
-    fields.push_back(p.field);
+  const std::vector<std::string> fields = FieldNames(FieldParams(tasks));
+  std::vector<std::string> keys = {"task", "variant", "type", "op"};
   keys.insert(keys.end(), fields.begin(), fields.end());
   keys.insert(keys.end(), {"n", "height", "params", "local_size"});
   for (const auto& [key, value] : c.items())

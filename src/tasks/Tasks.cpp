@@ -15,10 +15,7 @@ std::vector<std::unique_ptr<IComputeTask>> MakeTasks() {
 }
 
 std::vector<std::string> TaskFields() {
-  std::vector<std::string> fields;
-  for (const auto& p : FieldParams(MakeTasks()))
-    fields.push_back(p.field);
-  return fields;
+  return FieldNames(FieldParams(MakeTasks()));
 }
 
 }  // namespace rsb

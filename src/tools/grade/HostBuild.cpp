@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -214,6 +215,28 @@ std::vector<std::string> CompileArgs(const Kit& kit, const std::string& source,
   return argv;
 }
 
+// An exclusive flock(2) on a file of the kit's folder for its scope, so that graders started
+// together (a Slurm job array's shards) make a kit's part once while the others wait; not held
+// (held() false) where the file cannot be made.
+class FolderLock {
+ public:
+  explicit FolderLock(const fs::path& file)
+      : fd_(open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644)) {
+    while (fd_ >= 0 && flock(fd_, LOCK_EX) != 0 && errno == EINTR) {
+    }
+  }
+  ~FolderLock() {
+    if (fd_ >= 0)
+      close(fd_);
+  }
+  FolderLock(const FolderLock&) = delete;
+  FolderLock& operator=(const FolderLock&) = delete;
+  bool held() const { return fd_ >= 0; }
+
+ private:
+  int fd_;
+};
+
 // What the task sources include, precompiled: it saves each compile its parse of fmt, OpenCL
 // and the suite's headers (about 5 s of 15 s on 2 cores). Made with the very arguments of the
 // compiles that use it; kept only where a compile of the suite's Tasks.cpp with it succeeds, so
@@ -297,21 +320,16 @@ std::string KitPrecompiledHeader(Kit& kit, const fs::path& workDir, Clock::time_
     return header.string();
   if (access(kit.dir.c_str(), W_OK) != 0)
     return PrecompiledHeader(kit, workDir / "pch", deadline);
-  const int lock =
-      open((fs::path(kit.dir) / "pch.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock < 0)
+  const FolderLock lock(fs::path(kit.dir) / "pch.lock");
+  if (!lock.held())
     return PrecompiledHeader(kit, workDir / "pch", deadline);
-  while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
-  }
-  std::string made = header.string();
-  if (!reusable()) {
-    std::error_code ec;
-    fs::remove_all(shared, ec);
-    made = PrecompiledHeader(kit, shared, deadline);
-    if (!made.empty())
-      std::ofstream(shared / "STAMP") << PchStamp(kit, shared);
-  }
-  close(lock);
+  if (reusable())  // made by the grader we waited for
+    return header.string();
+  std::error_code ec;
+  fs::remove_all(shared, ec);
+  const std::string made = PrecompiledHeader(kit, shared, deadline);
+  if (!made.empty())
+    std::ofstream(shared / "STAMP") << PchStamp(kit, shared);
   return made;
 }
 
@@ -405,17 +423,9 @@ void BuildKitIfMissing(const std::string& dir, double timeoutS) {
   if (fs::exists(kit / "MANIFEST", ec) || kit.filename() != "handin-kit" ||
       !fs::is_regular_file(tree / "CMakeCache.txt", ec))
     return;
-  // Graders started together (a Slurm job array's shards) build it once: the others wait.
-  const int lock = open((tree / "handin-kit.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock >= 0)
-    while (flock(lock, LOCK_EX) != 0 && errno == EINTR) {
-    }
-  const auto unlock = [&] {
-    if (lock >= 0)
-      close(lock);
-  };
+  std::optional<FolderLock> lock(std::in_place, tree / "handin-kit.lock");
   if (fs::exists(kit / "MANIFEST", ec))
-    return unlock();
+    return;
   std::cerr << fmt::format(
                    "grade: no hand-in kit in this build tree yet: building it once (cmake --build "
                    "{} --target handin-kit) ...\n",
@@ -424,7 +434,7 @@ void BuildKitIfMissing(const std::string& dir, double timeoutS) {
   const ProcessResult p =
       RunProcess({RSB_CMAKE_COMMAND, "--build", tree.string(), "--target", "handin-kit"},
                  std::max(timeoutS, 600.0));
-  unlock();
+  lock.reset();
   if (p.exitCode != 0)
     throw DeviceError(fmt::format("building the hand-in kit in '{}' failed (exit {}{}): {}",
                                   tree.string(), p.exitCode, p.timedOut ? ", timed out" : "",

@@ -8,6 +8,7 @@
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
+#include "tools/grade/Scoring.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -622,6 +623,16 @@ TEST_F(Grade, BuildTreeWithoutItsKitBuildsItOnceAndSaysSo) {
   r = RunCommand(grade);  // the next run finds it
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find(building), std::string::npos) << r.err;
+}
+
+// On a CPU device each round times the suite's run just before the hand-in's: the ratio is the
+// median of the rounds' ratios, so a round the machine slowed for both runs costs nothing (the
+// ratio of the medians would say 0.67 here); where the suite's rounds were timed once for the
+// class, the medians' ratio.
+TEST(GradeSpeed, CpuRoundsArePairedAndClassRoundsAreNot) {
+  const std::vector<double> ref = {10, 30, 20}, mine = {10, 30, 30};
+  EXPECT_DOUBLE_EQ(grade::SpeedRatio(ref, mine, false), 1.0);
+  EXPECT_DOUBLE_EQ(grade::SpeedRatio(ref, mine, true), 20.0 / 30.0);
 }
 
 TEST_F(Grade, BadInputIsAUsageErrorNamingIt) {

@@ -180,10 +180,7 @@ void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, 
     s["handin_ms"] = Median(mine);
   s["met"] = false;
   if (ref.size() == size_t(kSpeedRounds) && mine.size() == size_t(kSpeedRounds)) {
-    std::vector<double> rounds;  // a CPU device's: each round's pair, timed in turn
-    for (size_t i = 0; !once && i < mine.size(); ++i)
-      rounds.push_back(ref[i] / mine[i]);
-    const double ratio = once ? Median(ref) / Median(mine) : Median(rounds);
+    const double ratio = SpeedRatio(ref, mine, once);
     s["ratio"] = ratio;
     s["met"] = ratio >= *it.speedFloor;
     if (ratio < *it.speedFloor)
@@ -362,6 +359,15 @@ void Diagnose(Context& ctx, Device& device, const Item& it, const Code& code, It
 }
 
 }  // namespace
+
+double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& mine, bool once) {
+  if (once)
+    return Median(ref) / Median(mine);
+  std::vector<double> rounds;
+  for (size_t i = 0; i < mine.size(); ++i)
+    rounds.push_back(ref[i] / mine[i]);
+  return Median(rounds);
+}
 
 ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& code,
                     const FastVerdicts& fast, const std::string& hostError) {

@@ -7,6 +7,7 @@
 #include "tools/grade/Report.h"
 
 #include <string>
+#include <vector>
 
 namespace rsb::grade {
 
@@ -26,5 +27,10 @@ void CheckOclgrindGates(const Rubric& rubric);
 // Why a case that fails or crashes cannot be run again under Oclgrind here, to name its line
 // (GradeItem): no oclgrind on PATH; "" where it can.
 std::string DiagnosisOff();
+
+// A speed item's ratio from its rounds' medians (ms; both lists complete): where the suite's
+// rounds were timed once for the class (`once`), the ratio of the medians; else (each round's
+// pair timed in turn) the median of the pairs' ratios.
+double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& mine, bool once);
 
 }  // namespace rsb::grade

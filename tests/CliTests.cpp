@@ -3,6 +3,7 @@
 #include "TestSupport.h"
 #include "platform/DeviceLock.h"
 #include "platform/Errors.h"
+#include "platform/Subprocess.h"
 #include "report/Report.h"
 #include "tasks/CReductionTask.h"
 #include "tasks/Tasks.h"
@@ -538,6 +539,68 @@ TEST(Cli, DeviceAllRunsTheSelectionOnEachDevice) {
   ASSERT_EQ(csv.status, 0) << csv.err;
   for (const auto& name : names)
     EXPECT_EQ(CountOf(csv.out, "\n\"" + name + "\","), 2u) << csv.out;
+}
+
+// --timed-turns FD (the grader's speed runs on a CPU device, platform/TimedTurns.h): each timed
+// run, the warm-up included, waits for its turn, so two processes given turns by RunInTurns
+// alternate run by run and each times all its runs; an fd that is no socket is the case's error.
+TEST(Cli, TimedTurnsAlternateTwoProcessesRunByRun) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  const std::filesystem::path dir =
+      std::filesystem::current_path() / fmt::format("rsb-timed-turns-{}", ::getpid());
+  std::filesystem::create_directories(dir);
+  std::vector<TurnRun> runs;
+  for (const char* name : {"a.json", "b.json"}) {
+    std::vector<std::string> argv = {RSB_BINARY,
+                                     "--task",
+                                     "reduction",
+                                     "--variant",
+                                     "sequential",
+                                     "--size",
+                                     "4096",
+                                     "--type",
+                                     "uint",
+                                     "--iterations",
+                                     "5",
+                                     "--time-budget",
+                                     "100",
+                                     "--warmup",
+                                     "1",
+                                     "--ci-target",
+                                     "0",
+                                     "--no-ceilings",
+                                     "--no-isolate",
+                                     "--timed-turns",
+                                     "3",
+                                     "--format",
+                                     "json",
+                                     "-q",
+                                     "--output",
+                                     (dir / name).string()};
+    for (const auto& [option, variable] :
+         {std::pair{"--platform", "RSB_TEST_PLATFORM"}, std::pair{"--device", "RSB_TEST_DEVICE"}})
+      if (const char* v = std::getenv(variable); v && *v)
+        argv.insert(argv.end(), {option, v});
+    runs.push_back({argv, 120, ""});
+  }
+  RestoreStartupEnvironment();
+  std::vector<size_t> turns;
+  const std::vector<ProcessResult> p = RunInTurns(runs, 3, &turns);
+  for (size_t k = 0; k < 2; ++k) {
+    ASSERT_EQ(p[k].exitCode, 0) << p[k].err;
+    const auto r = nlohmann::json::parse(std::ifstream(dir / (k ? "b.json" : "a.json")));
+    EXPECT_EQ(r.at("results").at(0).at("status"), "passed") << r.dump();
+    EXPECT_EQ(r.at("results").at(0).at("iterations"), 5) << r.dump();
+  }
+  EXPECT_EQ(turns, (std::vector<size_t>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}))
+      << "a warm-up and 5 timed runs each, in turns";
+  const CommandResult notSocket = RunBench(
+      "--task reduction --variant sequential --size 4096 --iterations 3 --no-isolate "
+      "--no-ceilings --timed-turns 0 --format json -q");
+  EXPECT_EQ(notSocket.status, 3) << notSocket.err;  // a case's error
+  EXPECT_NE(notSocket.out.find("--timed-turns 0: no turn given"), std::string::npos)
+      << notSocket.out;
+  std::filesystem::remove_all(dir);
 }
 
 // A timed run measures the streams a second time just past twice the last-level cache, and a

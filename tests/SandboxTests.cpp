@@ -358,5 +358,59 @@ TEST(RunProcess, ATimedRunStopsTheOtherChildrenAndHoldsTheirStarts) {
   fs::remove_all(dir);
 }
 
+// RunInTurns (platform/Subprocess.h), the grader's speed runs on a CPU device: programs that
+// speak the turns' protocol on fd 3 (a byte to wait, a byte back to go) get their turns
+// round-robin once all of them wait (or have ended), one at a time: no two steps overlap. A
+// program that never waits, crashes in its turn or hangs past its deadline leaves the turns to
+// the others, which finish.
+TEST(RunInTurns, StepsAlternateAndNeverOverlapWhateverOneProgramDoes) {
+  const fs::path dir = fs::current_path() / fmt::format("rsb-turns-{}", ::getpid());
+  fs::create_directories(dir);
+  const std::string log = (dir / "log").string();
+  // NAME waits, then takes STEPS turns, each a start and an end line 50 ms apart; LAST: what it
+  // does in its last turn instead of ending it.
+  const auto stepper = [&](const std::string& name, int steps, const std::string& before,
+                           const std::string& last) {
+    return std::vector<std::string>{
+        "/bin/sh", "-c",
+        fmt::format("{0}; echo '{1} waits' >> {2}; i=0; while [ $i -lt {3} ]; do i=$((i+1)); "
+                    "printf w >&3; t=$(dd bs=1 count=1 <&3 2>/dev/null); [ \"$t\" = g ] || "
+                    "exit 9; echo '{1} start' >> {2}; [ $i -eq {3} ] && {4}; sleep 0.05; "
+                    "echo '{1} end' >> {2}; done",
+                    before, name, log, steps, last)};
+  };
+  std::vector<TurnRun> runs = {
+      {stepper("A", 3, "true", "true"), 30, ""},
+      {stepper("B", 3, "sleep 0.3", "true"), 30, ""},   // waits last: A's first turn waits for it
+      {stepper("C", 2, "true", "kill -9 $$"), 30, ""},  // crashes in its second turn
+      {{"/bin/sh", "-c", "exit 1"}, 30, ""},            // never waits
+      {stepper("E", 1, "true", "sleep 60"), 2, ""},     // hangs in its turn past its deadline
+  };
+  std::vector<size_t> turns;
+  const std::vector<ProcessResult> p = RunInTurns(runs, 3, &turns);
+  ASSERT_EQ(p.size(), runs.size());
+  EXPECT_EQ(p[0].exitCode, 0) << p[0].err;
+  EXPECT_EQ(p[1].exitCode, 0) << p[1].err;
+  EXPECT_EQ(p[2].signal, SIGKILL);
+  EXPECT_EQ(p[3].exitCode, 1);
+  EXPECT_TRUE(p[4].timedOut);
+  EXPECT_EQ(turns, (std::vector<size_t>{0, 1, 2, 4, 0, 1, 2, 0, 1}));
+  std::ifstream in(log);
+  std::string line, steps;
+  int waits = 0;
+  while (std::getline(in, line))
+    if (line.find("waits") != std::string::npos) {
+      EXPECT_EQ(steps, "") << "a turn began before " << line << " (every program waits first)";
+      ++waits;
+    } else {
+      steps += line + "; ";
+    }
+  EXPECT_EQ(waits, 4);
+  EXPECT_EQ(steps,
+            "A start; A end; B start; B end; C start; C end; E start; A start; A end; B start; "
+            "B end; C start; A start; A end; B start; B end; ");
+  fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace rsb::grade

@@ -343,7 +343,8 @@ void RequireHostMemory(const MemoryNeeds& need, const DeviceInfo& device) {
 Runner::Runner(TaskContext& ctx, RunSettings settings)
     : ctx_(ctx),
       settings_(settings),
-      lock_(std::make_shared<const DeviceLock>(settings.deviceLock)) {}
+      lock_(std::make_shared<const DeviceLock>(settings.deviceLock)),
+      turns_(settings.turnsFd) {}
 
 size_t Runner::FlushBytes(const DeviceInfo& device) {
   return std::max<size_t>(2 * device.globalMemCacheBytes, size_t(128) << 20);
@@ -475,6 +476,7 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   {
     const auto alone = lock_->Alone();  // no other process's kernels or transfers meanwhile
     samples = TimeRepeatedly(settings_, [&] {
+      turns_.Take();  // --timed-turns: this run and the other process's alternate
       runs.push_back(host ? RunOnceHost(task, variant, spec) : RunOnce(task, variant, spec));
       return runs.back().SpanMs();
     });

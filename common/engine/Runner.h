@@ -7,6 +7,7 @@
 #include "platform/DeviceLock.h"
 #include "platform/ProfilingTimer.h"
 #include "platform/TaskContext.h"
+#include "platform/TimedTurns.h"
 
 #include <atomic>
 #include <functional>
@@ -37,6 +38,9 @@ struct RunSettings {
   // --device-lock FILE: validated runs hold it shared, each timed loop alone (DeviceLock.h);
   // empty: none.
   std::string deviceLock;
+  // --timed-turns FD: each timed run (warm-ups too) waits for its turn against another process
+  // (TimedTurns.h); -1: none.
+  int turnsFd = -1;
 };
 
 // One problem for one task, and which of its variants to run on it.
@@ -202,6 +206,7 @@ class Runner {
   TaskContext& ctx_;
   RunSettings settings_;
   std::shared_ptr<const DeviceLock> lock_;
+  TimedTurns turns_;
   Ceilings ceilings_;
   std::function<bool()> stop_;
   std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)

@@ -3,6 +3,7 @@
 #include "platform/ChildPause.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -201,7 +202,8 @@ pid_t SpawnChild(const ChildSetup& setup, int& error) {
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGTERM);
   posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+  posix_spawnattr_setflags(&attr, (setup.newSession ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP) |
+                                      POSIX_SPAWN_SETSIGDEF);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
   if (std::find(moved.begin(), moved.end(), -1) != moved.end()) {
@@ -279,33 +281,76 @@ void StartFailed(int error, const std::string& workDir, ProcessResult& r) {
     r.err = "cannot execute the program\n";
 }
 
-// Waits for the child until the deadline (later by the time it was stopped, ChildPause.h) or
-// this process's interrupt (then its group is killed); its wait status. The child is seen to end
-// before it is reaped (WNOWAIT), so that its pid is not reused while it is still registered.
-int WaitUntil(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& r) {
-  for (;;) {
-    siginfo_t info{};
-    const int got = ::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT);
-    if (got == 0 && info.si_pid == pid)
-      break;
-    if (got < 0 && errno != EINTR)
-      break;
-    const auto pausedFor = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-        std::chrono::duration<double>(child_pause::PausedSeconds(pid)));
-    const bool late = std::chrono::steady_clock::now() >= deadline + pausedFor;
-    if (late || gInterrupted) {
-      KillChild(pid);
-      r.timedOut = late && !gInterrupted;
-      r.interrupted = gInterrupted;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+// One look at the child: true once it has ended, or has been killed because its deadline (later
+// by the time it was stopped, ChildPause.h) passed or this process was interrupted. The child is
+// seen to end before it is reaped (WNOWAIT), so that its pid is not reused while it is still
+// registered.
+bool Ended(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& r) {
+  siginfo_t info{};
+  const int got = ::waitid(P_PID, id_t(pid), &info, WEXITED | WNOHANG | WNOWAIT);
+  if ((got == 0 && info.si_pid == pid) || (got < 0 && errno != EINTR))
+    return true;
+  const auto pausedFor = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+      std::chrono::duration<double>(child_pause::PausedSeconds(pid)));
+  const bool late = std::chrono::steady_clock::now() >= deadline + pausedFor;
+  if (!late && !gInterrupted)
+    return false;
+  KillChild(pid);
+  r.timedOut = late && !gInterrupted;
+  r.interrupted = gInterrupted;
+  return true;
+}
+
+// The ended child reaped: its wait status (anything it left behind in its group killed).
+int Reap(pid_t pid, ProcessResult& r) {
   r.pausedSeconds = child_pause::PausedSeconds(pid);
   child_pause::Unregister(pid);
   const int status = ReapChild(pid);
-  ::killpg(pid, SIGKILL);  // anything the child left behind in its group
+  ::killpg(pid, SIGKILL);
   return status;
+}
+
+// The reaped child's answer: its time (the time it was stopped left out), how it ended, what it
+// wrote.
+void Finish(int status, std::chrono::steady_clock::time_point start, const Capture& capture,
+            ProcessResult& r) {
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
+              r.pausedSeconds;
+  if (!r.timedOut && !r.interrupted) {
+    if (WIFEXITED(status))
+      r.exitCode = WEXITSTATUS(status);
+    else if (WIFSIGNALED(status))
+      r.signal = WTERMSIG(status);
+  }
+  capture.Read(r);
+}
+
+std::chrono::steady_clock::time_point After(std::chrono::steady_clock::time_point t, double s) {
+  return t + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                 std::chrono::duration<double>(s));
+}
+
+// Starts a child as RunProcess does (stdin /dev/null, stdout and stderr captured, no core
+// dumps), with `extra` fds ({this process's, the child's}); -1 with r said where it did not start.
+pid_t Start(const std::vector<std::string>& argv, const std::string& workDir,
+            const Capture& capture, const std::vector<std::pair<int, int>>& extra, bool newSession,
+            ProcessResult& r) {
+  ChildSetup setup;
+  setup.argv = argv;
+  setup.fds = {{capture.Out(), 1}, {capture.Err(), 2}};
+  setup.fds.insert(setup.fds.end(), extra.begin(), extra.end());
+  setup.files = {{0, "/dev/null", O_RDONLY}};
+  setup.workDir = workDir;
+  setup.noCoreDumps = true;
+  setup.newSession = newSession;
+  int error = 0;
+  // Where another thread times alone on a CPU device (ChildPause.h), the start waits for it.
+  const pid_t pid = child_pause::StartRegistered([&] { return SpawnChild(setup, error); });
+  if (pid < 0)
+    StartFailed(error, workDir, r);
+  else
+    r.started = true;
+  return pid;
 }
 
 }  // namespace
@@ -318,37 +363,114 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
     r.startError = std::string("cannot create a temporary file: ") + std::strerror(errno);
     return r;
   }
-  ChildSetup setup;
-  setup.argv = argv;
-  setup.fds = {{capture.Out(), 1}, {capture.Err(), 2}};
-  setup.files = {{0, "/dev/null", O_RDONLY}};
-  setup.workDir = workDir;
-  setup.noCoreDumps = true;
-  int error = 0;
-  // Where another thread times alone on a CPU device (ChildPause.h), the start waits for it.
-  const pid_t pid = child_pause::StartRegistered([&] { return SpawnChild(setup, error); });
+  const pid_t pid = Start(argv, workDir, capture, {}, false, r);
   const auto start = std::chrono::steady_clock::now();
   capture.Close();
-  if (pid < 0) {
-    StartFailed(error, workDir, r);
+  if (pid < 0)
     return r;
-  }
-  r.started = true;
-  const int status =
-      WaitUntil(pid,
-                start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                            std::chrono::duration<double>(timeoutS)),
-                r);
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() -
-              r.pausedSeconds;
-  if (!r.timedOut && !r.interrupted) {
-    if (WIFEXITED(status))
-      r.exitCode = WEXITSTATUS(status);
-    else if (WIFSIGNALED(status))
-      r.signal = WTERMSIG(status);
-  }
-  capture.Read(r);
+  const auto deadline = After(start, timeoutS);
+  while (!Ended(pid, deadline, r))
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  Finish(Reap(pid, r), start, capture, r);
   return r;
+}
+
+namespace {
+
+// RunInTurns' state of one program.
+struct InTurns {
+  Capture capture;
+  ProcessResult r;
+  pid_t pid = -1;
+  int socket = -1;  // this process's end of the turns' socket pair (-1: closed)
+  bool waits = false;
+  std::chrono::steady_clock::time_point start, deadline;
+};
+
+// Reads what the program said on its socket: true where it waits for a turn; its socket closed
+// where it ended (or shut its end).
+bool Heard(InTurns& p) {
+  char c = 0;
+  const ssize_t got = ::recv(p.socket, &c, 1, MSG_DONTWAIT);
+  if (got == 1)
+    return p.waits = true;
+  if (got < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+    return false;
+  ::close(p.socket);
+  p.socket = -1;
+  p.waits = false;
+  return false;
+}
+
+// Starts the program with its end of a new socket pair as its fd childFd.
+void StartInTurns(const TurnRun& run, int childFd, InTurns& p) {
+  int sv[2];
+  if (!p.capture.Ok() || ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    p.r.startError =
+        std::string("cannot create a temporary file or socket pair: ") + std::strerror(errno);
+    return;
+  }
+  p.pid = Start(run.argv, run.workDir, p.capture, {{sv[1], childFd}}, true, p.r);
+  p.start = std::chrono::steady_clock::now();
+  p.deadline = After(p.start, run.timeoutS);
+  p.capture.Close();
+  ::close(sv[1]);
+  p.socket = p.pid < 0 ? (::close(sv[0]), -1) : sv[0];
+}
+
+}  // namespace
+
+std::vector<ProcessResult> RunInTurns(const std::vector<TurnRun>& runs, int childFd,
+                                      std::vector<size_t>* turns) {
+  std::vector<InTurns> ps(runs.size());
+  for (size_t k = 0; k < runs.size(); ++k)
+    StartInTurns(runs[k], childFd, ps[k]);
+  int holder = -1;
+  size_t next = 0;
+  bool begun = false;  // every program waited for its first turn, or ended
+  for (;;) {
+    std::vector<pollfd> fds;
+    for (const InTurns& p : ps)
+      if (p.socket >= 0)
+        fds.push_back({p.socket, POLLIN, 0});
+    ::poll(fds.data(), fds.size(), 5);
+    bool running = false;
+    for (size_t k = 0; k < ps.size(); ++k) {
+      InTurns& p = ps[k];
+      if (p.socket >= 0 && Heard(p) && holder == int(k))
+        holder = -1;  // it waits again: its timed run is over
+      if (p.pid > 0 && Ended(p.pid, p.deadline, p.r)) {
+        Finish(Reap(p.pid, p.r), p.start, p.capture, p.r);
+        p.pid = -1;
+        if (p.socket >= 0)
+          ::close(p.socket), p.socket = -1;
+        p.waits = false;
+      }
+      if (p.socket < 0 && holder == int(k))
+        holder = -1;
+      running = running || p.pid > 0;
+    }
+    if (!running)
+      break;
+    begun = begun || std::all_of(ps.begin(), ps.end(),
+                                 [](const InTurns& p) { return p.waits || p.socket < 0; });
+    for (size_t i = 0; begun && holder < 0 && i < ps.size(); ++i) {
+      const size_t k = (next + i) % ps.size();
+      if (!ps[k].waits)
+        continue;
+      ps[k].waits = false;
+      if (!WriteAll(ps[k].socket, "g"))
+        continue;  // it is ending: its socket closes next
+      holder = int(k);
+      next = k + 1;
+      if (turns)
+        turns->push_back(k);
+    }
+  }
+  std::vector<ProcessResult> out;
+  for (InTurns& p : ps)
+    out.push_back(std::move(p.r));
+  return out;
 }
 
 }  // namespace rsb

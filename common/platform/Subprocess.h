@@ -47,12 +47,16 @@ struct ChildSetup {
   std::vector<File> files;
   std::string workDir;       // the child's working folder ("": this process's)
   bool noCoreDumps = false;  // the child's RLIMIT_CORE is 0
+  // A session of its own (and so, with the kernel's autogroups, a share of the CPU of its own, as
+  // a sandbox's child has), not only a process group.
+  bool newSession = false;
 };
 
 // The program's one way to start another process (RunProcess below, the isolated runs' workers):
 // posix_spawn, not fork, so that no pthread_atfork handler of an OpenCL driver runs and nothing
 // of this process reaches the child but what the setup names and the fds it lets through. The
-// child gets a process group of its own (its pid: KillChild ends it with all it started) and
+// child gets a process group of its own (its pid: KillChild ends it with all it started; a
+// session too where newSession) and
 // SIGINT and SIGTERM at their defaults. Returns the pid, or -1 with `error` the errno (also where
 // the program could not be executed or workDir entered).
 pid_t SpawnChild(const ChildSetup& setup, int& error);
@@ -67,6 +71,26 @@ int ReapChild(pid_t pid);
 // from a shell ("cannot execute the program" on its stderr).
 ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
                          const std::string& workDir = "");
+
+// One program of RunInTurns.
+struct TurnRun {
+  std::vector<std::string> argv;
+  double timeoutS = 0;
+  std::string workDir;
+};
+
+// Runs the programs at once, each as RunProcess runs one (this thread starts them all), with its
+// end of a socket pair as its fd `childFd` (the benchmark's --timed-turns, TimedTurns.h) and in a
+// session of its own (where the kernel shares the CPU out by sessions, autogroup, no program's
+// turns compete with this process's other work more than another's: a sandboxed one is in a
+// session of its own anyway), and
+// deals out the turns: once every program waits for its first turn (or has ended), to each in
+// turn (round-robin from the first) that waits, and to the next only once the holder waits again
+// or has ended. So no two programs' timed runs overlap, and each follows the other's last. A
+// program that ends (a crash, its deadline) leaves the turns to the others. `turns`, where given,
+// gets each turn's program (its index), in order.
+std::vector<ProcessResult> RunInTurns(const std::vector<TurnRun>& runs, int childFd,
+                                      std::vector<size_t>* turns = nullptr);
 
 // The first kMaxCapture bytes of a file ("" where it cannot be read).
 std::string ReadCapped(const std::string& path);

@@ -629,7 +629,9 @@ TEST_F(Grade, BuildTreeWithoutItsKitBuildsItOnceAndSaysSo) {
 // median of the rounds' ratios, so a round the machine slowed for both runs costs nothing (the
 // ratio of the medians would say 0.67 here); where the suite's rounds were timed once for the
 // class, the medians' ratio.
-TEST(GradeSpeed, CpuRoundsArePairedAndClassRoundsAreNot) {
+// On a CPU device the runs timed in turns are paired (the i-th of each, one just after the
+// other); the class's rounds on a GPU are not.
+TEST(GradeSpeed, CpuRunsArePairedAndClassRoundsAreNot) {
   const std::vector<double> ref = {10, 30, 20}, mine = {10, 30, 30};
   EXPECT_DOUBLE_EQ(grade::SpeedRatio(ref, mine, false), 1.0);
   EXPECT_DOUBLE_EQ(grade::SpeedRatio(ref, mine, true), 20.0 / 30.0);

@@ -22,6 +22,9 @@ namespace rsb::grade {
 
 namespace {
 
+// The fd of a child's end of its turns' socket (RunTimedInTurns).
+constexpr int kTurnsFd = 3;
+
 // Every child runs the variants' default settings (--no-profile): a tuning profile in the
 // grader's cache folder is out of a sandboxed hand-in's sight, and the suite's own runs and the
 // hand-ins' must be timed alike, on any machine.
@@ -35,7 +38,7 @@ void AddRunArgs(const ChildSettings& s, std::vector<std::string>& a, const std::
 void AddDeviceArgs(const ChildSettings& s, RunKind kind, std::vector<std::string>& a) {
   if (!s.deviceLock.empty())
     a.insert(a.end(), {"--device-lock", s.deviceLock});
-  const bool timed = kind == RunKind::Timed || kind == RunKind::TimedDeviceCheck;
+  const bool timed = kind != RunKind::Check && kind != RunKind::Oclgrind;
   const std::string& platform = timed ? s.platform : s.checkPlatform;
   const std::string& device = timed ? s.device : s.checkDevice;
   if (!platform.empty())
@@ -66,10 +69,13 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   // Shared: every case in the child itself (the fast path); else a worker per problem.
   a.push_back(isolation == Isolation::Shared && kind != RunKind::Oclgrind ? "--no-isolate"
                                                                           : "--isolate");
-  if (kind == RunKind::Timed) {
-    // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run).
-    a.insert(a.end(),
-             {"--iterations", "30", "--time-budget", "0.3", "--warmup", "1", "--no-ceilings"});
+  if (kind == RunKind::Timed || kind == RunKind::TimedInTurns) {
+    // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run). In turns: a
+    // second of the two runs' steps, as many as fit (no early stop at a confidence interval).
+    a.insert(a.end(), {"--iterations", "30", "--time-budget", kind == RunKind::Timed ? "0.3" : "1",
+                       "--warmup", "1", "--no-ceilings"});
+    if (kind == RunKind::TimedInTurns)
+      a.insert(a.end(), {"--ci-target", "0", "--timed-turns", std::to_string(kTurnsFd)});
     if (!s.timerVerdict.empty())
       a.insert(a.end(), {"--worker-timer", s.timerVerdict});
   } else {
@@ -215,6 +221,9 @@ std::string WorkerEnd(const ProcessResult& p) {
   return tail.empty() ? how : how + "; it said: " + tail;
 }
 
+GroupRun Outcomes(const Code& code, ProcessResult p, const std::string& output,
+                  const std::vector<ListedCase>& expected, double timeoutS, const Wording& wording);
+
 GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::string> args,
                  const std::string& dir, const std::string& output,
                  const std::vector<ListedCase>& expected, double timeoutS, bool oneProcess,
@@ -229,6 +238,36 @@ GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::stri
     s.trace->Add(started, p.seconds,
                  code.workDir.empty() ? "suite" : fs::path(dir).filename().string(),
                  TraceKind(args), resident.has_value(), TraceStatus(p));
+  return Outcomes(code, std::move(p), output, expected, timeoutS, wording);
+}
+
+// A case's outcome from its result in the child's JSON.
+void FromResult(const json& res, const std::string& root, CaseOutcome& c) {
+  c.wholeRun = false;
+  c.status = res.value("status", "error");
+  c.message = ShortenPaths(res.value("message", ""), root);
+  if (c.status == "skipped") {
+    c.status = "error";  // the rubric asks for a case this device cannot run
+    c.message = "skipped on this device: " + c.message;
+  }
+  if (res.contains("time_ms") && res["time_ms"].is_object() && res["time_ms"]["median"].is_number())
+    c.medianMs = res["time_ms"]["median"].get<double>();
+  if (res.contains("samples_ms") && res["samples_ms"].is_array())
+    for (const auto& round : res["samples_ms"])
+      if (round.is_array())
+        for (const auto& x : round)
+          if (x.is_number())
+            c.samplesMs.push_back(x.get<double>());
+  c.timer = res.value("timer", std::string());
+  if (res.contains("oclgrind") && res["oclgrind"].is_object())
+    c.oclgrind = res["oclgrind"];
+}
+
+// The child's answer read: every expected case's outcome (its result, or what ended the run).
+GroupRun Outcomes(const Code& code, ProcessResult p, const std::string& output,
+                  const std::vector<ListedCase>& expected, double timeoutS,
+                  const Wording& wording) {
+  std::error_code ec;
   // A sandbox (bwrap) ends with 128 + the signal that ended the child.
   if (!code.wrapper.empty() && code.wrapper.front().find("bwrap") != std::string::npos &&
       !p.signal && p.exitCode > 128 && p.exitCode < 128 + 65) {
@@ -265,19 +304,7 @@ GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::stri
       if (used[r] || !Matches(res, e))
         continue;
       used[r] = true;
-      c.wholeRun = false;
-      c.status = res.value("status", "error");
-      c.message = ShortenPaths(res.value("message", ""), root);
-      if (c.status == "skipped") {
-        c.status = "error";  // the rubric asks for a case this device cannot run
-        c.message = "skipped on this device: " + c.message;
-      }
-      if (res.contains("time_ms") && res["time_ms"].is_object() &&
-          res["time_ms"]["median"].is_number())
-        c.medianMs = res["time_ms"]["median"].get<double>();
-      c.timer = res.value("timer", std::string());
-      if (res.contains("oclgrind") && res["oclgrind"].is_object())
-        c.oclgrind = res["oclgrind"];
+      FromResult(res, root, c);
       break;
     }
     run.cases.push_back(std::move(c));
@@ -420,6 +447,38 @@ GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector
   std::error_code ec;
   fs::remove(file, ec);
   return run;
+}
+
+std::pair<GroupRun, GroupRun> RunTimedInTurns(const ChildSettings& s, const Code& a, const Code& b,
+                                              const Item& it, const CaseGroup& g,
+                                              const std::string& localSize, double timeoutA,
+                                              double timeoutB) {
+  std::vector<ListedCase> expected;
+  for (const CaseSpec& spec : Expand(g))
+    expected.push_back({&it, spec, localSize});
+  std::vector<TurnRun> runs;
+  std::vector<std::string> outputs;
+  for (const auto& [code, timeoutS] : {std::pair{&a, timeoutA}, std::pair{&b, timeoutB}}) {
+    const std::string dir = code->workDir.empty() ? s.workDir : code->workDir;
+    outputs.push_back(OutputFile(dir, "timed"));
+    std::error_code ec;
+    fs::remove(outputs.back(), ec);
+    runs.push_back({ChildArgs(s, *code, it, g, localSize, RunKind::TimedInTurns, Isolation::Shared,
+                              outputs.back()),
+                    timeoutS, dir});
+  }
+  const double started = s.trace ? s.trace->Now() : 0;
+  std::vector<ProcessResult> p = RunInTurns(runs, kTurnsFd);
+  std::vector<GroupRun> out;
+  for (size_t k = 0; k < 2; ++k) {
+    const Code& code = k ? b : a;
+    if (s.trace)
+      s.trace->Add(started, p[k].seconds,
+                   code.workDir.empty() ? "suite" : fs::path(runs[k].workDir).filename().string(),
+                   "timed", false, TraceStatus(p[k]));
+    out.push_back(Outcomes(code, std::move(p[k]), outputs[k], expected, runs[k].timeoutS, {}));
+  }
+  return {std::move(out[0]), std::move(out[1])};
 }
 
 }  // namespace rsb::grade

@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rsb::grade {
@@ -74,12 +75,14 @@ struct Code {
 // Oclgrind (races, out-of-bounds accesses, instruction counts). TimedDeviceCheck validates on the
 // device that times (--platform) where validating runs go elsewhere (--check-platform): it builds
 // a speed case's programs there before the timed runs, which have the device alone.
-enum class RunKind { Check, Timed, Oclgrind, TimedDeviceCheck };
+// TimedInTurns: a timed run that takes turns with another (RunTimedInTurns).
+enum class RunKind { Check, Timed, Oclgrind, TimedDeviceCheck, TimedInTurns };
 
 struct CaseOutcome {
   std::string label, status, message;
   bool wholeRun = false;  // the child run ended before any result: the message is the run's
   std::optional<double> medianMs;          // a timed run's median
+  std::vector<double> samplesMs;           // ... and its timed runs, in order
   std::string timer;                       // the clock that timed it ("events", "host")
   std::optional<nlohmann::json> oclgrind;  // an Oclgrind run's diagnostics and counts
 };
@@ -102,6 +105,15 @@ enum class Isolation { Shared, PerCase };
 GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, const CaseGroup& g,
                   const std::string& localSize, RunKind kind, double timeoutS,
                   Isolation isolation = Isolation::PerCase);
+
+// The speed case `g` of two codes (the suite's and a hand-in's) in two child runs at once whose
+// timed runs alternate, a's first (RunInTurns, Subprocess.h): each run's neighbour ran on the
+// machine as it was just before. Each child under its own deadline; the outcomes as RunGroup's,
+// a's first.
+std::pair<GroupRun, GroupRun> RunTimedInTurns(const ChildSettings& s, const Code& a, const Code& b,
+                                              const Item& it, const CaseGroup& g,
+                                              const std::string& localSize, double timeoutA,
+                                              double timeoutB);
 
 // One case of a case list: an item's case at one local size ("auto" or a number).
 struct ListedCase {

@@ -31,7 +31,8 @@ void WarnReference(Context& ctx, const Item& it, const char* what, const std::st
 DeviceTurn::Kind Device::TurnOf(RunKind kind) const {
   if (kind == RunKind::Oclgrind || !child_.deviceLock.empty())
     return DeviceTurn::None;
-  return kind == RunKind::Timed ? DeviceTurn::Alone : DeviceTurn::Shared;
+  return kind == RunKind::Timed || kind == RunKind::TimedInTurns ? DeviceTurn::Alone
+                                                                 : DeviceTurn::Shared;
 }
 
 GroupRun Device::Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
@@ -43,6 +44,18 @@ GroupRun Device::Run(const Code& code, const Item& it, const CaseGroup& g, const
   }
   NoteDevice(run, kind);
   return run;
+}
+
+std::pair<GroupRun, GroupRun> Device::RunInTurns(const Code& a, const Code& b, const Item& it,
+                                                 const CaseGroup& g, const std::string& ls,
+                                                 double timeoutA, double timeoutB) {
+  std::pair<GroupRun, GroupRun> runs;
+  {
+    const DeviceTurn turn(turns_, TurnOf(RunKind::TimedInTurns));
+    runs = RunTimedInTurns(child_, a, b, it, g, ls, timeoutA, timeoutB);
+  }
+  NoteDevice(runs.first, RunKind::TimedInTurns);
+  return runs;
 }
 
 GroupRun Device::RunList(const Code& code, const std::vector<ListedCase>& cases,
@@ -63,7 +76,7 @@ void Device::NoteDevice(const GroupRun& run, RunKind kind) {
   if (kind == RunKind::Oclgrind || !device.is_object())
     return;
   const std::string name = device.value("name", "");
-  const bool timing = kind == RunKind::Timed || kind == RunKind::TimedDeviceCheck;
+  const bool timing = kind != RunKind::Check && kind != RunKind::Oclgrind;
   std::lock_guard l(mu_);
   if ((timing || !CheckElsewhere()) && name_.empty())
     name_ = name;

@@ -27,7 +27,8 @@ using nlohmann::json;
 // A hand-in's time limit is the suite's own time for the same child run, times this, and never
 // below --timeout: a machine busy enough to slow a correct hand-in slows the reference as much.
 constexpr double kTimeSlack = 5;
-// A speed floor compares medians of this many timed runs of each, taken in turn.
+// A speed floor takes this many rounds of timed runs of the suite's code and the hand-in's
+// (Scoring.cpp, GradeSpeed).
 constexpr int kSpeedRounds = 3;
 
 // The grading run's state apart from the device's turns: the options, the rubric, how child
@@ -67,6 +68,11 @@ class Device {
   DeviceTurn::Kind TurnOf(RunKind kind) const;
   GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
                RunKind kind, double timeoutS, Isolation isolation);
+  // The speed case of two codes in two children whose timed runs alternate (RunTimedInTurns),
+  // with the device alone for both.
+  std::pair<GroupRun, GroupRun> RunInTurns(const Code& a, const Code& b, const Item& it,
+                                           const CaseGroup& g, const std::string& ls,
+                                           double timeoutA, double timeoutB);
   // A list of cases of one task in one child (RunCaseList): validates, so it shares the device.
   GroupRun RunList(const Code& code, const std::vector<ListedCase>& cases, size_t validateRuns,
                    double timeoutS);

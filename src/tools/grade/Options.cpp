@@ -122,11 +122,12 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
                v.size() < 5 && std::stoul(v) >= 1 && std::stoul(v) <= 1024;
       }));
   app.add_option("--speed-alone", o.speedAlone,
-                 "What of a speed measurement has the device alone: run (its whole child run, "
-                 "builds included; on a CPU device the other children are stopped meanwhile), loop "
-                 "(only its timed loops: the children share a lock file, "
-                 "and the suite's own rounds are timed once for the class), or auto (default: run "
-                 "on a CPU device, whose speed is the machine's load; loop on any other)")
+                 "What of a speed measurement has the device alone: run (its whole child runs, "
+                 "builds included; on a CPU device the other children are stopped meanwhile; the "
+                 "suite's child and the hand-in's time in turns, run by run), loop (only its timed "
+                 "loops: the children share a lock file, and the suite's own rounds are timed once "
+                 "for the class), or auto (default: run on a CPU device, whose speed is the "
+                 "machine's load; loop on any other)")
       ->check(CLI::IsMember({"auto", "run", "loop"}));
   app.add_option(
          "--resident-runs", o.residentRuns,

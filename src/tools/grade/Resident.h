@@ -12,8 +12,9 @@
 // other than 0 or 1) is killed, and that run gets the verdict a child process would have
 // (crashed, timeout, its exit status); the next run starts a fresh resident. A group run again
 // case by case (isolated) becomes a run per case (ChildRun.cpp, RunCasesInResidents), a crash
-// worded as an isolated run's worker says it. Oclgrind runs, host code a hand-in built and any
-// run of a sandboxed hand-in (--sandbox bwrap) stay child processes.
+// worded as an isolated run's worker says it. Oclgrind runs, host code a hand-in built, any
+// run of a sandboxed hand-in (--sandbox bwrap) and the timed runs in turns (a CPU device's speed
+// rounds, TimedTurns.h) stay child processes.
 //
 // Trust: residents serve the whole class from one process each, outside any sandbox, so only the
 // suite's own binary runs there; a hand-in brings OpenCL C only. On a GPU that code runs on the

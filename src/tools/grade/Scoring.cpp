@@ -147,31 +147,67 @@ std::vector<double> ReferenceRounds(Context& ctx, Device& device, const Item& it
   return ref;
 }
 
-// Speed against the suite's own kernels and host code: kSpeedRounds timed runs of each. Where a
-// timed loop has the device alone whatever the machine does (a GPU's children share a device
-// lock: the event timer counts device time, which the host's load does not reach), the suite's
-// rounds are timed once for the class and the medians of their medians are compared; elsewhere (a
-// CPU device, whose speed is the host's load) each of the suite's rounds is timed just before one
-// of the hand-in's, and the ratio is the median of the rounds' ratios: a round's two runs see
-// nearly the same machine (on 2 shared cores one command timed in separate runs differed by up to
-// 40%; docs/COURSE.md, "Fair under load", has the ratios this gives).
+// One round of the suite's and the hand-in's timed runs in turns (Device::RunInTurns), the
+// hand-in's first where handinFirst: each one's median into ref and mine, and its timed runs,
+// pair by pair (the suite's i-th and the hand-in's i-th ran one just after the other), into
+// refRuns and mineRuns; where either failed, why.
+void TimeInTurns(const Context& ctx, Device& device, const Item& it, const Code& code,
+                 bool handinFirst, std::vector<double>& ref, std::vector<double>& mine,
+                 std::vector<double>& refRuns, std::vector<double>& mineRuns, std::string& why) {
+  const CaseGroup& sc = it.speedCase;
+  // The suite's child may wait out a hand-in's whole deadline between its turns.
+  const double limit = std::max(60.0, ctx.opt.timeoutS);
+  const Code& first = handinFirst ? code : ctx.suite;
+  const Code& second = handinFirst ? ctx.suite : code;
+  auto [a, b] = device.RunInTurns(first, second, it, sc, sc.localSizes.front(),
+                                  handinFirst ? limit : 2 * limit, handinFirst ? 2 * limit : limit);
+  const GroupRun& suiteRun = handinFirst ? b : a;
+  const GroupRun& handinRun = handinFirst ? a : b;
+  const CaseOutcome* r = suiteRun.cases.size() == 1 ? &suiteRun.cases[0] : nullptr;
+  const CaseOutcome* m = handinRun.cases.size() == 1 ? &handinRun.cases[0] : nullptr;
+  const auto usable = [](const CaseOutcome* o) {
+    return o && o->status == "passed" && o->medianMs && *o->medianMs > 0 && !o->samplesMs.empty();
+  };
+  if (usable(r) && usable(m)) {
+    ref.push_back(*r->medianMs);
+    mine.push_back(*m->medianMs);
+    const size_t pairs = std::min(r->samplesMs.size(), m->samplesMs.size());
+    refRuns.insert(refRuns.end(), r->samplesMs.begin(), r->samplesMs.begin() + long(pairs));
+    mineRuns.insert(mineRuns.end(), m->samplesMs.begin(), m->samplesMs.begin() + long(pairs));
+  } else if (why.empty()) {
+    const bool handin = !usable(m);
+    const CaseOutcome* o = handin ? m : r;
+    why = (handin ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
+          (o ? o->status + ": " + o->message : "no result");
+  }
+}
+
+// Speed against the suite's own kernels and host code, in kSpeedRounds rounds. Where a timed
+// loop has the device alone whatever the machine does (a GPU's children share a device lock: the
+// event timer counts device time, which the host's load does not reach), the suite's rounds are
+// timed once for the class and the medians of their medians are compared. Elsewhere (a CPU
+// device, whose speed is the host's and drifts: on 2 shared cores one command's medians differed
+// by up to 40% from run to run) each round runs the suite's code and the hand-in's at once, their
+// timed runs in turns (TimeInTurns), first one then the other, and the ratio is the median of the
+// pairs' ratios, each pair one after the other on the machine as it was (docs/COURSE.md, "Fair
+// under load", has the ratios this gives).
 void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, ItemGrade& g) {
   const CaseGroup& sc = it.speedCase;
   const bool once = !ctx.child.deviceLock.empty();
   std::string why;
   std::vector<double> ref = once ? ReferenceRounds(ctx, device, it, why) : std::vector<double>(),
-                      mine;
+                      mine, refRuns, mineRuns;
   // Validated elsewhere (--check-platform): the hand-in's programs of the speed case are built
   // on the timed device by a run that shares it, not inside the timed runs that have it alone.
   // Its outcome is the timed runs' to say: they validate too.
   if (device.CheckElsewhere() && !Interrupted())
     device.Run(code, it, sc, sc.localSizes.front(), RunKind::TimedDeviceCheck,
                std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
-  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round) {
-    if (!once)
-      TimeOnce(ctx, device, it, ctx.suite, false, ref, why);
-    TimeOnce(ctx, device, it, code, true, mine, why);
-  }
+  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
+    if (once)
+      TimeOnce(ctx, device, it, code, true, mine, why);
+    else
+      TimeInTurns(ctx, device, it, code, round % 2 == 1, ref, mine, refRuns, mineRuns, why);
   json s = {
       {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
   if (!ref.empty())
@@ -179,8 +215,10 @@ void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, 
   if (!mine.empty())
     s["handin_ms"] = Median(mine);
   s["met"] = false;
+  if (!once)
+    s["pairs"] = refRuns.size();
   if (ref.size() == size_t(kSpeedRounds) && mine.size() == size_t(kSpeedRounds)) {
-    const double ratio = SpeedRatio(ref, mine, once);
+    const double ratio = once ? SpeedRatio(ref, mine, true) : SpeedRatio(refRuns, mineRuns, false);
     s["ratio"] = ratio;
     s["met"] = ratio >= *it.speedFloor;
     if (ratio < *it.speedFloor)
@@ -360,13 +398,13 @@ void Diagnose(Context& ctx, Device& device, const Item& it, const Code& code, It
 
 }  // namespace
 
-double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& mine, bool once) {
-  if (once)
+double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& mine, bool medians) {
+  if (medians)
     return Median(ref) / Median(mine);
-  std::vector<double> rounds;
+  std::vector<double> pairs;
   for (size_t i = 0; i < mine.size(); ++i)
-    rounds.push_back(ref[i] / mine[i]);
-  return Median(rounds);
+    pairs.push_back(ref[i] / mine[i]);
+  return Median(pairs);
 }
 
 ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& code,

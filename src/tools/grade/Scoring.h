@@ -28,9 +28,10 @@ void CheckOclgrindGates(const Rubric& rubric);
 // (GradeItem): no oclgrind on PATH; "" where it can.
 std::string DiagnosisOff();
 
-// A speed item's ratio from its rounds' medians (ms; both lists complete): where the suite's
-// rounds were timed once for the class (`once`), the ratio of the medians; else (each round's
-// pair timed in turn) the median of the pairs' ratios.
-double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& mine, bool once);
+// A speed item's ratio, the suite's time over the hand-in's (ms): where the suite's rounds were
+// timed once for the class (`medians`: each list a round's median), the ratio of the medians;
+// else (the timed runs of runs in turns, the i-th of each one after the other) the median of the
+// pairs' ratios.
+double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& mine, bool medians);
 
 }  // namespace rsb::grade

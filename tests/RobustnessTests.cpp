@@ -65,16 +65,12 @@ TEST(Robustness, IsolatedRunSurvivesAnEndlessLoopAndACrash) {
   PrependToKernel(dir + "/Reduction.cl", "ReduceDecomposition",
                   "((__global uint*)dst)[get_global_id(0) * 16777216u + 1073741824u] = 1;");
   const std::string out = dir + "/results.json";
-  const auto begin = std::chrono::steady_clock::now();
+  // (15 s: a case's time includes building its kernels, which pocl may take seconds for on a
+  // busy machine. An endless loop the timeout did not stop never ends: ctest's timeout.)
   const auto r =
       RunBench("--check -q --task reduction --size 100000 --timeout 15 --format json -o " + out +
                " --kernels " + dir);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - begin).count();
   EXPECT_EQ(r.status, 3) << r.err;
-  // (15 s: a case's time includes building its kernels, which pocl may take seconds for on a
-  // busy machine; the bound only tells a stopped endless loop from one that runs on.)
-  EXPECT_LT(seconds, 15 + 120) << "the timeout did not stop the endless loop";
   const auto status = StatusByVariant(ReadJson(out));
   EXPECT_EQ(status.at("reduction/sequential"), "timeout");
   EXPECT_EQ(status.at("reduction/decomposition"), "error");
@@ -213,8 +209,8 @@ TEST(Robustness, OutputThatTakesNoTemporaryFileIsRefusedBeforeAnyCase) {
 }
 
 // Runs the bench in the background, waits until `file` holds a result, sends SIGINT; returns
-// the exit status and the seconds from the signal to the end.
-std::pair<int, double> InterruptOnceWritten(const std::string& args, const std::string& file) {
+// the exit status.
+int InterruptOnceWritten(const std::string& args, const std::string& file) {
   const std::string selectors =
       (std::getenv("RSB_TEST_PLATFORM")
            ? std::string(" --platform '") + std::getenv("RSB_TEST_PLATFORM") + "'"
@@ -225,8 +221,7 @@ std::pair<int, double> InterruptOnceWritten(const std::string& args, const std::
   const std::string script = fmt::format(
       "'{}' {}{} 2>/dev/null & pid=$!; i=0; "
       "while ! grep -q '\"status\"' '{}' 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); "
-      "done; start=$EPOCHREALTIME; kill -INT $pid; wait $pid; rc=$?; "
-      "echo \"$rc $start $EPOCHREALTIME\"",
+      "done; kill -INT $pid; wait $pid; echo $?",
       RSB_BINARY, args, selectors, file);
   RestoreStartupEnvironment();
   FILE* p = popen(("bash -c " + std::string("'") +
@@ -240,13 +235,12 @@ std::pair<int, double> InterruptOnceWritten(const std::string& args, const std::
                       .c_str(),
                   "r");
   int rc = -1;
-  double start = 0, end = -1;
   if (p) {
-    if (fscanf(p, "%d %lf %lf", &rc, &start, &end) != 3)
+    if (fscanf(p, "%d", &rc) != 1)
       rc = -1;
     pclose(p);
   }
-  return {rc, end - start};
+  return rc;
 }
 
 // Ctrl-C: exit 130 soon after, and the output is a complete document with what had finished.
@@ -255,12 +249,11 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
     const std::string out = std::filesystem::temp_directory_path() /
                             fmt::format("rsb-interrupt-{}.json", static_cast<long>(::getpid()));
     std::filesystem::remove(out);
-    const auto [rc, seconds] = InterruptOnceWritten(
+    const int rc = InterruptOnceWritten(
         "--check -q --size 100000 --type all --op all --scan-kind all --format json -o " + out +
             mode,
         out);
-    EXPECT_EQ(rc, 130) << mode;
-    EXPECT_LT(seconds, 60) << mode << ": the interrupt did not stop the run";
+    EXPECT_EQ(rc, 130) << mode;  // (stopped early: fewer results than cases, below)
     const auto j = ReadJson(out);
     EXPECT_GE(j["results"].size(), 1u) << mode;
     EXPECT_LT(j["results"].size(), 6u * 6 * 3 + 5u * 6 * 3 * 2) << mode;
@@ -283,7 +276,6 @@ std::string DeviceSelectors() {
 // (or of their process groups) were still alive after it ended.
 struct SignalledRun {
   int status = -1;
-  double seconds = -1;
   int workers = 0, workersLeft = 0;
   bool signalled = false;  // it still ran when the signal was sent
 };
@@ -298,29 +290,26 @@ SignalledRun SignalOnceSaid(const std::string& args, const std::string& said, do
       "{}'{}' {}{} >/dev/null 2>'{}' & pid=$!; i=0; "
       "while ! grep -qF -- '{}' '{}' && [ $i -lt 1200 ]; do sleep 0.1; i=$((i+1)); done; "
       "sleep {}; workers=$(pgrep -P $pid | tr '\\n' ' '); "
-      "start=$EPOCHREALTIME; kill -{} $pid 2>/dev/null && sent=1 || sent=0; i=0; "
+      "kill -{} $pid 2>/dev/null && sent=1 || sent=0; i=0; "
       "while kill -0 $pid 2>/dev/null && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; "
-      "end=$EPOCHREALTIME; kill -9 $pid 2>/dev/null; wait $pid; rc=$?; sleep 0.5; left=0; "
+      "kill -9 $pid 2>/dev/null; wait $pid; rc=$?; sleep 0.5; left=0; "
       "for w in $workers; do "
       "  if ps -e -o pid=,pgid=,stat= | awk -v w=$w '($1 == w || $2 == w) && $3 !~ /Z/' | "
       "     grep -q .; then left=$((left+1)); kill -9 $w; kill -9 -- -$w; fi 2>/dev/null; done; "
-      "echo \"$rc $start $end $(echo $workers | wc -w) $left $sent\"",
+      "echo \"$rc $(echo $workers | wc -w) $left $sent\"",
       env, RSB_BINARY, args, DeviceSelectors(), err, said, err, delay, signal);
   RestoreStartupEnvironment();
   std::string quoted;
   for (char c : script)
     quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
   SignalledRun run;
-  double start = 0, end = -1;
   int sent = 0;
   if (FILE* p = popen(("bash -c '" + quoted + "'").c_str(), "r")) {
-    if (fscanf(p, "%d %lf %lf %d %d %d", &run.status, &start, &end, &run.workers, &run.workersLeft,
-               &sent) != 6)
+    if (fscanf(p, "%d %d %d %d", &run.status, &run.workers, &run.workersLeft, &sent) != 4)
       run.status = -1;
     pclose(p);
   }
   run.signalled = sent == 1;
-  run.seconds = end - start;
   std::filesystem::remove(err);
   return run;
 }
@@ -340,8 +329,7 @@ TEST(Robustness, InterruptDuringTheCeilingsExits130AtOnce) {
         "--task reduction --variant interleaved --size 1000 --time-budget 600 --format json -o " +
             out + mode,
         "ceilings: measuring", 2, "INT", kFullCeilings);  // still streaming when INT comes
-    EXPECT_EQ(run.status, 130) << mode;
-    EXPECT_LT(run.seconds, 60) << mode << ": the ceilings' streams did not stop (budget: 600 s)";
+    EXPECT_EQ(run.status, 130) << mode;  // (a run still going 60 s on is killed: 137)
     std::ifstream in(out);
     EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), earlier) << mode;
     std::filesystem::remove(out);
@@ -364,8 +352,7 @@ TEST(Robustness, SigtermStopsAnIsolatedRunAndLeavesNoWorker) {
     GTEST_SKIP() << "the run ended before the signal: the device's compiler dropped the endless "
                     "loop (exit status "
                  << run.status << ")";
-  EXPECT_EQ(run.status, 130);
-  EXPECT_LT(run.seconds, 60) << "the endless loop was not stopped";
+  EXPECT_EQ(run.status, 130);  // (a run still going 60 s on is killed: 137)
   EXPECT_GE(run.workers, 1) << "no worker process seen";
   EXPECT_EQ(run.workersLeft, 0) << "a worker outlived its run";
   const auto status = StatusByVariant(ReadJson(out));

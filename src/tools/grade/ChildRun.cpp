@@ -224,6 +224,24 @@ std::string WorkerEnd(const ProcessResult& p) {
 GroupRun Outcomes(const Code& code, ProcessResult p, const std::string& output,
                   const std::vector<ListedCase>& expected, double timeoutS, const Wording& wording);
 
+// Where a child run of the code writes its results: the code's own work folder, or the run's.
+std::string WorkDir(const ChildSettings& s, const Code& code) {
+  return code.workDir.empty() ? s.workDir : code.workDir;
+}
+
+// A child run's code as --trace names it: the hand-in's work folder, or "suite".
+std::string TraceCode(const Code& code, const std::string& dir) {
+  return code.workDir.empty() ? "suite" : fs::path(dir).filename().string();
+}
+
+// The cases a run of group g at one local size must answer, in order.
+std::vector<ListedCase> Expected(const Item& it, const CaseGroup& g, const std::string& localSize) {
+  std::vector<ListedCase> expected;
+  for (const CaseSpec& spec : Expand(g))
+    expected.push_back({&it, spec, localSize});
+  return expected;
+}
+
 GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::string> args,
                  const std::string& dir, const std::string& output,
                  const std::vector<ListedCase>& expected, double timeoutS, bool oneProcess,
@@ -235,9 +253,8 @@ GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::stri
   ProcessResult p =
       resident ? s.residents->Run(*resident, timeoutS, dir) : RunProcess(args, timeoutS, dir);
   if (s.trace)
-    s.trace->Add(started, p.seconds,
-                 code.workDir.empty() ? "suite" : fs::path(dir).filename().string(),
-                 TraceKind(args), resident.has_value(), TraceStatus(p));
+    s.trace->Add(started, p.seconds, TraceCode(code, dir), TraceKind(args), resident.has_value(),
+                 TraceStatus(p));
   return Outcomes(code, std::move(p), output, expected, timeoutS, wording);
 }
 
@@ -355,7 +372,7 @@ namespace {
 // every case after it.
 GroupRun RunCasesInResidents(const ChildSettings& s, const Code& code, const Item& it,
                              const CaseGroup& g, const std::string& localSize, double timeoutS) {
-  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const std::string dir = WorkDir(s, code);
   const auto begin = std::chrono::steady_clock::now();
   GroupRun all;
   json results = json::array(), device;  // the device: as the first run that names one says
@@ -403,19 +420,16 @@ GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, cons
                   Isolation isolation) {
   if (isolation == Isolation::PerCase && kind == RunKind::Check && ResidentMayRun(s, code))
     return RunCasesInResidents(s, code, it, g, localSize, timeoutS);
-  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const std::string dir = WorkDir(s, code);
   const std::string output = OutputFile(dir, "run");
-  std::vector<ListedCase> expected;
-  for (const CaseSpec& spec : Expand(g))
-    expected.push_back({&it, spec, localSize});
   return Collect(s, code, ChildArgs(s, code, it, g, localSize, kind, isolation, output), dir,
-                 output, expected, timeoutS,
+                 output, Expected(it, g, localSize), timeoutS,
                  isolation == Isolation::Shared && kind != RunKind::Oclgrind);
 }
 
 GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector<ListedCase>& cases,
                      size_t validateRuns, double timeoutS) {
-  const std::string dir = code.workDir.empty() ? s.workDir : code.workDir;
+  const std::string dir = WorkDir(s, code);
   const std::string output = OutputFile(dir, "cases");
   json list = json::array();
   for (const ListedCase& c : cases) {
@@ -453,13 +467,11 @@ std::pair<GroupRun, GroupRun> RunTimedInTurns(const ChildSettings& s, const Code
                                               const Item& it, const CaseGroup& g,
                                               const std::string& localSize, double timeoutA,
                                               double timeoutB) {
-  std::vector<ListedCase> expected;
-  for (const CaseSpec& spec : Expand(g))
-    expected.push_back({&it, spec, localSize});
+  const std::vector<ListedCase> expected = Expected(it, g, localSize);
   std::vector<TurnRun> runs;
   std::vector<std::string> outputs;
   for (const auto& [code, timeoutS] : {std::pair{&a, timeoutA}, std::pair{&b, timeoutB}}) {
-    const std::string dir = code->workDir.empty() ? s.workDir : code->workDir;
+    const std::string dir = WorkDir(s, *code);
     outputs.push_back(OutputFile(dir, "timed"));
     std::error_code ec;
     fs::remove(outputs.back(), ec);
@@ -473,9 +485,8 @@ std::pair<GroupRun, GroupRun> RunTimedInTurns(const ChildSettings& s, const Code
   for (size_t k = 0; k < 2; ++k) {
     const Code& code = k ? b : a;
     if (s.trace)
-      s.trace->Add(started, p[k].seconds,
-                   code.workDir.empty() ? "suite" : fs::path(runs[k].workDir).filename().string(),
-                   "timed", false, TraceStatus(p[k]));
+      s.trace->Add(started, p[k].seconds, TraceCode(code, runs[k].workDir), "timed", false,
+                   TraceStatus(p[k]));
     out.push_back(Outcomes(code, std::move(p[k]), outputs[k], expected, runs[k].timeoutS, {}));
   }
   return {std::move(out[0]), std::move(out[1])};

@@ -584,10 +584,8 @@ TEST(Cli, TimedTurnsAlternateTwoProcessesRunByRun) {
                                      "-q",
                                      "--output",
                                      (dir / name).string()};
-    for (const auto& [option, variable] :
-         {std::pair{"--platform", "RSB_TEST_PLATFORM"}, std::pair{"--device", "RSB_TEST_DEVICE"}})
-      if (const char* v = std::getenv(variable); v && *v)
-        argv.insert(argv.end(), {option, v});
+    const std::vector<std::string> selectors = DeviceSelectorArgs();
+    argv.insert(argv.end(), selectors.begin(), selectors.end());
     runs.push_back({argv, 120, ""});
   }
   RestoreStartupEnvironment();

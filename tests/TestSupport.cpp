@@ -245,12 +245,20 @@ std::string Failures(const std::vector<Result>& results, bool allowSkip) {
 // profile tests clear RSB_NO_PROFILE for their own runs).
 const bool kEnvironmentSaved = (setenv("RSB_NO_PROFILE", "1", 0), SaveEnvironment(), true);
 
+std::vector<std::string> DeviceSelectorArgs() {
+  std::vector<std::string> args;
+  for (const auto& [option, variable] :
+       {std::pair{"--platform", "RSB_TEST_PLATFORM"}, std::pair{"--device", "RSB_TEST_DEVICE"}})
+    if (!Env(variable).empty())
+      args.insert(args.end(), {option, Env(variable)});
+  return args;
+}
+
 std::string DeviceSelectors() {
   std::string selectors;
-  if (!Env("RSB_TEST_PLATFORM").empty())
-    selectors += " --platform '" + Env("RSB_TEST_PLATFORM") + "'";
-  if (!Env("RSB_TEST_DEVICE").empty())
-    selectors += " --device '" + Env("RSB_TEST_DEVICE") + "'";
+  const std::vector<std::string> args = DeviceSelectorArgs();
+  for (size_t i = 0; i + 1 < args.size(); i += 2)
+    selectors += " " + args[i] + " '" + args[i + 1] + "'";
   return selectors;
 }
 

@@ -112,6 +112,8 @@ struct CommandResult {
 // The test device's selectors from the environment (RSB_TEST_PLATFORM, RSB_TEST_DEVICE) as
 // shell words, each with a leading space: " --platform 'P' --device 'D'", or "".
 std::string DeviceSelectors();
+// The same as separate arguments (for a command line that no shell reads).
+std::vector<std::string> DeviceSelectorArgs();
 // Runs reduce-scan-bench with args (shell words) and DeviceSelectors(), capturing stdout,
 // stderr and the exit status.
 CommandResult RunBench(const std::string& args);

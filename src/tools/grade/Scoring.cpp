@@ -112,18 +112,32 @@ double Median(std::vector<double> v) {
   return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
 }
 
+// A speed case's timed child run, its one outcome where that passed with a time (and every
+// timed run's time); else null.
+const CaseOutcome* Timed(const GroupRun& run) {
+  const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
+  return o && o->status == "passed" && o->medianMs && *o->medianMs > 0 && !o->samplesMs.empty()
+             ? o
+             : nullptr;
+}
+
+// Why a timed child run gave no time.
+std::string NotTimed(const GroupRun& run, bool handin) {
+  const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
+  return (handin ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
+         (o ? o->status + ": " + o->message : "no result");
+}
+
 // One timed run of c on the item's speed case: its median into `into`, or why not into `why`.
 void TimeOnce(const Context& ctx, Device& device, const Item& it, const Code& c, bool handin,
               std::vector<double>& into, std::string& why) {
   const CaseGroup& sc = it.speedCase;
   const GroupRun run = device.Run(c, it, sc, sc.localSizes.front(), RunKind::Timed,
                                   std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
-  const CaseOutcome* o = run.cases.size() == 1 ? &run.cases[0] : nullptr;
-  if (o && o->status == "passed" && o->medianMs && *o->medianMs > 0)
+  if (const CaseOutcome* o = Timed(run))
     into.push_back(*o->medianMs);
   else if (why.empty())
-    why = (handin ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
-          (o ? o->status + ": " + o->message : "no result");
+    why = NotTimed(run, handin);
 }
 
 // The suite's own rounds, timed once for the class (the first hand-in to need them times them).
@@ -147,13 +161,18 @@ std::vector<double> ReferenceRounds(Context& ctx, Device& device, const Item& it
   return ref;
 }
 
+// What a speed item's rounds measured: each round's medians (the suite's, the hand-in's); on a
+// CPU device also every pair of timed runs (the suite's i-th and the hand-in's i-th ran one
+// just after the other); why a round gave no time.
+struct SpeedRounds {
+  std::vector<double> ref, mine, refRuns, mineRuns;
+  std::string why;
+};
+
 // One round of the suite's and the hand-in's timed runs in turns (Device::RunInTurns), the
-// hand-in's first where handinFirst: each one's median into ref and mine, and its timed runs,
-// pair by pair (the suite's i-th and the hand-in's i-th ran one just after the other), into
-// refRuns and mineRuns; where either failed, why.
+// hand-in's first where handinFirst.
 void TimeInTurns(const Context& ctx, Device& device, const Item& it, const Code& code,
-                 bool handinFirst, std::vector<double>& ref, std::vector<double>& mine,
-                 std::vector<double>& refRuns, std::vector<double>& mineRuns, std::string& why) {
+                 bool handinFirst, SpeedRounds& t) {
   const CaseGroup& sc = it.speedCase;
   // The suite's child may wait out a hand-in's whole deadline between its turns.
   const double limit = std::max(60.0, ctx.opt.timeoutS);
@@ -163,22 +182,15 @@ void TimeInTurns(const Context& ctx, Device& device, const Item& it, const Code&
                                   handinFirst ? limit : 2 * limit, handinFirst ? 2 * limit : limit);
   const GroupRun& suiteRun = handinFirst ? b : a;
   const GroupRun& handinRun = handinFirst ? a : b;
-  const CaseOutcome* r = suiteRun.cases.size() == 1 ? &suiteRun.cases[0] : nullptr;
-  const CaseOutcome* m = handinRun.cases.size() == 1 ? &handinRun.cases[0] : nullptr;
-  const auto usable = [](const CaseOutcome* o) {
-    return o && o->status == "passed" && o->medianMs && *o->medianMs > 0 && !o->samplesMs.empty();
-  };
-  if (usable(r) && usable(m)) {
-    ref.push_back(*r->medianMs);
-    mine.push_back(*m->medianMs);
-    const size_t pairs = std::min(r->samplesMs.size(), m->samplesMs.size());
-    refRuns.insert(refRuns.end(), r->samplesMs.begin(), r->samplesMs.begin() + long(pairs));
-    mineRuns.insert(mineRuns.end(), m->samplesMs.begin(), m->samplesMs.begin() + long(pairs));
-  } else if (why.empty()) {
-    const bool handin = !usable(m);
-    const CaseOutcome* o = handin ? m : r;
-    why = (handin ? "the hand-in's" : "the reference's") + std::string(" timed run: ") +
-          (o ? o->status + ": " + o->message : "no result");
+  const CaseOutcome *r = Timed(suiteRun), *m = Timed(handinRun);
+  if (r && m) {
+    t.ref.push_back(*r->medianMs);
+    t.mine.push_back(*m->medianMs);
+    const auto pairs = std::ptrdiff_t(std::min(r->samplesMs.size(), m->samplesMs.size()));
+    t.refRuns.insert(t.refRuns.end(), r->samplesMs.begin(), r->samplesMs.begin() + pairs);
+    t.mineRuns.insert(t.mineRuns.end(), m->samplesMs.begin(), m->samplesMs.begin() + pairs);
+  } else if (t.why.empty()) {
+    t.why = m ? NotTimed(suiteRun, false) : NotTimed(handinRun, true);
   }
 }
 
@@ -194,9 +206,9 @@ void TimeInTurns(const Context& ctx, Device& device, const Item& it, const Code&
 void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, ItemGrade& g) {
   const CaseGroup& sc = it.speedCase;
   const bool once = !ctx.child.deviceLock.empty();
-  std::string why;
-  std::vector<double> ref = once ? ReferenceRounds(ctx, device, it, why) : std::vector<double>(),
-                      mine, refRuns, mineRuns;
+  SpeedRounds t;
+  if (once)
+    t.ref = ReferenceRounds(ctx, device, it, t.why);
   // Validated elsewhere (--check-platform): the hand-in's programs of the speed case are built
   // on the timed device by a run that shares it, not inside the timed runs that have it alone.
   // Its outcome is the timed runs' to say: they validate too.
@@ -205,27 +217,28 @@ void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, 
                std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
   for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
     if (once)
-      TimeOnce(ctx, device, it, code, true, mine, why);
+      TimeOnce(ctx, device, it, code, true, t.mine, t.why);
     else
-      TimeInTurns(ctx, device, it, code, round % 2 == 1, ref, mine, refRuns, mineRuns, why);
+      TimeInTurns(ctx, device, it, code, round % 2 == 1, t);
   json s = {
       {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
-  if (!ref.empty())
-    s["reference_ms"] = Median(ref);
-  if (!mine.empty())
-    s["handin_ms"] = Median(mine);
+  if (!t.ref.empty())
+    s["reference_ms"] = Median(t.ref);
+  if (!t.mine.empty())
+    s["handin_ms"] = Median(t.mine);
   s["met"] = false;
   if (!once)
-    s["pairs"] = refRuns.size();
-  if (ref.size() == size_t(kSpeedRounds) && mine.size() == size_t(kSpeedRounds)) {
-    const double ratio = once ? SpeedRatio(ref, mine, true) : SpeedRatio(refRuns, mineRuns, false);
+    s["pairs"] = t.refRuns.size();
+  if (t.ref.size() == size_t(kSpeedRounds) && t.mine.size() == size_t(kSpeedRounds)) {
+    const double ratio =
+        once ? SpeedRatio(t.ref, t.mine, true) : SpeedRatio(t.refRuns, t.mineRuns, false);
     s["ratio"] = ratio;
     s["met"] = ratio >= *it.speedFloor;
     if (ratio < *it.speedFloor)
       g.detail = fmt::format("correct, but {:.2f}x the reference's speed, below the floor {:g}x",
                              ratio, *it.speedFloor);
   } else {
-    g.detail = "correct, but not timed: " + why;
+    g.detail = "correct, but not timed: " + t.why;
   }
   if (!s["met"].get<bool>())
     g.points = 0;

@@ -147,13 +147,17 @@ class Grade : public testing::Test {
 
   // Grades the hand-ins with the test rubric (or `rubric`); reports go to root_/out. The tests'
   // hand-ins are their own: every child run shares the test run's kernel cache (ctest sets
-  // POCL_CACHE_DIR), so that a kernel is compiled once for all of them.
+  // POCL_CACHE_DIR), so that a kernel is compiled once for all of them. Speed rounds of 0.2 s
+  // unless `extra` says otherwise: the floors here are met by far (a second each, the default,
+  // made the speed item a fifth of these tests' CPU time).
   CommandResult RunGrade(const std::string& handIns, const std::string& extra = "",
                          const std::string& rubric = "") {
     const bool sandboxGiven = extra.find("--sandbox") != std::string::npos;
+    const bool roundsGiven = extra.find("--speed-seconds") != std::string::npos;
     const char* cache = std::getenv("POCL_CACHE_DIR");
-    return RunBench(fmt::format("grade{}{} --rubric '{}' --output-dir '{}' -q {} {}",
+    return RunBench(fmt::format("grade{}{}{} --rubric '{}' --output-dir '{}' -q {} {}",
                                 sandboxGiven ? "" : SandboxArg(),
+                                roundsGiven ? "" : " --speed-seconds 0.2",
                                 cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
                                 rubric.empty() ? (root_ / "rubric.json").string() : rubric,
                                 (root_ / "out").string(), extra, handIns));
@@ -257,12 +261,14 @@ TEST_F(Grade, SuiteKernelsGetFullPointsAndTheSamePointsOnAReRun) {
   EXPECT_EQ(seq["status"], "passed");
   EXPECT_TRUE(seq["speed"]["met"].get<bool>()) << seq.dump(2);
   EXPECT_GT(seq["speed"]["ratio"].get<double>(), 0.1);
+  EXPECT_EQ(seq["speed"]["round_seconds"], 0.2) << seq.dump(2);  // RunGrade's --speed-seconds
   const std::string md = ReadFile(root_ / "out" / "perfect.md");
   EXPECT_NE(md.find("# perfect: 5 / 5 points"), std::string::npos) << md;
 
-  const CommandResult second = RunGrade(h);
+  const CommandResult second = RunGrade(h, "--speed-seconds 0.4");
   ASSERT_EQ(second.status, 0) << second.err;
   const json b = Report("perfect");
+  EXPECT_EQ(Item(b, "reduction-sequential")["speed"]["round_seconds"], 0.4);
   for (size_t i = 0; i < a["items"].size(); ++i) {
     EXPECT_EQ(a["items"][i]["points"], b["items"][i]["points"]) << a["items"][i]["id"];
     EXPECT_EQ(a["items"][i]["status"], b["items"][i]["status"]) << a["items"][i]["id"];
@@ -1397,10 +1403,11 @@ TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {
   EXPECT_NE(rubric.err.find("different rubrics"), std::string::npos) << rubric.err;
 }
 
-TEST_F(Grade, BadJobsShardAndMergeArgumentsAreUsageErrors) {
+TEST_F(Grade, BadJobsShardSpeedAndMergeArgumentsAreUsageErrors) {
   const std::string h = HandIn("h");
-  for (const char* bad : {"--jobs 0", "--jobs x", "--shard 0/3", "--shard 4/3", "--shard 1",
-                          "--shard a/b", "--shard 1/3/5"}) {
+  for (const char* bad :
+       {"--jobs 0", "--jobs x", "--shard 0/3", "--shard 4/3", "--shard 1", "--shard a/b",
+        "--shard 1/3/5", "--speed-seconds 0", "--speed-seconds 61", "--speed-seconds 1s"}) {
     const CommandResult r = RunGrade(h, bad);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find(std::string(bad).substr(0, 6)), std::string::npos) << r.err;

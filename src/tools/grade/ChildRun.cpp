@@ -20,6 +20,10 @@ using nlohmann::json;
 
 namespace rsb::grade {
 
+double SpeedRoundSeconds(const ChildSettings& s, RunKind kind) {
+  return s.speedSeconds > 0 ? s.speedSeconds : kind == RunKind::TimedInTurns ? 1.0 : 0.3;
+}
+
 namespace {
 
 // The fd of a child's end of its turns' socket (RunTimedInTurns).
@@ -72,8 +76,9 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   if (kind == RunKind::Timed || kind == RunKind::TimedInTurns) {
     // Only the times are compared: no memory ceilings (12 streams of 0.5 s a run). In turns: a
     // second of the two runs' steps, as many as fit (no early stop at a confidence interval).
-    a.insert(a.end(), {"--iterations", "30", "--time-budget", kind == RunKind::Timed ? "0.3" : "1",
-                       "--warmup", "1", "--no-ceilings"});
+    a.insert(a.end(),
+             {"--iterations", "30", "--time-budget",
+              fmt::format("{:g}", SpeedRoundSeconds(s, kind)), "--warmup", "1", "--no-ceilings"});
     if (kind == RunKind::TimedInTurns)
       a.insert(a.end(), {"--ci-target", "0", "--timed-turns", std::to_string(kTurnsFd)});
     if (!s.timerVerdict.empty())

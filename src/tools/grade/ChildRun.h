@@ -60,6 +60,7 @@ struct ChildSettings {
   // given to the timed runs as --worker-timer, so that each need not check it again; "": not
   // known, each timed run checks it).
   std::string timerVerdict;
+  double speedSeconds = 0;  // --speed-seconds (0: SpeedRoundSeconds's default)
 };
 
 // The code a child run runs: a binary and a kernels folder, started through `wrapper` (a
@@ -77,6 +78,9 @@ struct Code {
 // a speed case's programs there before the timed runs, which have the device alone.
 // TimedInTurns: a timed run that takes turns with another (RunTimedInTurns).
 enum class RunKind { Check, Timed, Oclgrind, TimedDeviceCheck, TimedInTurns };
+// How long a timed child run of `kind` times its case (--time-budget): --speed-seconds where
+// given, else a second in turns (the two children's runs alternate within it), 0.3 s alone.
+double SpeedRoundSeconds(const ChildSettings& s, RunKind kind);
 
 struct CaseOutcome {
   std::string label, status, message;

@@ -493,7 +493,8 @@ ChildServices SetUpChildren(Context& ctx, DeviceTurns& turns, const std::string&
                nullptr,
                ctx.opt.checkPlatform.value_or(ctx.opt.platform),
                ctx.opt.checkDevice.value_or(ctx.opt.device),
-               ""};  // the timer's verdict: CheckSpeedTimer's
+               "",  // the timer's verdict: CheckSpeedTimer's
+               ctx.opt.speedSeconds};
   if (loop && cpuDevice && !ctx.opt.quiet)
     std::cerr << "note: --speed-alone loop on a CPU device: the other children's builds and runs "
                  "load the CPU that is timed, and the suite's own rounds are timed once; speed "

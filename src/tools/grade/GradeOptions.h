@@ -49,6 +49,8 @@ struct GradeOptions {
   // --speed-alone: what of a timed child run has the device alone: "run" (the whole child run),
   // "loop" (its timed loops, through a device lock), "auto" (run on a CPU device, else loop).
   std::string speedAlone = "auto";
+  // --speed-seconds: how long each speed round times (0: the default, SpeedRoundSeconds).
+  double speedSeconds = 0;
   // --resident-runs: runs in one process of the suite's binary go to long-lived processes that
   // keep their OpenCL context (Resident.h): "on", "off", "auto" (on where the children share a
   // device lock: a GPU's; a CPU device's contexts cost little).

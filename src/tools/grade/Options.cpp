@@ -103,8 +103,30 @@ void AddFormatOption(CLI::App& app, GradeOptions& o) {
       }));
 }
 
-// How the class is graded: --items, the sandbox, --jobs, --speed-alone, --resident-runs, --shard,
-// --format, --quiet.
+// How a speed item is timed: --speed-alone, --speed-seconds.
+void AddSpeedOptions(CLI::App& app, GradeOptions& o) {
+  app.add_option("--speed-alone", o.speedAlone,
+                 "What of a speed measurement has the device alone: run (its whole child runs, "
+                 "builds included; on a CPU device the other children are stopped meanwhile; the "
+                 "suite's child and the hand-in's time in turns, run by run), loop (only its timed "
+                 "loops: the children share a lock file, and the suite's own rounds are timed once "
+                 "for the class), or auto (default: run on a CPU device, whose speed is the "
+                 "machine's load; loop on any other)")
+      ->check(CLI::IsMember({"auto", "run", "loop"}));
+  app.add_option("--speed-seconds", o.speedSeconds,
+                 "How long each of a speed item's 3 rounds times its case, in seconds (default: 1 "
+                 "on a CPU device, where the suite's runs and the hand-in's take turns; 0.3 where "
+                 "the timed loops have the device alone). Shorter rounds grade faster and give "
+                 "rougher ratios")
+      ->check(cli::Allowed("a number of seconds above 0, at most 60", [](const std::string& v) {
+        char* end = nullptr;
+        const double x = std::strtod(v.c_str(), &end);
+        return !v.empty() && end && *end == 0 && x > 0 && x <= 60;
+      }));
+}
+
+// How the class is graded: --items, the sandbox, --jobs, the speed items, --resident-runs,
+// --shard, --format, --quiet.
 void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::string& shard) {
   app.add_option("--items", items,
                  "Grade only these rubric items (ids, comma-separated; default: all)");
@@ -121,14 +143,7 @@ void AddClassOptions(CLI::App& app, GradeOptions& o, std::string& items, std::st
         return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos &&
                v.size() < 5 && std::stoul(v) >= 1 && std::stoul(v) <= 1024;
       }));
-  app.add_option("--speed-alone", o.speedAlone,
-                 "What of a speed measurement has the device alone: run (its whole child runs, "
-                 "builds included; on a CPU device the other children are stopped meanwhile; the "
-                 "suite's child and the hand-in's time in turns, run by run), loop (only its timed "
-                 "loops: the children share a lock file, and the suite's own rounds are timed once "
-                 "for the class), or auto (default: run on a CPU device, whose speed is the "
-                 "machine's load; loop on any other)")
-      ->check(CLI::IsMember({"auto", "run", "loop"}));
+  AddSpeedOptions(app, o);
   app.add_option(
          "--resident-runs", o.residentRuns,
          "Child runs of the suite's own binary (a kernel-only hand-in's lists, timed runs "

@@ -220,8 +220,11 @@ void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, 
       TimeOnce(ctx, device, it, code, true, t.mine, t.why);
     else
       TimeInTurns(ctx, device, it, code, round % 2 == 1, t);
-  json s = {
-      {"floor", *it.speedFloor}, {"case", Expand(sc).front().Label()}, {"rounds", kSpeedRounds}};
+  json s = {{"floor", *it.speedFloor},
+            {"case", Expand(sc).front().Label()},
+            {"rounds", kSpeedRounds},
+            {"round_seconds",
+             SpeedRoundSeconds(ctx.child, once ? RunKind::Timed : RunKind::TimedInTurns)}};
   if (!t.ref.empty())
     s["reference_ms"] = Median(t.ref);
   if (!t.mine.empty())

@@ -518,6 +518,34 @@ TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
       << md;
 }
 
+// Hand-ins that bring the same task source (and the same headers) are compiled once a grading
+// run: the later ones take the object and the compiler's warnings of the first, and say so; a
+// hand-in with an edit of its own is compiled.
+TEST_F(Grade, IdenticalHostCodeIsCompiledOnceAGradingRunAndSaysSo) {
+  const std::string a = HandIn("a"), b = HandIn("b"), c = HandIn("c");
+  for (const std::string& h : {a, b, c}) {
+    CopySuiteSources(h, {"Scan"});
+    Patch(h + "/src/tasks/CScanTask.cpp", "const size_t offset = size_t(1) << s;",
+          "const size_t offset = size_t(1) << s;\n      int unusedByTheStudent = 0;");
+  }
+  Patch(c + "/src/tasks/CScanTask.cpp", "int unusedByTheStudent = 0;",
+        "int unusedByTheStudent = 0;  // c's own");
+  const CommandResult r = RunGrade(a + " " + b + " " + c, "--jobs 1");
+  ASSERT_EQ(r.status, 0) << r.err;
+  const json file = json::array({"src/tasks/CScanTask.cpp"});
+  for (const char* name : {"a", "b", "c"}) {
+    const json report = Report(name);
+    const json& scan = report["host_code"]["tasks"]["scan"];
+    EXPECT_EQ(scan["compiled"], file) << name << " " << scan.dump(2);
+    EXPECT_EQ(scan["reused"], std::string(name) == "b" ? file : json::array()) << name;
+    EXPECT_NE(scan["log"].get<std::string>().find("unusedByTheStudent"), std::string::npos)
+        << name << ": the compiler's warning, the reused object's too " << scan.dump(2);
+    EXPECT_EQ(Item(report, "scan-naive")["points"], 2) << name;
+  }
+  EXPECT_NE(ReadFile(root_ / "out" / "b.md").find("from an identical compile of this run"),
+            std::string::npos);
+}
+
 // A wrong host-side offset in the hand-in's scan plan: the scan item fails validation, the
 // reduction item (the hand-in's untouched reduction sources: the suite's binary) keeps its points.
 TEST_F(Grade, WrongOffsetInTheHandinsScanPlanCostsOnlyTheScanItems) {

@@ -112,6 +112,7 @@ HostBuildSettings HostBuildFor(const Context& ctx, const std::string& work, Kit&
   kit = LoadKit(ctx.opt.handinKit.empty() ? DefaultKitDir() : ctx.opt.handinKit, work,
                 ctx.opt.buildTimeoutS);
   host.kit = &kit;
+  host.objects = std::make_shared<ObjectCache>(work + "/host-objects");
   return host;
 }
 

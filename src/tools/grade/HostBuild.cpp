@@ -1,5 +1,6 @@
 #include "tools/grade/HostBuild.h"
 
+#include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
 #include "tools/grade/Text.h"
@@ -78,6 +79,8 @@ struct Job {
   std::vector<std::string> argv;
   std::string cwd;
   ProcessResult result;
+  std::string key{}, object{};  // a compile's: what it is made of (CompileKey), its object
+  bool reused = false;          // the object of an identical compile (ObjectCache), not run
 };
 
 // Runs the jobs on up to as many threads as there are cores, each under what is left of the
@@ -354,6 +357,25 @@ struct TaskPlan {
   Job link;
 };
 
+// What the compile of `source` in `stage` is made of: its command line (the stage's paths in it are
+// relative), the source's text and every header staged (the hand-in's), each by name; the kit's
+// files and the system's are the same for every hand-in of the run.
+std::string CompileKey(const std::vector<std::string>& argv, const fs::path& stage,
+                       const std::string& source) {
+  std::map<std::string, std::string> headers;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(stage / "src" / "tasks", ec))
+    if (e.path().extension() == ".h")
+      headers[e.path().filename().string()] = ReadText(e.path());
+  std::string all;  // each part ended by a NUL
+  for (const auto& a : argv)
+    all += a + '\0';
+  all += ReadText(stage / source) + '\0';
+  for (const auto& [name, text] : headers)
+    all += name + '\0' + text + '\0';
+  return fmt::format("{:016x}{:016x}", Fnv1a64(all), std::hash<std::string>{}(all));
+}
+
 // Stages the hand-in's files of the task into stage/src and plans their compiles: its .cpp
 // where its .cpp or .h differs from the suite's, Tasks.cpp too where its .h differs; nothing
 // where both are the suite's.
@@ -382,9 +404,11 @@ void PlanTask(const Kit& kit, const HandinFiles& handin, TaskPlan& p) {
   }
   for (const auto& f : sources) {
     const std::string object = ObjectOf(f) + ".o";
-    p.compiles.push_back(
-        Job{p.task, "compiling " + f, CompileArgs(kit, f, object), p.stage.string(), {}});
-    p.own[ObjectOf(f)] = (p.stage / object).string();
+    Job j{p.task, "compiling " + f, CompileArgs(kit, f, object), p.stage.string(), {}};
+    j.key = CompileKey(j.argv, p.stage, f);
+    j.object = (p.stage / object).string();
+    p.own[ObjectOf(f)] = j.object;
+    p.compiles.push_back(std::move(j));
   }
 }
 
@@ -392,6 +416,8 @@ void PlanTask(const Kit& kit, const HandinFiles& handin, TaskPlan& p) {
 bool CollectCompiles(const TaskPlan& p, double timeoutS, TaskBuild& t) {
   for (const auto& j : p.compiles) {
     t.compiled.push_back(j.what.substr(j.what.find(' ') + 1));  // "compiling <file>"
+    if (j.reused)
+      t.reused.push_back(t.compiled.back());
     t.seconds += j.result.seconds;
     const std::string e = JobError(j, timeoutS);
     if (!e.empty() && t.ok) {
@@ -473,6 +499,31 @@ Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS)
   return kit;
 }
 
+namespace {
+
+// The compiles, each in the wrapper (a sandbox) unless the run's object cache has its object;
+// the objects of those that succeed are kept there.
+void RunCompiles(const HostBuildSettings& s, const std::vector<Job*>& all,
+                 Clock::time_point deadline) {
+  std::vector<Job*> run;
+  for (Job* j : all) {
+    if (s.objects && s.objects->Take(j->key, j->object, j->result.err)) {
+      j->reused = true;
+      j->result.started = true;
+      j->result.exitCode = 0;
+      continue;
+    }
+    j->argv.insert(j->argv.begin(), s.wrapper.begin(), s.wrapper.end());
+    run.push_back(j);
+  }
+  RunJobs(run, deadline);
+  for (const Job* j : run)
+    if (s.objects && j->result.exitCode == 0 && !j->result.timedOut)
+      s.objects->Keep(j->key, j->object, j->result.err);
+}
+
+}  // namespace
+
 HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
   HostBuild b;
   const std::vector<std::string> tasks = handin.TasksOf(s.graded);
@@ -497,12 +548,10 @@ HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
       b.tasks[p.task] = {false, "", {}, std::string("cannot read the task sources: ") + e.what()};
       p.compiles.clear();
     }
-    for (auto& j : p.compiles) {
-      j.argv.insert(j.argv.begin(), s.wrapper.begin(), s.wrapper.end());
+    for (auto& j : p.compiles)
       compiles.push_back(&j);
-    }
   }
-  RunJobs(compiles, deadline);
+  RunCompiles(s, compiles, deadline);
   for (auto& p : plans) {
     TaskBuild& t = b.tasks[p.task];
     if (p.compiles.empty() || !CollectCompiles(p, s.timeoutS, t))
@@ -531,6 +580,28 @@ HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
   }
   b.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return b;
+}
+
+bool ObjectCache::Take(const std::string& key, const std::string& object, std::string& warnings) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  const auto it = kept_.find(key);
+  std::error_code ec;
+  if (it == kept_.end() || !fs::copy_file(fs::path(dir_) / (key + ".o"), object,
+                                          fs::copy_options::overwrite_existing, ec))
+    return false;
+  warnings = it->second;
+  return true;
+}
+
+void ObjectCache::Keep(const std::string& key, const std::string& object,
+                       const std::string& warnings) {
+  const std::lock_guard<std::mutex> lock(mu_);
+  std::error_code ec;
+  fs::create_directories(dir_, ec);
+  if (kept_.count(key) || !fs::copy_file(object, fs::path(dir_) / (key + ".o"),
+                                         fs::copy_options::overwrite_existing, ec))
+    return;
+  kept_[key] = warnings;
 }
 
 }  // namespace rsb::grade

@@ -8,6 +8,8 @@
 #include "tools/grade/HandinFiles.h"
 
 #include <map>
+#include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,12 +48,30 @@ void BuildKitIfMissing(const std::string& dir, double timeoutS);
 // kit in <kit>/pch where the kit's folder can be written, else for this run in workDir.
 Kit LoadKit(const std::string& dir, const std::string& workDir, double timeoutS);
 
+// The objects of the compiles that succeeded in this grading run, by what each was compiled from
+// (its command line, the source's text and every header staged beside it), with the compiler's
+// warnings: task sources that hand-ins bring unchanged (the hand-out's stubs, a header left
+// alone) are compiled once for the class. In the grader's folder, out of every hand-in's sight.
+class ObjectCache {
+ public:
+  explicit ObjectCache(std::string dir) : dir_(std::move(dir)) {}
+  // Copies the object kept under `key` to `object` and gives its warnings; false where none.
+  bool Take(const std::string& key, const std::string& object, std::string& warnings);
+  void Keep(const std::string& key, const std::string& object, const std::string& warnings);
+
+ private:
+  std::mutex mu_;
+  std::string dir_;
+  std::map<std::string, std::string> kept_;  // key -> the compiler's stderr
+};
+
 struct HostBuildSettings {
   const Kit* kit = nullptr;
   std::string workDir;               // the grader's temporary folder
   double timeoutS = 120;             // for the whole host build of one hand-in
   std::set<std::string> graded;      // the tasks the rubric grades (others are not built)
   std::vector<std::string> wrapper;  // how the compiles and links start (a sandbox; Sandbox.h)
+  std::shared_ptr<ObjectCache> objects = nullptr;  // null: every compile runs
 };
 
 struct TaskBuild {
@@ -61,6 +81,7 @@ struct TaskBuild {
       compiled;        // what was compiled ("src/tasks/CScanTask.cpp", "src/tasks/Tasks.cpp")
   std::string log;     // the compiler's first errors (or warnings)
   double seconds = 0;  // its compiles and link, one after the other
+  std::vector<std::string> reused{};  // of compiled: objects an identical compile made earlier
 };
 
 struct HostBuild {

@@ -113,8 +113,11 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
   if (!h.host.tasks.empty()) {
     host = {{"seconds", h.host.seconds}, {"tasks", json::object()}};
     for (const auto& [task, b] : h.host.tasks)
-      host["tasks"][task] = {
-          {"built", b.ok}, {"compiled", b.compiled}, {"log", b.log}, {"seconds", b.seconds}};
+      host["tasks"][task] = {{"built", b.ok},
+                             {"compiled", b.compiled},
+                             {"reused", b.reused},
+                             {"log", b.log},
+                             {"seconds", b.seconds}};
   }
   return {{"schema", "reduce-scan-bench-grade/1"},
           {"handin", h.name},
@@ -162,7 +165,10 @@ std::string ToMarkdown(const RunInfo& ctx, const HandinGrade& h) {
           !b.ok ? "FAILED"
           : b.compiled.empty()
               ? "the same as the suite's"
-              : fmt::format("built ({}, {:.1f} s)", Join(b.compiled, ", "), b.seconds)));
+              : fmt::format("built ({}, {:.1f} s{})", Join(b.compiled, ", "), b.seconds,
+                            b.reused.empty() ? ""
+                                             : "; the objects of " + Join(b.reused, ", ") +
+                                                   " from an identical compile of this run")));
     const bool built = std::any_of(h.host.tasks.begin(), h.host.tasks.end(),
                                    [](const auto& t) { return !t.second.compiled.empty(); });
     md += built ? fmt::format(

@@ -1433,9 +1433,10 @@ TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {
 
 TEST_F(Grade, BadJobsShardSpeedAndMergeArgumentsAreUsageErrors) {
   const std::string h = HandIn("h");
-  for (const char* bad : {"--jobs 0", "--jobs x", "--shard 0/3", "--shard 4/3", "--shard 1",
-                          "--shard a/b", "--shard 1/3/5", "--speed-seconds 0",
-                          "--speed-seconds 0.001", "--speed-seconds 61", "--speed-seconds 1s"}) {
+  for (const char* bad :
+       {"--jobs 0", "--jobs x", "--shard 0/3", "--shard 4/3", "--shard 1", "--shard a/b",
+        "--shard 1/3/5", "--speed-seconds 0", "--speed-seconds 0.001", "--speed-seconds 61",
+        "--speed-seconds 1s", "--speed-seconds 1e-1"}) {
     const CommandResult r = RunGrade(h, bad);
     EXPECT_EQ(r.status, 2) << bad << ": " << r.err;
     EXPECT_NE(r.err.find(std::string(bad).substr(0, 6)), std::string::npos) << r.err;

@@ -118,10 +118,9 @@ void AddSpeedOptions(CLI::App& app, GradeOptions& o) {
                  "on a CPU device, where the suite's runs and the hand-in's take turns; 0.3 where "
                  "the timed loops have the device alone). Shorter rounds grade faster and give "
                  "rougher ratios")
-      ->check(cli::Allowed("a number of seconds from 0.01 to 60", [](const std::string& v) {
-        char* end = nullptr;  // (from 0.01: a child's --time-budget takes no exponent)
-        const double x = std::strtod(v.c_str(), &end);
-        return !v.empty() && end && *end == 0 && x >= 0.01 && x <= 60;
+      ->check(cli::Allowed("seconds from 0.01 to 60 as a plain decimal", [](const std::string& v) {
+        const auto x = cli::ParseDecimal(v);  // (from 0.01: {:g} writes the child's no exponent)
+        return x && *x >= 0.01 && *x <= 60;
       }));
 }
 

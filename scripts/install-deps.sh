@@ -15,7 +15,7 @@
 #                  shows them
 #   --tests        the test command (scripts/run-tests): all of the above, GoogleTest, Python's
 #                  jsonschema, Mesa's OpenCL (rusticl: a second CPU device, RUSTICL_ENABLE=llvmpipe),
-#                  clang-format
+#                  clang-format, gperftools' tcmalloc (the allocator of the rusticl step)
 # Options combine (--plot --grade). Safe to run again: what is installed stays, and where every
 # package asked for is installed already apt is not asked at all.
 set -euo pipefail
@@ -26,7 +26,8 @@ grade="oclgrind bubblewrap util-linux"
 slurm="slurm-wlm munge"
 references="libtbb-dev"
 html="chromium"
-tests="$plot $grade $slurm $references $html libgtest-dev python3-jsonschema mesa-opencl-icd clang-format"
+tests="$plot $grade $slurm $references $html libgtest-dev python3-jsonschema mesa-opencl-icd clang-format
+       libtcmalloc-minimal4"
 packages=$base
 for arg in "$@"; do
   case $arg in

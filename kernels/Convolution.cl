@@ -214,6 +214,15 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #ifndef TPX_MAX
 #define TPX_MAX 16  // the host's convolution-across
 #endif
+// UNROLL: `#pragma unroll` for the loop that follows (each has compile-time bounds, below); where
+// the host passes -DNO_UNROLL=1 (a CPU device), nothing: there the unrolled loops gain no speed
+// and cost compile time (pocl: the tiled-2d check matrix 54 -> 12 CPU-s cold, 2.6 -> 2.4 warm,
+// 2026-11-29), the most at wide masks.
+#ifdef NO_UNROLL
+#define UNROLL
+#else
+#define UNROLL _Pragma("unroll")
+#endif
 #define TPX (LOCAL_SIZE < TPX_MAX ? LOCAL_SIZE : TPX_MAX)
 #define TPY (LOCAL_SIZE / TPX)
 #define OX (4 * TPX)
@@ -251,7 +260,7 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
     // Vectors: t = row * TW4 + vector, the tile's layout exactly.
     for (uint base = 0; base < TW4 * TH; base += VBATCH * LOCAL_SIZE) {
       T4 v[VBATCH];
-#pragma unroll
+      UNROLL
       for (uint i = 0; i < VBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         const IDX row = y0 - R + t / TW4, col = x0 - HP + 4 * (t % TW4);
@@ -259,7 +268,7 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
                    ? *(__global const T4*)(in + row * width + col)
                    : (T4)0;
       }
-#pragma unroll
+      UNROLL
       for (uint i = 0; i < VBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         if (t < TW4 * TH)
@@ -269,13 +278,13 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   } else {
     for (uint base = 0; base < TW * TH; base += SBATCH * LOCAL_SIZE) {
       T v[SBATCH];
-#pragma unroll
+      UNROLL
       for (uint i = 0; i < SBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         const IDX row = y0 - R + t / TW, col = x0 - R + t % TW;
         v[i] = t < TW * TH && row < height && col < width ? in[row * width + col] : (T)0;
       }
-#pragma unroll
+      UNROLL
       for (uint i = 0; i < SBATCH; ++i) {
         const uint t = base + get_local_id(0) + i * LOCAL_SIZE;
         if (t < TW * TH)
@@ -288,9 +297,9 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   if (ty >= TPY)
     return;  // L not a multiple of TPX: the last work-items only help to load
   T acc[ITEMS][4];
-#pragma unroll
+  UNROLL
   for (uint k = 0; k < ITEMS; ++k) {
-#pragma unroll
+    UNROLL
     for (uint x = 0; x < 4; ++x)
       acc[k][x] = 0;
   }
@@ -300,37 +309,37 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   // (Each row's address as tile4 + a uint index was a 64-bit register of its own: 80 registers
   // at mask 9 against 64, and 6% slower; H100, 2026-11-24, docs/BENCHMARKS.md.)
   const __local T4* rows = tile4 + ty * (ITEMS * TW4) + tx;
-#pragma unroll
+  UNROLL
   for (uint g = 0; g < MASK_WIDTH; g += G) {  // mask rows g .. g + G - 1
     T m[G * MASK_WIDTH];
-#pragma unroll
+    UNROLL
     for (uint i = 0; i < G * MASK_WIDTH; ++i) {
       m[i] = g * MASK_WIDTH + i < MASK_WIDTH * MASK_WIDTH ? mask[g * MASK_WIDTH + i] : (T)0;
     }
     // Tile row ty * K + g + rr feeds output row k = rr - j with mask row g + j.
-#pragma unroll
+    UNROLL
     for (uint rr = 0; rr < ITEMS + G - 1; ++rr) {
       if (g + rr >= ITEMS + MASK_WIDTH - 1)
         break;  // the last pass holds fewer than G mask rows
       T cell[4 * Q];
       const __local T4* row = rows + (g + rr) * TW4;
-#pragma unroll
+      UNROLL
       for (uint q = 0; q < Q; ++q)
         vstore4(row[q], q, cell);
-#pragma unroll
+      UNROLL
       for (uint j = 0; j < G; ++j) {
         if (g + j >= MASK_WIDTH || rr < j || rr - j >= ITEMS)
           continue;
-#pragma unroll
+        UNROLL
         for (uint b = 0; b < MASK_WIDTH; ++b)
-#pragma unroll
+          UNROLL
           for (uint x = 0; x < 4; ++x)
             acc[rr - j][x] += m[j * MASK_WIDTH + b] * cell[OFF + x + b];
       }
     }
   }
   const IDX x = x0 + 4 * tx;
-#pragma unroll
+  UNROLL
   for (uint k = 0; k < ITEMS; ++k) {
     const IDX y = y0 + ty * ITEMS + k;
     if (y >= height)
@@ -338,7 +347,7 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
     if (width % 4 == 0 && x + 3 < width) {  // the row and the block 16-byte aligned: one store
       *(__global T4*)(out + y * width + x) = (T4)(acc[k][0], acc[k][1], acc[k][2], acc[k][3]);
     } else {
-#pragma unroll
+      UNROLL
       for (uint c = 0; c < 4; ++c)
         if (x + c < width)
           out[y * width + x + c] = acc[k][c];

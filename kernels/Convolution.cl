@@ -331,10 +331,11 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
         if (g + j >= MASK_WIDTH || rr < j || rr - j >= ITEMS)
           continue;
         UNROLL
-        for (uint b = 0; b < MASK_WIDTH; ++b)
+        for (uint b = 0; b < MASK_WIDTH; ++b) {
           UNROLL
           for (uint x = 0; x < 4; ++x)
             acc[rr - j][x] += m[j * MASK_WIDTH + b] * cell[OFF + x + b];
+        }
       }
     }
   }

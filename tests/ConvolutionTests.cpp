@@ -298,6 +298,24 @@ TEST(Convolution, AutoTiledTwoDShrinksItsRowsOnRusticlsLocalMemory) {
   EXPECT_EQ(NewResult(task, "tiled-2d", spec, rusticl).tuning.at("convolution-rows"), 8u);
 }
 
+// tiled-2d's loops are unrolled on GPUs only: a CPU device builds it with -DNO_UNROLL=1
+// (Convolution.cl, UNROLL: the same speed there, up to 4x less compile time); a GPU builds it as
+// before, and no other variant gets the option.
+TEST(Convolution, Tiled2DIsUnrolledOnGpusOnly) {
+  CConvolutionTask task;
+  ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, 64 * 33, 64, 33);
+  spec.params["mask-width"] = 5;
+  const DeviceInfo cpu = FabricatedDevice(false, 512 << 10, 4096);
+  const DeviceInfo gpu = FabricatedDevice(true, 48 << 10, 1024);
+  EXPECT_NE(task.KernelOptions(cpu, "tiled-2d", spec).find("-DNO_UNROLL=1"), std::string::npos);
+  EXPECT_EQ(task.KernelOptions(gpu, "tiled-2d", spec).find("NO_UNROLL"), std::string::npos);
+  for (const auto& v : task.Table())
+    if (v.name != "tiled-2d") {
+      EXPECT_EQ(task.KernelOptions(cpu, v.name, spec).find("NO_UNROLL"), std::string::npos)
+          << v.name;
+    }
+}
+
 // Where today's defaults fit, they stay: an H100 as its driver describes it (48 KiB, 16 bytes
 // of its own per kernel) and pocl (512 KiB) get the table's local sizes and the knobs' defaults
 // for every variant whose default tile fits, float and double, every mask width. Where it does

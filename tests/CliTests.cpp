@@ -35,13 +35,6 @@
 namespace rsb::test {
 namespace {
 
-size_t CountOf(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++count;
-  return count;
-}
-
 // The lines of text that hold every one of parts.
 size_t LinesWith(const std::string& text, const std::vector<std::string>& parts) {
   std::istringstream in(text);
@@ -474,26 +467,6 @@ TEST(Cli, DeviceAllOnOneDeviceIsThatDevicesRun) {
   EXPECT_EQ(table.status, 0) << table.err;
   EXPECT_EQ(table.out.rfind("device: ", 0), 0u) << table.out;
 }
-
-// Sets an environment variable for the children started in its scope.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) {
-    if (const char* old = std::getenv(name))
-      old_ = old;
-    setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      setenv(name_.c_str(), old_->c_str(), 1);
-    else
-      unsetenv(name_.c_str());
-  }
-
- private:
-  std::string name_;
-  std::optional<std::string> old_;
-};
 
 // --device all on two devices (pocl made to show two: a device of its pthread driver and one of
 // its basic driver): the selection runs on each, every result says which, each device gets its
@@ -1177,11 +1150,6 @@ TEST(Report, CsvRowsSayWhatTheyAreAndANameWithACommaStaysOneField) {
       << awk.out << awk.err;
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 // The rows of a CSV report without the fields that differ from run to run (date, command).
 std::vector<std::vector<std::string>> CsvRowsOfTheCases(const std::string& text) {
   auto rows = CsvRows(text);
@@ -1212,18 +1180,18 @@ TEST(Cli, OneRunWritesEveryOutputFileBesideTheTable) {
   EXPECT_EQ(file.results.size(), 4u);
   const CommandResult asCsv = RunBench(run + " --format csv");
   ASSERT_EQ(asCsv.status, 0) << asCsv.err;
-  EXPECT_EQ(CsvRowsOfTheCases(ReadText(csv)), CsvRowsOfTheCases(asCsv.out));
-  EXPECT_EQ(CsvRowsOfTheCases(ReadText(csv)).size(), 5u);
+  EXPECT_EQ(CsvRowsOfTheCases(ReadFile(csv)), CsvRowsOfTheCases(asCsv.out));
+  EXPECT_EQ(CsvRowsOfTheCases(ReadFile(csv)).size(), 5u);
   const CommandResult asMarkdown = RunBench(run + " --format markdown");
   ASSERT_EQ(asMarkdown.status, 0) << asMarkdown.err;
-  EXPECT_EQ(ReadText(md), asMarkdown.out);
+  EXPECT_EQ(ReadFile(md), asMarkdown.out);
   // Any subset, --format and -o as they were: here JSON to -o and Markdown to a file, no stdout.
   const CommandResult some =
       RunBench(fmt::format("{} --format json -o '{}' --markdown '{}'", run, csv, md));
   ASSERT_EQ(some.status, 0) << some.err;
   EXPECT_EQ(some.out, "");
   EXPECT_EQ(LoadResultFile(csv, "RESULTS").results.size(), 4u);
-  EXPECT_EQ(ReadText(md), asMarkdown.out);
+  EXPECT_EQ(ReadFile(md), asMarkdown.out);
   std::filesystem::remove_all(dir);
 }
 

@@ -19,14 +19,10 @@ using nlohmann::json;
 namespace rsb::test {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  return std::string(RSB_SOURCE_DIR) + "/tests/fixtures/" + name;
-}
-
 CommandResult Compare(const std::string& base, const std::string& fresh,
                       const std::string& options = "") {
-  return RunCommand(
-      fmt::format("'{}' compare '{}' '{}' {}", RSB_BINARY, Fixture(base), Fixture(fresh), options));
+  return RunCommand(fmt::format("'{}' compare '{}' '{}' {}", RSB_BINARY, FixturePath(base),
+                                FixturePath(fresh), options));
 }
 
 // The JSON report of a comparison that ran (exit 0 or 1).
@@ -190,14 +186,14 @@ TEST(CompareCommand, BadInputExitsTwoWithOneLineNamingTheFile) {
     EXPECT_TRUE(r.out.empty()) << r.out;
   }
   const CommandResult one =
-      RunCommand(fmt::format("'{}' compare '{}'", RSB_BINARY, Fixture("base.json")));
+      RunCommand(fmt::format("'{}' compare '{}'", RSB_BINARY, FixturePath("base.json")));
   EXPECT_EQ(one.status, 2) << one.err;
   EXPECT_NE(one.err.find("NEW"), std::string::npos) << one.err;
 }
 
 // base.json edited (WriteEditedResultFile), in a temporary file named for the test.
-std::string EditedFixture(const std::string& name, const std::function<void(json&)>& edit,
-                          const std::string& raw = "") {
+std::string EditedFixturePath(const std::string& name, const std::function<void(json&)>& edit,
+                              const std::string& raw = "") {
   return WriteEditedResultFile(
       (fs::temp_directory_path() / fmt::format("rsb-compare-{}-{}.json", name, (long)::getpid()))
           .string(),
@@ -212,42 +208,42 @@ TEST(CompareCommand, MalformedResultFileNamesTheFileAndTheField) {
   };
   const double sentinel = 987654.321;
   const std::vector<Bad> cases = {
-      {EditedFixture(
+      {EditedFixturePath(
            "huge", [&](json& r) { r[3]["time_ms"]["median"] = sentinel; }, "1e400"),
        "results[3].time_ms.median: 1e400 is not a finite number"},
-      {EditedFixture(
+      {EditedFixturePath(
            "huge-gelem", [&](json& r) { r[1]["gelem_s"] = sentinel; }, "-1e999"),
        "results[1].gelem_s: -1e999 is not a finite number"},
-      {EditedFixture(
+      {EditedFixturePath(
            "nan", [&](json& r) { r[2]["time_ms"]["ci_low"] = sentinel; }, "NaN"),
        "results[2].time_ms.ci_low: NaN is not a finite number"},
-      {EditedFixture("missing", [](json& r) { r[2].erase("status"); }),
+      {EditedFixturePath("missing", [](json& r) { r[2].erase("status"); }),
        "results[2]: no \"status\""},
-      {EditedFixture("type", [](json& r) { r[1]["time_ms"]["median"] = "fast"; }),
+      {EditedFixturePath("type", [](json& r) { r[1]["time_ms"]["median"] = "fast"; }),
        "results[1].time_ms.median: \"fast\" is not a number"},
-      {EditedFixture("n", [](json& r) { r[0]["n"] = "4096"; }),
+      {EditedFixturePath("n", [](json& r) { r[0]["n"] = "4096"; }),
        "results[0].n: \"4096\" is not a whole number"},
-      {EditedFixture("negative", [](json& r) { r[4]["time_ms"]["median"] = -1; }),
+      {EditedFixturePath("negative", [](json& r) { r[4]["time_ms"]["median"] = -1; }),
        "results[4].time_ms.median: -1 is not allowed"},
-      {EditedFixture(
+      {EditedFixturePath(
            "truncated", [&](json& r) { r[5]["n"] = sentinel; }, "4096, \"x\": tru"),
        "results[5].x: not JSON"},
-      {EditedFixture("status", [](json& r) { r[2]["status"] = "fast"; }),
+      {EditedFixturePath("status", [](json& r) { r[2]["status"] = "fast"; }),
        "results[2].status: \"fast\" is not allowed; allowed: passed, failed, skipped, error, "
        "timeout, untimed"},
-      {EditedFixture("type-name", [](json& r) { r[1]["type"] = "half"; }),
+      {EditedFixturePath("type-name", [](json& r) { r[1]["type"] = "half"; }),
        "results[1].type: \"half\" is not allowed; allowed: int, uint, long, ulong, float, double"},
-      {EditedFixture("params",
-                     [](json& r) {
-                       r[0]["params"] = {{"mask-width", "5"}};
-                     }),
+      {EditedFixturePath("params",
+                         [](json& r) {
+                           r[0]["params"] = {{"mask-width", "5"}};
+                         }),
        "results[0].params.mask-width: \"5\" is not a whole number"},
-      {EditedFixture("empty", [](json&) {}), "empty file"},
+      {EditedFixturePath("empty", [](json&) {}), "empty file"},
   };
   std::ofstream(cases.back().file, std::ios::trunc).flush();  // 0 bytes
   for (const auto& c : cases) {
-    const CommandResult r =
-        RunCommand(fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, Fixture("base.json"), c.file));
+    const CommandResult r = RunCommand(
+        fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, FixturePath("base.json"), c.file));
     EXPECT_EQ(r.status, 2) << c.file << "\n" << r.err;
     EXPECT_NE(r.err.find("NEW '" + c.file + "': " + c.expect), std::string::npos)
         << c.expect << "\n"
@@ -261,13 +257,13 @@ TEST(CompareCommand, MalformedResultFileNamesTheFileAndTheField) {
 // A case in one file only is named as the runner names it (CaseLabel): an image's shape as its n,
 // then the local size and the task's parameters.
 TEST(CompareCommand, OneFileOnlyCasesAreLabelledAsTheRunnerLabelsThem) {
-  const std::string image = EditedFixture("image", [](json& r) {
+  const std::string image = EditedFixturePath("image", [](json& r) {
     r[0]["shape"] = "64x64";
     r[0]["height"] = 64;
     r[0]["params"] = {{"mask-width", 5}};
   });
-  const CommandResult r =
-      RunCommand(fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, Fixture("base.json"), image));
+  const CommandResult r = RunCommand(
+      fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, FixturePath("base.json"), image));
   EXPECT_EQ(r.status, 0) << r.err;
   EXPECT_NE(r.out.find("only in NEW (1):\n  reduction/sequential uint sum n=64x64 L=64 "
                        "mask-width=5\n"),
@@ -276,8 +272,8 @@ TEST(CompareCommand, OneFileOnlyCasesAreLabelledAsTheRunnerLabelsThem) {
   EXPECT_NE(r.out.find("only in BASE (1):\n  reduction/sequential uint sum n=4096 L=64\n"),
             std::string::npos)
       << r.out;
-  const CommandResult j = RunCommand(
-      fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY, Fixture("base.json"), image));
+  const CommandResult j = RunCommand(fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY,
+                                                 FixturePath("base.json"), image));
   EXPECT_EQ(json::parse(j.out)["only_in_new"][0]["case"], "64x64 mask-width=5") << j.out;
   fs::remove(image);
 }
@@ -285,7 +281,7 @@ TEST(CompareCommand, OneFileOnlyCasesAreLabelledAsTheRunnerLabelsThem) {
 // A result without a time or a throughput (skipped, failed, untimed, or hand-edited) is
 // compared as not timed, not refused.
 TEST(CompareCommand, ResultsWithoutTimeOrThroughputAreNotTimed) {
-  const std::string file = EditedFixture("untimed", [](json& r) {
+  const std::string file = EditedFixturePath("untimed", [](json& r) {
     r[0]["status"] = "untimed";
     r[0].erase("time_ms");
     r[0].erase("gelem_s");
@@ -294,8 +290,8 @@ TEST(CompareCommand, ResultsWithoutTimeOrThroughputAreNotTimed) {
     r[2]["time_ms"]["median"] = nullptr;
     r[2]["gelem_s"] = nullptr;
   });
-  const CommandResult r = RunCommand(
-      fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY, Fixture("base.json"), file));
+  const CommandResult r = RunCommand(fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY,
+                                                 FixturePath("base.json"), file));
   fs::remove(file);
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = json::parse(r.out);
@@ -307,7 +303,7 @@ TEST(CompareCommand, ResultsWithoutTimeOrThroughputAreNotTimed) {
 TEST(CompareCommand, FailedWriteOfStdoutExitsThree) {
   if (!fs::exists("/dev/full"))
     GTEST_SKIP() << "no /dev/full on this system";
-  const std::string base = "'" + Fixture("base.json") + "'";
+  const std::string base = "'" + FixturePath("base.json") + "'";
   for (const std::string& args :
        {base + " " + base, base + " " + base + " --format json", std::string("--help")}) {
     const CommandResult r =
@@ -339,7 +335,7 @@ TEST(CompareCommand, EveryFormatKeepsItsBytes) {
     for (const std::string fresh : {"new-faster", "new-slower"}) {
       const CommandResult r =
           RunCommand(fmt::format("cd '{}' && '{}' compare base.json {}.json --format {}",
-                                 Fixture(""), RSB_BINARY, fresh, format));
+                                 FixturePath(""), RSB_BINARY, fresh, format));
       EXPECT_EQ(r.status, fresh == "new-slower" ? 1 : 0) << r.err;
       ExpectGolden(fmt::format("compare-{}.{}", fresh, GoldenExtension(format)), r.out);
     }
@@ -347,14 +343,14 @@ TEST(CompareCommand, EveryFormatKeepsItsBytes) {
 
 TEST(CompareCommand, SaysWhereOneSideRanCold) {
   json cold;
-  std::ifstream(Fixture("base.json")) >> cold;
+  std::ifstream(FixturePath("base.json")) >> cold;
   for (auto& r : cold["results"])
     r["cold"] = true;
   const fs::path path =
       fs::temp_directory_path() / fmt::format("rsb-compare-cold-{}.json", (long)::getpid());
   std::ofstream(path) << cold.dump(2);
   const CommandResult r = RunCommand(fmt::format("'{}' compare '{}' '{}' --format json", RSB_BINARY,
-                                                 Fixture("base.json"), path.string()));
+                                                 FixturePath("base.json"), path.string()));
   fs::remove(path);
   ASSERT_EQ(r.status, 0) << r.err;
   const json j = json::parse(r.out);
@@ -384,7 +380,7 @@ std::string RoundsFile(const std::string& name, size_t rounds,
                        const std::function<double(size_t, size_t)>& factor, double gbs = 10,
                        double withinRun = 1) {
   json j;
-  std::ifstream(Fixture("base.json")) >> j;
+  std::ifstream(FixturePath("base.json")) >> j;
   j["device"]["ceilings"] = {
       {"read_gbytes_s", gbs}, {"write_gbytes_s", gbs}, {"copy_gbytes_s", gbs}};
   for (size_t i = 0; i < j["results"].size(); ++i) {

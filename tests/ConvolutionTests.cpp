@@ -20,7 +20,7 @@ namespace {
 
 using Param = VariantTypeParam;
 
-std::vector<Param> AllParams() {
+std::vector<Param> ConvolutionParams() {
   std::vector<Param> params;
   for (const auto& v : CConvolutionTask().Variants())
     for (ElementType t : {ElementType::Float, ElementType::Double})
@@ -40,7 +40,7 @@ TEST_P(ConvolutionVariant, PassesTheCheckMatrix) {
   ExpectCheckMatrixPasses("convolution", p.variant, p.type);
 }
 
-INSTANTIATE_TEST_SUITE_P(Convolution, ConvolutionVariant, testing::ValuesIn(AllParams()),
+INSTANTIATE_TEST_SUITE_P(Convolution, ConvolutionVariant, testing::ValuesIn(ConvolutionParams()),
                          VariantTypeName);
 
 // The items knob changes the tile: the tiled variants stay right with 1 and 16 items.

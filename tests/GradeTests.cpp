@@ -36,13 +36,6 @@ using nlohmann::json;
 namespace rsb::test {
 namespace {
 
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 // Where bubblewrap cannot run (the GPU test machine has none), hand-ins are graded without the
 // sandbox; the sandbox's own test skips there.
 bool HaveSandbox() {

@@ -18,17 +18,6 @@ namespace fs = std::filesystem;
 namespace rsb::test {
 namespace {
 
-std::string Fixture(const std::string& name) {
-  return std::string(RSB_SOURCE_DIR) + "/tests/fixtures/" + name;
-}
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 class PlotCommand : public testing::Test {
  protected:
   void SetUp() override {
@@ -54,8 +43,9 @@ class PlotCommand : public testing::Test {
 
 TEST_F(PlotCommand, WritesPngAndSvgOverlayingDevices) {
   const fs::path png = dir_ / "devices.png", svg = dir_ / "devices.svg";
-  const std::string files = fmt::format("'{}' '{}' '{}'", Fixture("base.json"),
-                                        Fixture("other-device.json"), Fixture("no-ci.json"));
+  const std::string files =
+      fmt::format("'{}' '{}' '{}'", FixturePath("base.json"), FixturePath("other-device.json"),
+                  FixturePath("no-ci.json"));
   const CommandResult r = Run(fmt::format("{} -o '{}'", files, png.string()));
   if (NoMatplotlib(r))
     GTEST_SKIP() << "matplotlib missing (" << r.err
@@ -74,14 +64,14 @@ TEST_F(PlotCommand, WritesPngAndSvgOverlayingDevices) {
 
 TEST_F(PlotCommand, MissingFileExitsTwo) {
   const CommandResult r =
-      Run(fmt::format("'{}' -o '{}'", Fixture("missing.json"), (dir_ / "x.png").string()));
+      Run(fmt::format("'{}' -o '{}'", FixturePath("missing.json"), (dir_ / "x.png").string()));
   EXPECT_EQ(r.status, 2);
   EXPECT_NE(r.err.find("missing.json': no such file"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(dir_ / "x.png"));
 }
 
 TEST_F(PlotCommand, BadInputExitsTwo) {
-  const std::string base = Fixture("base.json");
+  const std::string base = FixturePath("base.json");
   struct Bad {
     std::string args, expect;
   };
@@ -90,7 +80,7 @@ TEST_F(PlotCommand, BadInputExitsTwo) {
       {fmt::format("'{}' -o '{}'", base, (dir_ / ".png").string()), "--output"},
       {fmt::format("'{}'", base), "--output"},
       {fmt::format("-o '{}'", (dir_ / "x.png").string()), "RESULTS"},
-      {fmt::format("'{}' -o '{}'", Fixture("not-results.json"), (dir_ / "x.png").string()),
+      {fmt::format("'{}' -o '{}'", FixturePath("not-results.json"), (dir_ / "x.png").string()),
        "not a reduce-scan-bench result file"},
   };
   for (const auto& c : cases) {
@@ -128,7 +118,7 @@ TEST_F(PlotCommand, MalformedResultFileNamesTheFileAndTheField) {
 TEST_F(PlotCommand, OutputFolderIsAUsageError) {
   fs::create_directories(dir_ / "figure.png");
   const CommandResult r =
-      Run(fmt::format("'{}' -o '{}'", Fixture("base.json"), (dir_ / "figure.png").string()));
+      Run(fmt::format("'{}' -o '{}'", FixturePath("base.json"), (dir_ / "figure.png").string()));
   EXPECT_EQ(r.status, 2) << r.err;
   EXPECT_NE(r.err.find("--output '" + (dir_ / "figure.png").string() +
                        "': is a folder; allowed: a file path"),
@@ -187,7 +177,7 @@ TEST_F(PlotCommand, WithoutMatplotlibNamesThePackage) {
   fs::permissions(fake, fs::perms::owner_all);
   for (const std::string& python : {(dir_ / "no-python").string(), fake.string()}) {
     const CommandResult r =
-        Run(fmt::format("'{}' -o '{}'", Fixture("base.json"), (dir_ / "x.png").string()),
+        Run(fmt::format("'{}' -o '{}'", FixturePath("base.json"), (dir_ / "x.png").string()),
             "RSB_PYTHON='" + python + "'");
     EXPECT_EQ(r.status, 3) << python;
     EXPECT_NE(r.err.find("python3-matplotlib"), std::string::npos) << r.err;

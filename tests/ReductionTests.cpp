@@ -14,7 +14,7 @@ namespace {
 
 using Param = VariantTypeParam;
 
-std::vector<Param> AllParams() {
+std::vector<Param> ReductionParams() {
   return VariantTypeParams(CReductionTask().Variants());
 }
 
@@ -29,7 +29,7 @@ TEST_P(ReductionVariant, PassesTheCheckMatrix) {
   ExpectCheckMatrixPasses("reduction", p.variant, p.type);
 }
 
-INSTANTIATE_TEST_SUITE_P(Reduction, ReductionVariant, testing::ValuesIn(AllParams()),
+INSTANTIATE_TEST_SUITE_P(Reduction, ReductionVariant, testing::ValuesIn(ReductionParams()),
                          VariantTypeName);
 
 TEST(Reduction, LocalSizeOneAndOddSizesWork) {

@@ -30,11 +30,6 @@ nlohmann::json ReadJson(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
-std::string ReadText(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 std::map<std::string, std::string> StatusByVariant(const nlohmann::json& j) {
   std::map<std::string, std::string> s;
   for (const auto& r : j["results"])
@@ -259,16 +254,6 @@ TEST(Robustness, InterruptWritesWhatIsDoneAndExits130) {
     EXPECT_LT(j["results"].size(), 6u * 6 * 3 + 5u * 6 * 3 * 2) << mode;
     std::filesystem::remove(out);
   }
-}
-
-// The test device's selectors as the bench's options (RunBench adds them the same way).
-std::string DeviceSelectors() {
-  return (std::getenv("RSB_TEST_PLATFORM")
-              ? std::string(" --platform '") + std::getenv("RSB_TEST_PLATFORM") + "'"
-              : std::string()) +
-         (std::getenv("RSB_TEST_DEVICE")
-              ? std::string(" --device '") + std::getenv("RSB_TEST_DEVICE") + "'"
-              : std::string());
 }
 
 // What SignalOnceSaid saw: the exit status, the seconds from the signal to the end (the run is
@@ -602,15 +587,6 @@ size_t UntimedRows(const std::string& table) {
 }
 
 // Sets an environment variable for the commands a test runs, and removes it after.
-class ScopedEnv {
- public:
-  ScopedEnv(const char* name, const char* value) : name_(name) { setenv(name, value, 1); }
-  ~ScopedEnv() { unsetenv(name_); }
-
- private:
-  const char* name_;
-};
-
 // A timer verdict the caller already found (--worker-timer: the grader's timed children, after
 // its first timed run) is taken as told: an in-process run without ceilings does not check the
 // timer again, so the forced verdict of RSB_FORCE_UNTIMED does not reach it, and a told reason
@@ -672,7 +648,7 @@ TEST(Timer, ForcedUnusableTimerValidatesEveryCaseAndTimesNone) {
                                  "utilisation", "bandwidth_util", "breakdown"})
         EXPECT_FALSE(r.contains(absent)) << mode << ": " << absent << " in " << r.dump();
     }
-    const std::string csv = ReadText(file + ".csv");
+    const std::string csv = ReadFile(file + ".csv");
     std::remove((file + ".csv").c_str());
     EXPECT_NE(csv.find(",untimed,"), std::string::npos) << csv;
   }
@@ -712,7 +688,7 @@ void ExpectHostTimed(const std::string& args, bool ceilings) {
       RunBench(fmt::format("-q --json {0}.json --csv {0}.csv --markdown {0}.md {1}", base, args));
   ASSERT_EQ(table.status, 0) << args << "\n" << table.err;
   const auto j = ReadJson(base + ".json");
-  const std::string csv = ReadText(base + ".csv"), md = ReadText(base + ".md");
+  const std::string csv = ReadFile(base + ".csv"), md = ReadFile(base + ".md");
   for (const char* ext : {".json", ".csv", ".md"})
     std::remove((base + ext).c_str());
   EXPECT_EQ(j["device"]["timer"]["clock"], "host") << j["device"].dump();

@@ -26,11 +26,6 @@ namespace fs = std::filesystem;
 namespace rsb::grade {
 namespace {
 
-std::string Read(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 void Write(const fs::path& p, const std::string& text) {
   fs::create_directories(p.parent_path());
   std::ofstream(p, std::ios::binary) << text;
@@ -86,10 +81,10 @@ TEST_F(Sandbox, WritesInsideTheWritableFolderSucceed) {
       "echo cwd > out.txt && echo home > \"$HOME/home.txt\" && echo tmp > \"$TMPDIR/tmp.txt\" && "
       "mkdir -p sub && echo deep > sub/deep.txt");
   ASSERT_EQ(p.exitCode, 0) << Describe(p);
-  EXPECT_EQ(Read(alice_ / "out.txt"), "cwd\n");
-  EXPECT_EQ(Read(alice_ / "home.txt"), "home\n");
-  EXPECT_EQ(Read(alice_ / "tmp.txt"), "tmp\n");
-  EXPECT_EQ(Read(alice_ / "sub" / "deep.txt"), "deep\n");
+  EXPECT_EQ(test::ReadFile(alice_ / "out.txt"), "cwd\n");
+  EXPECT_EQ(test::ReadFile(alice_ / "home.txt"), "home\n");
+  EXPECT_EQ(test::ReadFile(alice_ / "tmp.txt"), "tmp\n");
+  EXPECT_EQ(test::ReadFile(alice_ / "sub" / "deep.txt"), "deep\n");
 }
 
 TEST_F(Sandbox, WritesOutsideTheWritableFolderAreRefusedAndTheRunGoesOn) {
@@ -119,10 +114,10 @@ TEST_F(Sandbox, WritesOutsideTheWritableFolderAreRefusedAndTheRunGoesOn) {
   EXPECT_EQ(p.exitCode, 0) << Describe(p);
   // Where the test folder lies under /tmp, a write "next to the class" lands in the sandbox's
   // private /tmp and succeeds there: what counts is that no file on the host changed (below).
-  EXPECT_EQ(Read(alice_ / "graded.txt"), "still-running\n");
+  EXPECT_EQ(test::ReadFile(alice_ / "graded.txt"), "still-running\n");
   for (const auto& t : refused) {
     if (fs::exists(t)) {
-      EXPECT_EQ(Read(t).find("pwned"), std::string::npos) << t;
+      EXPECT_EQ(test::ReadFile(t).find("pwned"), std::string::npos) << t;
     }
   }
   for (const auto& t : privateTmp)
@@ -130,8 +125,8 @@ TEST_F(Sandbox, WritesOutsideTheWritableFolderAreRefusedAndTheRunGoesOn) {
   EXPECT_FALSE(fs::exists(root_ / "reports" / "alice.md"));
   EXPECT_FALSE(fs::exists(root_ / (tag + ".txt")));
   EXPECT_FALSE(fs::exists(fs::path(home ? home : "/root") / (tag + ".txt")));
-  EXPECT_EQ(Read(root_ / "rubric.json"), "the secret rubric");
-  EXPECT_EQ(Read(root_ / "reports" / "bob.md"), "bob: 20 / 20 points");
+  EXPECT_EQ(test::ReadFile(root_ / "rubric.json"), "the secret rubric");
+  EXPECT_EQ(test::ReadFile(root_ / "reports" / "bob.md"), "bob: 20 / 20 points");
 }
 
 TEST_F(Sandbox, HiddenFilesAndFoldersCannotBeRead) {
@@ -241,7 +236,7 @@ TEST_F(Sandbox, ProcessLimitHoldsUnderAnotherUid) {
   ASSERT_TRUE(GiveWritableDir(policy_, error)) << error;
   const ProcessResult p =
       Run("id -u > uid.txt; i=0; while [ $i -lt 64 ]; do sleep 5 & i=$((i+1)); done; echo forked");
-  EXPECT_EQ(Read(alice_ / "uid.txt"), "65534\n");
+  EXPECT_EQ(test::ReadFile(alice_ / "uid.txt"), "65534\n");
   EXPECT_EQ(p.out.find("forked"), std::string::npos) << Describe(p);
   EXPECT_NE(p.err.find("fork"), std::string::npos) << Describe(p);
 }

@@ -15,7 +15,7 @@ namespace {
 
 using Param = VariantTypeParam;
 
-std::vector<Param> AllParams() {
+std::vector<Param> ScanParams() {
   return VariantTypeParams(CScanTask().Variants());
 }
 
@@ -31,7 +31,7 @@ TEST_P(ScanVariant, PassesTheCheckMatrix) {
   ExpectCheckMatrixPasses("scan", p.variant, p.type);
 }
 
-INSTANTIATE_TEST_SUITE_P(Scan, ScanVariant, testing::ValuesIn(AllParams()), VariantTypeName);
+INSTANTIATE_TEST_SUITE_P(Scan, ScanVariant, testing::ValuesIn(ScanParams()), VariantTypeName);
 
 std::vector<std::string> MultiLevelVariants() {
   std::vector<std::string> names;

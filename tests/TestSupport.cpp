@@ -18,6 +18,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace fs = std::filesystem;
@@ -29,13 +30,36 @@ std::string Env(const char* name) {
   const char* v = std::getenv(name);
   return v ? v : "";
 }
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 }  // namespace
+
+std::string ReadFile(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+std::string FixturePath(const std::string& name) {
+  return std::string(RSB_SOURCE_DIR) + "/tests/fixtures/" + name;
+}
+
+size_t CountOf(const std::string& text, const std::string& what) {
+  size_t count = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+    ++count;
+  return count;
+}
+
+ScopedEnv::ScopedEnv(const char* name, const char* value) : name_(name) {
+  if (const char* old = std::getenv(name))
+    old_ = old;
+  ::setenv(name, value, 1);
+}
+
+ScopedEnv::~ScopedEnv() {
+  if (old_)
+    ::setenv(name_.c_str(), old_->c_str(), 1);
+  else
+    ::unsetenv(name_.c_str());
+}
 
 TestDevice& Device() {
   static TestDevice* d = [] {
@@ -282,8 +306,8 @@ CommandResult RunCommand(const std::string& command) {
   const int raw = std::system(cmd.c_str());
   CommandResult r;
   r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-  r.out = ReadAll((dir / "out").string());
-  r.err = ReadAll((dir / "err").string());
+  r.out = ReadFile((dir / "out").string());
+  r.err = ReadFile((dir / "err").string());
   fs::remove_all(dir);
   return r;
 }
@@ -299,7 +323,7 @@ std::string CopyKernels(const std::string& name) {
 }
 
 void Patch(const std::string& path, const std::string& from, const std::string& to) {
-  std::string text = ReadAll(path);
+  std::string text = ReadFile(path);
   const size_t at = text.find(from);
   ASSERT_NE(at, std::string::npos) << "'" << from << "' not found in " << path;
   text.replace(at, from.size(), to);
@@ -308,7 +332,7 @@ void Patch(const std::string& path, const std::string& from, const std::string& 
 
 std::string KernelCopy(const std::string& path, const std::string& name,
                        const std::string& newName) {
-  const std::string text = ReadAll(path);
+  const std::string text = ReadFile(path);
   const size_t start = text.find("__kernel void " + name + "(");
   size_t at = start == std::string::npos ? start : text.find('{', start);
   if (at == std::string::npos) {

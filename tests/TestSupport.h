@@ -11,7 +11,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <filesystem>
 #include <functional>
+#include <optional>
 #include <set>
 
 #include <memory>
@@ -123,6 +125,25 @@ inline constexpr const char* kFullCeilings = "RSB_CEILINGS_MAX_BYTES= ";
 CommandResult RunBenchWithFullCeilings(const std::string& args);
 // Runs a shell command line (no device selectors added), capturing as RunBench does.
 CommandResult RunCommand(const std::string& command);
+
+// The whole file at path, byte for byte ("" where it cannot be read).
+std::string ReadFile(const std::filesystem::path& path);
+// tests/fixtures/NAME in the source tree.
+std::string FixturePath(const std::string& name);
+// How often `what` occurs in text (overlapping occurrences too).
+size_t CountOf(const std::string& text, const std::string& what);
+// Sets an environment variable for the scope; the old value (or its absence) comes back after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const char* value);
+  ~ScopedEnv();
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  std::string name_;
+  std::optional<std::string> old_;
+};
 
 // Copies the source kernels folder to a fresh temporary folder and returns its path.
 std::string CopyKernels(const std::string& name);

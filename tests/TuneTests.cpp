@@ -109,18 +109,6 @@ void Write(const std::string& path, const json& j) {
   std::ofstream(path) << j.dump(2);
 }
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-size_t CountOf(const std::string& text, const std::string& what) {
-  size_t count = 0;
-  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
-    ++count;
-  return count;
-}
-
 json OnlyResult(const CommandResult& r) {
   EXPECT_EQ(r.status, 0) << r.err;
   const json j = json::parse(r.out, nullptr, false);

@@ -3,6 +3,7 @@
 #include "TestSupport.h"
 #include "platform/DeviceLock.h"
 #include "platform/Errors.h"
+#include "platform/Sizes.h"
 #include "platform/Subprocess.h"
 #include "report/Report.h"
 #include "tasks/CReductionTask.h"
@@ -191,6 +192,55 @@ TEST(Cli, OutputIsNotTruncatedByABadCommandLine) {
   std::getline(in, text);
   EXPECT_EQ(text, "precious");
   std::filesystem::remove(path);
+}
+
+// ParseSize in process: every spelling --size takes, and the edges of what it refuses.
+TEST(Sizes, ParseSizeTakesTheDocumentedSpellingsAndNothingElse) {
+  const std::vector<std::pair<const char*, size_t>> taken = {
+      {"1", 1},
+      {"4096", 4096},
+      {"00012", 12},
+      {"4k", 4096},
+      {"4K", 4096},
+      {"16m", 16u << 20},
+      {"16M", 16u << 20},
+      {"1g", size_t(1) << 30},
+      {"2^0", 1},
+      {"2^05", 32},
+      {"2^24+3", (size_t(1) << 24) + 3},
+      {"2^20-1", (size_t(1) << 20) - 1},
+      {"2^62", size_t(1) << 62},
+      {"2^62+4611686018427387904", size_t(1) << 63},
+      {"17179869183G", size_t(17179869183) << 30},
+      {"9999999999999999999", size_t(9999999999999999999ull)}};
+  for (const auto& [text, n] : taken)
+    EXPECT_EQ(ParseSize(text), std::optional<size_t>(n)) << text;
+  for (const char* text : {"",
+                           "0",
+                           "k",
+                           "12kk",
+                           "10T",
+                           "16Q",
+                           " 5",
+                           "5 ",
+                           "-5",
+                           "+5",
+                           "0x10",
+                           "1e3",
+                           "2^",
+                           "2^63",
+                           "2^+1",
+                           "2^5+",
+                           "2^5-3-1",
+                           "2^0-1",
+                           "2^1-2",
+                           "2^3^2",
+                           "2^10k",
+                           "2^62+4611686018427387905",
+                           "17179869184G",
+                           "18446744073709551616",
+                           "abc"})
+    EXPECT_EQ(ParseSize(text), std::nullopt) << text;
 }
 
 TEST(Cli, SizeSpellingsAreEquivalent) {

@@ -5,6 +5,7 @@
 #include "engine/HostData.h"
 #include "engine/PlannedTask.h"
 #include "engine/Worker.h"
+#include "platform/Pattern.h"
 #include "platform/ProfilingTimer.h"
 #include "platform/Subprocess.h"
 #include "tasks/Tasks.h"
@@ -20,7 +21,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <regex>
 
 namespace rsb::test {
 namespace {
@@ -400,9 +400,8 @@ TEST(HostMemory, CaseBeyondTheHostsMemoryIsSkippedWithTheNumbers) {
   ASSERT_EQ(j["results"].size(), 1u);
   EXPECT_EQ(j["results"][0]["status"], "skipped");
   const std::string message = j["results"][0]["message"];
-  EXPECT_TRUE(std::regex_search(
-      message,
-      std::regex(R"(^needs [0-9.]+ GiB of host memory, [0-9.]+ GiB available \(RLIMIT_AS\))")))
+  EXPECT_TRUE(Pattern(R"(^needs [0-9.]+ GiB of host memory, [0-9.]+ GiB available \(RLIMIT_AS\))")
+                  .Search(message))
       << message;
 }
 
@@ -581,12 +580,10 @@ TEST(Timer, TheTestDevicesTimerIsJudgedAsItIs) {
 
 // Table rows of untimed cases with every measured cell "-" (median, +-ci, Gelem/s, GB/s, util).
 size_t UntimedRows(const std::string& table) {
-  static const std::regex row(R"( untimed +- +- +- +- +- )");
-  return size_t(
-      std::distance(std::sregex_iterator(table.begin(), table.end(), row), std::sregex_iterator()));
+  static const Pattern row(R"( untimed +- +- +- +- +- )");
+  return row.All(table).size();
 }
 
-// Sets an environment variable for the commands a test runs, and removes it after.
 // A timer verdict the caller already found (--worker-timer: the grader's timed children, after
 // its first timed run) is taken as told: an in-process run without ceilings does not check the
 // timer again, so the forced verdict of RSB_FORCE_UNTIMED does not reach it, and a told reason
@@ -775,11 +772,10 @@ TEST(Repetitions, RoundsAreInterleavedAcrossTheCasesAndEverySampleIsKept) {
         "--no-ceilings --iterations 4 --time-budget 10 --ci-target 0 --repetitions 3 {}",
         file, mode));
     ASSERT_EQ(r.status, 0) << r.err;
-    static const std::regex started(R"(\] reduction/(\w+) uint)");
+    static const Pattern started(R"(\] reduction/(\w+) uint)");
     std::vector<std::string> order;
-    for (auto it = std::sregex_iterator(r.err.begin(), r.err.end(), started);
-         it != std::sregex_iterator(); ++it)
-      order.push_back((*it)[1]);
+    for (const PatternMatch& m : started.All(r.err))
+      order.push_back(m[1]);
     EXPECT_EQ(order, std::vector<std::string>(
                          {"sequential", "atomic", "sequential", "atomic", "sequential", "atomic"}))
         << r.err;

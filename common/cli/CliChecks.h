@@ -3,6 +3,7 @@
 #pragma once
 
 #include "platform/Errors.h"
+#include "platform/Pattern.h"
 #include "platform/Sizes.h"
 
 #include <CLI/CLI.hpp>
@@ -12,7 +13,6 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -48,8 +48,8 @@ inline CLI::Validator OneOf(std::vector<std::string> names, bool orAll) {
 // A plain decimal: digits with an optional fraction (30, 0.5, .5); no sign, exponent, hex form
 // (0x1p-7), inf/nan or spaces, which strtod would take.
 inline std::optional<double> ParseDecimal(const std::string& v) {
-  static const std::regex form(R"(^(\d+\.?\d*|\.\d+)$)");
-  if (v.size() > 64 || !std::regex_match(v, form))
+  static const Pattern form(R"(^(\d+\.?\d*|\.\d+)$)");
+  if (v.size() > 64 || !form.Match(v))
     return std::nullopt;
   return std::strtod(v.c_str(), nullptr);
 }

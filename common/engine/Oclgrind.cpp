@@ -2,6 +2,7 @@
 
 #include "engine/Runner.h"
 #include "platform/Errors.h"
+#include "platform/Pattern.h"
 
 #include <fmt/format.h>
 
@@ -11,7 +12,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -85,7 +85,7 @@ std::string KernelFile(const std::string& kernelDir, const std::string& kernel,
   if (it != cache.end())
     return it->second;
   std::string found;
-  const std::regex defines("__kernel\\s+void\\s+" + kernel + "\\s*\\(");
+  const Pattern defines("__kernel\\s+void\\s+" + kernel + "\\s*\\(");
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(kernelDir, ec)) {
     if (entry.path().extension() != ".cl")
@@ -93,7 +93,7 @@ std::string KernelFile(const std::string& kernelDir, const std::string& kernel,
     std::ifstream in(entry.path());
     std::stringstream text;
     text << in.rdbuf();
-    if (std::regex_search(text.str(), defines)) {
+    if (defines.Search(text.str())) {
       found = entry.path().filename().string();
       break;
     }
@@ -123,7 +123,7 @@ void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, Oclg
     else
       messages.back().push_back(line);
   }
-  static const std::regex at(R"(At line (\d+) \(column \d+\) of (.+):$)");
+  static const Pattern at(R"(At line (\d+) \(column \d+\) of (.+):$)");
   std::map<std::string, std::string> files;
   for (const auto& m : messages) {
     OclgrindDiagnostic d;
@@ -131,16 +131,16 @@ void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, Oclg
     d.kind = KindOf(d.text);
     for (size_t i = 1; i < m.size(); ++i) {
       const std::string l = Trimmed(m[i]);
-      std::smatch match;
+      std::optional<PatternMatch> match;
       if (d.kernel.empty() && l.rfind("Kernel:", 0) == 0) {
         d.kernel = Trimmed(l.substr(7));
       } else if (d.workItem.empty() && l.find("Global(") != std::string::npos) {
         d.workItem = Trimmed(l.substr(l.find("Global(")));
       } else if (d.workItem.empty() && l.rfind("Work-group:", 0) == 0) {
         d.workItem = Trimmed(l.substr(11));
-      } else if (!d.line && std::regex_search(l, match, at)) {
-        d.line = std::stoul(match[1]);
-        d.file = match[2];
+      } else if (!d.line && (match = at.Search(l))) {
+        d.line = std::stoul((*match)[1]);
+        d.file = (*match)[2];
       }
     }
     if (d.file == "input.cl" || (d.file.empty() && !d.kernel.empty())) {
@@ -162,17 +162,17 @@ void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, Oclg
 }
 
 void ParseInstructionCounts(const std::string& text, OclgrindReport& out) {
-  static const std::regex header(R"(^Instructions executed for kernel '([^']+)':)");
-  static const std::regex count(R"(^\s+([\d,.']+) - )");  // 10216, or 10,216 in a locale
+  static const Pattern header(R"(^Instructions executed for kernel '([^']+)':)");
+  static const Pattern count(R"(^\s+([\d,.']+) - )");  // 10216, or 10,216 in a locale
   std::istringstream in(text);
   std::string line, kernel;
   while (std::getline(in, line)) {
-    std::smatch m;
-    if (std::regex_search(line, m, header)) {
-      kernel = m[1];
+    std::optional<PatternMatch> m;
+    if ((m = header.Search(line))) {
+      kernel = (*m)[1];
       out.kernels[kernel];  // a kernel that executed nothing is still listed
-    } else if (!kernel.empty() && std::regex_search(line, m, count)) {
-      std::string digits = m[1];
+    } else if (!kernel.empty() && (m = count.Search(line))) {
+      std::string digits = (*m)[1];
       digits.erase(
           std::remove_if(digits.begin(), digits.end(), [](char c) { return c < '0' || c > '9'; }),
           digits.end());

@@ -2,6 +2,7 @@
 
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
+#include "platform/Pattern.h"
 #include "platform/Sizes.h"
 #include "platform/Types.h"
 
@@ -23,7 +24,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <regex>
 #include <sstream>
 #include <thread>
 #include <tuple>
@@ -495,12 +495,11 @@ namespace {
 
 // file:line:col in a diagnostic line: the first location of a .cl or .clh file.
 std::optional<std::tuple<std::string, size_t, size_t>> Location(const std::string& line) {
-  static const std::regex where(R"(([^\s:<>=']+\.clh?):(\d+):(\d+))");
-  std::smatch m;
-  if (!std::regex_search(line, m, where))
+  static const Pattern where(R"(([^\s:<>=']+\.clh?):(\d+):(\d+))");
+  const auto m = where.Search(line);
+  if (!m)
     return std::nullopt;
-  return std::make_tuple(m[1].str(), size_t(std::stoul(m[2].str())),
-                         size_t(std::stoul(m[3].str())));
+  return std::make_tuple((*m)[1], size_t(std::stoul((*m)[2])), size_t(std::stoul((*m)[3])));
 }
 
 // Line `number` (1-based) of a file, through a cache of the files read.
@@ -561,10 +560,10 @@ ProgramCache::ProgramCache(cl::Context context, cl::Device device, std::string k
 std::string WithRealFileName(const std::string& log, const std::string& path) {
   // pocl's temporary file, a path of no spaces or colons; not "<Spelling=" before it (clang's
   // second location of a macro argument: "f.cl:54:24 <Spelling=f.cl:54:30>").
-  static const std::regex anonymous(R"((<[a-z-]+>|[^\s:<>=]*tempfile_\w+\.cl)(?=:\d+))");
-  static const std::regex mesa(R"((^|[\s'"(])input\.cl(?=:\d+))");
+  static const Pattern anonymous(R"((<[a-z-]+>|[^\s:<>=]*tempfile_\w+\.cl)(?=:\d+))");
+  static const Pattern mesa(R"((^|[\s'"(])input\.cl(?=:\d+))");
   const std::string real = ReplaceAll(path, "$", "$$");
-  return std::regex_replace(std::regex_replace(log, anonymous, real), mesa, "$1" + real);
+  return mesa.Replace(anonymous.Replace(log, real), "$1" + real);
 }
 
 cl::Program& ProgramCache::Get(const std::string& file, const std::string& options) {

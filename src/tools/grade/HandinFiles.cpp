@@ -1,12 +1,12 @@
 #include "tools/grade/HandinFiles.h"
 
+#include "platform/Pattern.h"
 #include "tasks/Tasks.h"
 
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <regex>
 #include <sstream>
 #include <tuple>
 
@@ -71,8 +71,8 @@ std::string Destination(const std::string& name) {
   const std::string ext = fs::path(name).extension().string();
   if (ext == ".cl" || ext == ".clh")
     return "kernels/" + name;
-  static const std::regex source(R"(C\w+Task\.(h|cpp))");
-  return std::regex_match(name, source) ? "src/tasks/" + name : "";
+  static const Pattern source(R"(C\w+Task\.(h|cpp))");
+  return source.Match(name) ? "src/tasks/" + name : "";
 }
 
 bool HoldsSolution(const fs::path& file) {

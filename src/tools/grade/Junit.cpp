@@ -1,11 +1,10 @@
 #include "tools/grade/Junit.h"
 
+#include "platform/Pattern.h"
 #include "report/ReportUtil.h"
 #include "tools/grade/Text.h"
 
 #include <fmt/format.h>
-
-#include <regex>
 
 namespace rsb::grade {
 
@@ -49,14 +48,13 @@ std::string JunitTestsuite(const RunInfo& run, const HandinGrade& h) {
 
 std::string JunitDocument(const std::string& rubricName, const std::vector<std::string>& suites) {
   size_t counts[3] = {0, 0, 0};
-  static const std::regex head(
+  static const Pattern head(
       R"re(<testsuite name="[^"]*" tests="(\d+)" failures="(\d+)" errors="(\d+)")re");
   std::string body;
   for (const auto& s : suites) {
-    std::smatch m;
-    if (std::regex_search(s, m, head))
+    if (const auto m = head.Search(s))
       for (int i = 0; i < 3; ++i)
-        counts[i] += std::stoul(m[i + 1].str());
+        counts[i] += std::stoul((*m)[i + 1]);
     body += s;
   }
   return fmt::format(

@@ -2,6 +2,7 @@
 
 #include "engine/Oclgrind.h"
 #include "platform/Errors.h"
+#include "platform/Pattern.h"
 #include "platform/Subprocess.h"
 #include "tools/grade/Text.h"
 
@@ -11,7 +12,6 @@
 #include <filesystem>
 #include <iostream>
 #include <mutex>
-#include <regex>
 #include <utility>
 
 namespace fs = std::filesystem;
@@ -31,16 +31,16 @@ int Rank(const std::string& status) {
 }
 
 std::optional<json> FirstWrong(const std::string& message) {
-  static const std::regex re(
+  static const Pattern re(
       R"(wrong result at index (\d+): expected (.*), got (.*?)( \(never written: still holds the poison\))? \((\d+) of (\d+) elements wrong\))");
-  std::smatch m;
-  if (!std::regex_search(message, m, re))
+  const auto m = re.Search(message);
+  if (!m)
     return std::nullopt;
-  return json{{"index", std::stoull(m[1].str())},
-              {"expected", m[2].str()},
-              {"actual", m[3].str()},
-              {"never_written", m[4].matched},
-              {"wrong_elements", std::stoull(m[5].str())}};
+  return json{{"index", std::stoull((*m)[1])},
+              {"expected", (*m)[2]},
+              {"actual", (*m)[3]},
+              {"never_written", bool(m->matched[4])},
+              {"wrong_elements", std::stoull((*m)[5])}};
 }
 
 // The cases of a group not run because the item's code already hung in another group: its

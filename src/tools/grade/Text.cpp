@@ -1,8 +1,8 @@
 #include "tools/grade/Text.h"
 
 #include "cli/CliChecks.h"
+#include "platform/Pattern.h"
 
-#include <regex>
 #include <sstream>
 
 namespace rsb::grade {
@@ -27,13 +27,13 @@ std::string Excerpt(const std::string& text, size_t maxLines) {
 }
 
 std::string Headline(const std::string& text) {
-  static const std::regex fileLine(R"([^\s:]+:\d+:(\d+:)? )");
+  static const Pattern fileLine(R"([^\s:]+:\d+:(\d+:)? )");
   std::istringstream in(text);
   std::string line, withError, first;
   while (std::getline(in, line)) {
     if (line.find_first_not_of(" \t\r") == std::string::npos)
       continue;
-    if (std::regex_search(line, fileLine) && line.find("rror") != std::string::npos)
+    if (fileLine.Search(line) && line.find("rror") != std::string::npos)
       return line;
     if (withError.empty() && line.find("error") != std::string::npos)
       withError = line;

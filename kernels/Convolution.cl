@@ -215,9 +215,11 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #define TPX_MAX 16  // the host's convolution-across
 #endif
 // UNROLL: `#pragma unroll` for the loop that follows (each has compile-time bounds, below); where
-// the host passes -DNO_UNROLL=1 (a CPU device), nothing: there the unrolled loops gain no speed
-// and cost compile time (pocl: the tiled-2d check matrix 54 -> 14 CPU-s cold, as fast warm,
-// 2026-11-29), the most at wide masks. The GPU's code is the same as with `#pragma unroll`.
+// the host passes -DNO_UNROLL=1 (a CPU device, Oclgrind: every variant's build, as each compiles
+// the whole file), nothing: there the unrolled loops gain no speed and cost compile time (pocl:
+// the tiled-2d check matrix 54 -> 14 CPU-s cold, as fast warm, 2026-11-29; Oclgrind: the bare
+// gate's convolution 60 -> 30 CPU-s, 2026-12-01), the most at wide masks. The GPU's code is the
+// same as with `#pragma unroll`.
 #ifdef NO_UNROLL
 #define UNROLL
 #else

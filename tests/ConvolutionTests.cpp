@@ -310,7 +310,7 @@ TEST(Convolution, Tiled2DIsUnrolledOnGpusOnly) {
   const DeviceInfo cpu = FabricatedDevice(false, 512 << 10, 4096);
   const DeviceInfo gpu = FabricatedDevice(true, 48 << 10, 1024);
   DeviceInfo oclgrind = FabricatedDevice(true, 32 << 10, 1024);
-  oclgrind.platform = "Oclgrind";
+  oclgrind.isSimulator = true;
   for (const auto& v : task.Table()) {
     EXPECT_NE(task.KernelOptions(cpu, v.name, spec).find("-DNO_UNROLL=1"), std::string::npos)
         << v.name;

@@ -243,6 +243,7 @@ DeviceInfo DescribeDevice(const cl::Device& d, bool probeLocalMemory) {
   const cl_device_type type = d.getInfo<CL_DEVICE_TYPE>();
   info.type = DeviceTypeName(type);
   info.isGpu = (type & CL_DEVICE_TYPE_GPU) != 0;
+  info.isSimulator = info.platform == "Oclgrind";
   info.computeUnits = d.getInfo<CL_DEVICE_MAX_COMPUTE_UNITS>();
   info.globalMemBytes = d.getInfo<CL_DEVICE_GLOBAL_MEM_SIZE>();
   info.maxAllocBytes = d.getInfo<CL_DEVICE_MAX_MEM_ALLOC_SIZE>();

@@ -36,6 +36,9 @@ struct DeviceInfo {
   size_t maxWorkGroupSize = 0;
   size_t profilingResolutionNs = 0;  // CL_DEVICE_PROFILING_TIMER_RESOLUTION (rusticl 22.3: 0)
   bool isGpu = false;
+  // Oclgrind (its platform): a simulated device, whose runs are checked and counted, never timed
+  // against hardware.
+  bool isSimulator = false;
   bool fp64 = false;
   bool int64BaseAtomics = false;
   bool int64ExtendedAtomics = false;

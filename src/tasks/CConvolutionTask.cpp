@@ -333,11 +333,11 @@ LaunchPlan CConvolutionTask::Plan(const DeviceInfo& device, const std::string& v
   plan.file = v.file;
   plan.options = Options(spec, items);
   // tiled-2d's loops unrolled only on a GPU: on a CPU device they gain no speed and cost the
-  // compiler up to 4x the time, and under Oclgrind (a GPU that times nothing) they cost its
-  // compiler half of the bare gate's convolution time (Convolution.cl, UNROLL). Every variant's
-  // build says so, not only tiled-2d's: the other variants' builds compile the whole file first
-  // (ProgramCache::Get), its tiled-2d kernel included.
-  if (!device.isGpu || device.platform == "Oclgrind")
+  // compiler up to 4x the time, and on a simulator (Oclgrind: a GPU that times nothing) they cost
+  // its compiler half of the bare gate's convolution time (Convolution.cl, UNROLL). Every
+  // variant's build says so, not only tiled-2d's: the other variants' builds compile the whole
+  // file first (ProgramCache::Get), its tiled-2d kernel included.
+  if (!device.isGpu || device.isSimulator)
     plan.options += " -DNO_UNROLL=1";
   return plan;
 }

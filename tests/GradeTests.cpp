@@ -993,17 +993,24 @@ TEST_F(Grade, InterruptDuringAReferenceRunIsNotAFailingReference) {
   const std::string h = HandIn("ann");
   const fs::path err = root_ / "grader-err";
   const std::string selectors = DeviceSelectors();
+  const fs::path tmp = root_ / "tmp";  // the grader's TMPDIR
+  fs::create_directories(tmp);
   // Signalled a second after the grader says it starts the Oclgrind reference.
   const CommandResult r = RunCommand(fmt::format(
-      "('{}' grade{} --rubric '{}' --output-dir '{}'{} '{}' 2>'{}' & p=$!; "
+      "(TMPDIR='{}' '{}' grade{} --rubric '{}' --output-dir '{}'{} '{}' 2>'{}' & p=$!; "
       "for i in $(seq 600); do grep -q 'scan-naive on Oclgrind' '{}' && break; sleep 0.1; done; "
       "sleep 1; kill -INT $p; wait $p; s=$?; cat '{}' >&2; exit $s)",
-      RSB_BINARY, SandboxArg(), (root_ / "slow-oclgrind.json").string(), (root_ / "out").string(),
-      selectors, h, err.string(), err.string(), err.string()));
+      tmp.string(), RSB_BINARY, SandboxArg(), (root_ / "slow-oclgrind.json").string(),
+      (root_ / "out").string(), selectors, h, err.string(), err.string(), err.string()));
   EXPECT_EQ(r.status, 130) << r.err;
   EXPECT_NE(r.err.find("scan-naive on Oclgrind"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("does not pass"), std::string::npos) << r.err;
+  // The killed reference run's Oclgrind folder (in its TMPDIR) went with the grading's own.
+  std::string left;
+  for (const auto& e : fs::directory_iterator(tmp))
+    left += " " + e.path().filename().string();
+  EXPECT_EQ(left, "") << "left in the grader's TMPDIR";
 }
 
 TEST_F(Grade, WorkCeilingCatchesAKernelThatDoesLTimesTheWork) {

@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
+#include <unistd.h>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -312,11 +313,32 @@ CommandResult RunCommand(const std::string& command) {
   return r;
 }
 
+namespace {
+// The copies CopyKernels made, removed when the test process ends (a test that skips or fails an
+// ASSERT before its own clean-up leaves none in /tmp); only by the process that made them.
+struct KernelCopies {
+  pid_t owner = ::getpid();
+  std::vector<fs::path> dirs;
+  ~KernelCopies() {
+    if (::getpid() != owner)
+      return;
+    std::error_code ec;
+    for (const auto& d : dirs)
+      fs::remove_all(d, ec);
+  }
+};
+KernelCopies& Copies() {
+  static KernelCopies copies;
+  return copies;
+}
+}  // namespace
+
 std::string CopyKernels(const std::string& name) {
   const fs::path dir = fs::temp_directory_path() /
                        fmt::format("rsb-kernels-{}-{}", name, static_cast<long>(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
+  Copies().dirs.push_back(dir);
   for (const auto& e : fs::directory_iterator(RSB_SOURCE_KERNEL_DIR))
     fs::copy_file(e.path(), dir / e.path().filename());
   return dir.string();

@@ -48,6 +48,31 @@ char* const* StartupEnvironment() {
   return envp.data();
 }
 
+std::string SetChildrenEnvironment(const std::string& name, const std::string& entry) {
+  const std::string prefix = name + "=";
+  std::string was;
+  if (const char* v = std::getenv(name.c_str()))
+    was = prefix + v;
+  std::vector<std::string>& saved = SavedEnvironment();
+  const bool any = !saved.empty();  // (nothing saved: children get environ, set below)
+  saved.erase(std::remove_if(saved.begin(), saved.end(),
+                             [&](const std::string& e) {
+                               if (e.rfind(prefix, 0) != 0)
+                                 return false;
+                               was = e;
+                               return true;
+                             }),
+              saved.end());
+  if (entry.empty()) {
+    ::unsetenv(name.c_str());
+  } else {
+    if (any)
+      saved.push_back(entry);
+    ::setenv(name.c_str(), entry.c_str() + prefix.size(), 1);
+  }
+  return was;
+}
+
 void RestoreStartupEnvironment() {
   for (const std::string& e : SavedEnvironment()) {
     const size_t eq = e.find('=');

@@ -107,6 +107,10 @@ void SaveEnvironment();
 char* const* StartupEnvironment();
 // Sets every saved variable again in this process (for children started with std::system).
 void RestoreStartupEnvironment();
+// One variable of the environment children get, set ("NAME=VALUE"), or removed where value is
+// empty, here and in the saved one; returns the entry it replaced ("" where there was none), to
+// give back later. Only while no other thread starts children.
+std::string SetChildrenEnvironment(const std::string& name, const std::string& entry);
 
 // "SIGSEGV (segmentation fault)", for reports.
 std::string SignalName(int sig);

@@ -59,16 +59,21 @@ int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& p
   return kExitOk;
 }
 
-// A temporary folder, removed with what is in it when this goes (when asked for).
+// A temporary folder in TMPDIR (/tmp without it), removed with what is in it when this goes
+// (when asked for). A run killed first leaves it: the grader points its children's TMPDIR into
+// its own folder, which goes with the grading.
 class TempFolder {
  public:
   explicit TempFolder(bool make) {
     if (!make)
       return;
-    char tmpl[] = "/tmp/rsb-oclgrind-XXXXXX";
-    if (!mkdtemp(tmpl))
+    std::error_code ec;
+    const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+    std::string tmpl =
+        ((ec ? std::filesystem::path("/tmp") : base) / "rsb-oclgrind-XXXXXX").string();
+    if (!mkdtemp(tmpl.data()))
       throw DeviceError(
-          fmt::format("cannot make a temporary folder in /tmp: {}", std::strerror(errno)));
+          fmt::format("cannot make a temporary folder '{}': {}", tmpl, std::strerror(errno)));
     path_ = tmpl;
   }
   ~TempFolder() {

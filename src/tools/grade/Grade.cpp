@@ -80,6 +80,25 @@ class TempDir {
   std::string path_;
 };
 
+// The children's TMPDIR for the scope: a folder in the grading's own (TempDir), so that what a
+// child run killed at its deadline or by an interrupt leaves there (an Oclgrind run's folder,
+// src/run/Bench.cpp) goes with it; the caller's TMPDIR back on the way out. (A sandboxed child
+// gets its own: Sandbox.cpp.) Set before the grading's threads start, given back after they end.
+class ChildrenTmpdir {
+ public:
+  explicit ChildrenTmpdir(const std::string& work) {
+    const std::string dir = work + "/tmp";
+    fs::create_directories(dir);
+    was_ = SetChildrenEnvironment("TMPDIR", "TMPDIR=" + dir);
+  }
+  ~ChildrenTmpdir() { SetChildrenEnvironment("TMPDIR", was_); }
+  ChildrenTmpdir(const ChildrenTmpdir&) = delete;
+  ChildrenTmpdir& operator=(const ChildrenTmpdir&) = delete;
+
+ private:
+  std::string was_;
+};
+
 std::string HandinName(const std::string& path) {
   fs::path p = fs::path(path).lexically_normal();
   if (p.filename().empty())
@@ -588,6 +607,7 @@ int GradeAll(int argc, char** argv) {
   const bool cpuDevice = SetUpDevice(ctx, argv[0]);
   MakeOutputDir(ctx.opt.outputDir);
   const TempDir work;
+  const ChildrenTmpdir childrenTmpdir(work.Path());
   const ChildServices children = SetUpChildren(ctx, device.Turns(), work.Path(), cpuDevice);
   Kit kit;
   const HostBuildSettings host = HostBuildFor(ctx, work.Path(), kit);

@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <iostream>
@@ -18,6 +19,21 @@
 namespace fs = std::filesystem;
 
 namespace rsb {
+
+TempFolder::TempFolder(const std::string& prefix) {
+  std::error_code ec;
+  const fs::path base = fs::temp_directory_path(ec);
+  std::string tmpl = ((ec ? fs::path("/tmp") : base) / (prefix + "-XXXXXX")).string();
+  if (!::mkdtemp(tmpl.data()))
+    throw DeviceError(
+        fmt::format("cannot make a temporary folder '{}': {}", tmpl, std::strerror(errno)));
+  path_ = tmpl;
+}
+
+TempFolder::~TempFolder() {
+  std::error_code ec;
+  fs::remove_all(path_, ec);
+}
 
 void CheckStdout() {
   std::cout.flush();

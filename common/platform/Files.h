@@ -47,4 +47,19 @@ std::string TempBeside(const std::string& path);
 void CommitTemp(const std::string& option, const std::string& tmp, const std::string& path);
 void DiscardTemp(const std::string& tmp);
 
+// A new folder "<prefix>-XXXXXX" in TMPDIR (/tmp where TMPDIR names no folder), removed with what
+// is in it when this goes. DeviceError (exit 3) naming it where it cannot be made. A process
+// killed first leaves it: the grader gives its children a TMPDIR inside its own (Grade.cpp).
+class TempFolder {
+ public:
+  explicit TempFolder(const std::string& prefix);
+  ~TempFolder();
+  TempFolder(const TempFolder&) = delete;
+  TempFolder& operator=(const TempFolder&) = delete;
+  const std::string& Path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
 }  // namespace rsb

@@ -48,28 +48,24 @@ char* const* StartupEnvironment() {
   return envp.data();
 }
 
-std::string SetChildrenEnvironment(const std::string& name, const std::string& entry) {
-  const std::string prefix = name + "=";
-  std::string was;
+std::optional<std::string> SetChildrenEnvironment(const std::string& name,
+                                                  const std::optional<std::string>& value) {
+  std::optional<std::string> was;
   if (const char* v = std::getenv(name.c_str()))
-    was = prefix + v;
+    was = v;
+  // (Nothing saved: children get environ, which setenv below changes.)
   std::vector<std::string>& saved = SavedEnvironment();
-  const bool any = !saved.empty();  // (nothing saved: children get environ, set below)
-  saved.erase(std::remove_if(saved.begin(), saved.end(),
-                             [&](const std::string& e) {
-                               if (e.rfind(prefix, 0) != 0)
-                                 return false;
-                               was = e;
-                               return true;
-                             }),
-              saved.end());
-  if (entry.empty()) {
-    ::unsetenv(name.c_str());
-  } else {
-    if (any)
-      saved.push_back(entry);
-    ::setenv(name.c_str(), entry.c_str() + prefix.size(), 1);
+  if (!saved.empty()) {
+    const std::string prefix = name + "=";
+    const auto it = std::find_if(saved.begin(), saved.end(),
+                                 [&](const std::string& e) { return e.rfind(prefix, 0) == 0; });
+    was = it == saved.end() ? std::nullopt : std::optional(it->substr(prefix.size()));
+    if (it != saved.end())
+      saved.erase(it);
+    if (value)
+      saved.push_back(prefix + *value);
   }
+  value ? ::setenv(name.c_str(), value->c_str(), 1) : ::unsetenv(name.c_str());
   return was;
 }
 

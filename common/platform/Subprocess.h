@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,10 +108,11 @@ void SaveEnvironment();
 char* const* StartupEnvironment();
 // Sets every saved variable again in this process (for children started with std::system).
 void RestoreStartupEnvironment();
-// One variable of the environment children get, set ("NAME=VALUE"), or removed where value is
-// empty, here and in the saved one; returns the entry it replaced ("" where there was none), to
-// give back later. Only while no other thread starts children.
-std::string SetChildrenEnvironment(const std::string& name, const std::string& entry);
+// One variable of the environment children get, set to value or removed (nullopt), here and in
+// the saved one; returns its value before, to give back later. Only while no other thread starts
+// children.
+std::optional<std::string> SetChildrenEnvironment(const std::string& name,
+                                                  const std::optional<std::string>& value);
 
 // "SIGSEGV (segmentation fault)", for reports.
 std::string SignalName(int sig);

@@ -9,6 +9,7 @@
 #include "platform/CLUtil.h"
 #include "platform/DeviceLock.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Subprocess.h"
 #include "report/Report.h"
 #include "run/CaseFile.h"
@@ -21,10 +22,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cerrno>
 #include <csignal>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -58,36 +57,6 @@ int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& p
   output.Write(info, cases);
   return kExitOk;
 }
-
-// A temporary folder in TMPDIR (/tmp without it), removed with what is in it when this goes
-// (when asked for). A run killed first leaves it: the grader points its children's TMPDIR into
-// its own folder, which goes with the grading.
-class TempFolder {
- public:
-  explicit TempFolder(bool make) {
-    if (!make)
-      return;
-    std::error_code ec;
-    const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
-    std::string tmpl =
-        ((ec ? std::filesystem::path("/tmp") : base) / "rsb-oclgrind-XXXXXX").string();
-    if (!mkdtemp(tmpl.data()))
-      throw DeviceError(
-          fmt::format("cannot make a temporary folder '{}': {}", tmpl, std::strerror(errno)));
-    path_ = tmpl;
-  }
-  ~TempFolder() {
-    std::error_code ec;
-    if (!path_.empty())
-      std::filesystem::remove_all(path_, ec);
-  }
-  TempFolder(const TempFolder&) = delete;
-  TempFolder& operator=(const TempFolder&) = delete;
-  const std::string& Path() const { return path_; }
-
- private:
-  std::string path_;
-};
 
 // Lists and help: true when one was asked for (and printed).
 bool PrintListings(const Options& o, const Tasks& tasks) {
@@ -319,7 +288,7 @@ void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<boo
 // until stop() reads true.
 void RunOnDevice(const Options& o, const std::vector<std::string>& command, const Selection& s,
                  size_t d, const std::vector<Job>& jobs, DeviceRun& device,
-                 const ProgressFn& progress, const TempFolder& oclgrindFiles,
+                 const ProgressFn& progress, const std::string& oclgrindDir,
                  const std::function<bool()>& stop, bool again) {
   const std::atomic<bool>& interrupted = InterruptFlag();
   // A later round (again) keeps the first round's ceilings and timer verdict.
@@ -333,8 +302,7 @@ void RunOnDevice(const Options& o, const std::vector<std::string>& command, cons
     args.insert(args.end(), {"--worker-device", std::to_string(d)});
     IsolationSettings settings{args, o.timeoutS,  o.perProblem, ceilings,
                                "",   s.kernelDir, SayNoCeilings};
-    if (o.oclgrind)
-      settings.oclgrindDir = oclgrindFiles.Path();
+    settings.oclgrindDir = oclgrindDir;
     RunIsolated(settings, jobs, device.info, progress, stop, device.ceilings);
     return;
   }
@@ -398,7 +366,10 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
   // process at once (its workers die with it: PR_SET_PDEATHSIG).
   InstallInterruptHandler(/*secondEnds=*/true);
   const std::atomic<bool>& interrupted = InterruptFlag();
-  TempFolder oclgrindFiles(o.oclgrind);  // the workers' Oclgrind logs and stdout
+  std::optional<TempFolder> oclgrindFiles;  // the workers' Oclgrind logs and stdout
+  if (o.oclgrind)
+    oclgrindFiles.emplace("rsb-oclgrind");
+  const std::string oclgrindDir = oclgrindFiles ? oclgrindFiles->Path() : "";
   RunResults results;
   const std::function<bool()> stop = [&] { return interrupted || (o.failFast && results.failed); };
   BuildLogs logs(o.verbose);
@@ -420,7 +391,7 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
           output.Write(info, results.done, /*final=*/false);
         }
       };
-      RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindFiles, stop, round > 0);
+      RunOnDevice(o, command, s, d, jobs, device, progress, oclgrindDir, stop, round > 0);
     }
   std::vector<Result>& done = results.done;
   if (o.failFast && results.failed && !interrupted && !o.quiet)

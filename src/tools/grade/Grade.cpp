@@ -5,6 +5,7 @@
 #include "platform/CLUtil.h"
 #include "platform/DeviceLock.h"
 #include "platform/Errors.h"
+#include "platform/Files.h"
 #include "platform/Subprocess.h"
 #include "tools/grade/ChildRun.h"
 #include "tools/grade/Class.h"
@@ -58,29 +59,7 @@ namespace {
 // "Grading a class").
 constexpr size_t kGpuJobs = 4, kGpuResidentJobs = 16;
 
-// A temporary folder removed on every way out of the scope.
-class TempDir {
- public:
-  TempDir() {
-    std::string path = (fs::temp_directory_path() / "rsb-grade-XXXXXX").string();
-    if (!::mkdtemp(path.data()))
-      throw DeviceError("cannot create a temporary folder in " +
-                        fs::temp_directory_path().string());
-    path_ = path;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  const std::string& Path() const { return path_; }
-
- private:
-  std::string path_;
-};
-
-// The children's TMPDIR for the scope: a folder in the grading's own (TempDir), so that what a
+// The children's TMPDIR for the scope: a folder in the grading's own (TempFolder), so that what a
 // child run killed at its deadline or by an interrupt leaves there (an Oclgrind run's folder,
 // src/run/Bench.cpp) goes with it; the caller's TMPDIR back on the way out. (A sandboxed child
 // gets its own: Sandbox.cpp.) Set before the grading's threads start, given back after they end.
@@ -89,14 +68,14 @@ class ChildrenTmpdir {
   explicit ChildrenTmpdir(const std::string& work) {
     const std::string dir = work + "/tmp";
     fs::create_directories(dir);
-    was_ = SetChildrenEnvironment("TMPDIR", "TMPDIR=" + dir);
+    was_ = SetChildrenEnvironment("TMPDIR", dir);
   }
   ~ChildrenTmpdir() { SetChildrenEnvironment("TMPDIR", was_); }
   ChildrenTmpdir(const ChildrenTmpdir&) = delete;
   ChildrenTmpdir& operator=(const ChildrenTmpdir&) = delete;
 
  private:
-  std::string was_;
+  std::optional<std::string> was_;
 };
 
 std::string HandinName(const std::string& path) {
@@ -606,7 +585,7 @@ int GradeAll(int argc, char** argv) {
   ListClass(ctx.opt, cls);
   const bool cpuDevice = SetUpDevice(ctx, argv[0]);
   MakeOutputDir(ctx.opt.outputDir);
-  const TempDir work;
+  const TempFolder work("rsb-grade");
   const ChildrenTmpdir childrenTmpdir(work.Path());
   const ChildServices children = SetUpChildren(ctx, device.Turns(), work.Path(), cpuDevice);
   Kit kit;

@@ -10,7 +10,8 @@
 #    `failed` with a message naming it, single-pass `passed`; the same --check on the solution
 #    (BINARY, the suite's own) passes;
 #  - its kernels, graded as a hand-in, get 0 points without a crash or a hang;
-#  - its handin target packs kernels/, the task sources and the results file just written;
+#  - its handin target packs kernels/, the task sources, the results file just written and a
+#    HANDIN.txt naming the task API;
 #  - that hand-in, its scan source edited, graded by the hand-out's binary: its host code builds
 #    against the kit.
 #   tests/handout_test.sh SOURCE_DIR CMAKE BINARY KIT
@@ -243,6 +244,10 @@ else
     grep -qx "$f" <<<"$listed" || say "the hand-in lacks $f: $listed"
   done
   grep -q 'common/\|main.cpp' <<<"$listed" && say "the hand-in holds more than it should: $listed"
+  # Its HANDIN.txt names the hand-out's task API (common/engine/TaskApi.h), which the grader reads.
+  api=$(sed -n 's/.*kTaskApiVersion = \([0-9]*\);.*/\1/p' "$src/common/engine/TaskApi.h")
+  manifest=$(tar xzf "$ho/build/handin.tar.gz" -O HANDIN.txt)
+  grep -qx "task api: $api" <<<"$manifest" || say "the hand-in's HANDIN.txt names no task api $api: $manifest"
   # That hand-in graded by the hand-out's binary: its host code (the scan's, edited by the
   # student; the reduction's, the hand-out's stubs) is built against the kit in seconds. (The
   # grader building a build tree's missing kit: Grade.BuildTreeWithoutItsKitBuildsItOnceAndSaysSo.)

@@ -11,6 +11,7 @@
 
 #include "engine/HostData.h"
 #include "engine/LaunchPlan.h"
+#include "engine/TaskApi.h"
 #include "platform/OpenCL.h"
 #include "platform/TaskContext.h"
 #include "platform/Types.h"

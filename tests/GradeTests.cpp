@@ -90,9 +90,11 @@ class Grade : public testing::Test {
   std::string ScanCl(const std::string& handIn) { return handIn + "/kernels/Scan.cl"; }
 
   // A hand-in that also brings the suite's task sources of `tasks` ("Scan", "Reduction"), each
-  // file with a student's comment on top: they differ from the suite's, so they are compiled.
+  // file with a student's comment on top: they differ from the suite's, so they are compiled. Its
+  // HANDIN.txt names the suite's task API, as make-handin's does.
   std::string HandInWithHostCode(const std::string& name, const std::vector<std::string>& tasks) {
     const std::string h = HandIn(name);
+    std::ofstream(h + "/HANDIN.txt") << "task api: " << kTaskApiVersion << "\n";
     fs::create_directories(h + "/src/tasks");
     for (const auto& t : tasks)
       for (const char* ext : {".h", ".cpp"}) {

@@ -21,6 +21,8 @@ import subprocess
 import sys
 import tempfile
 
+import checks
+
 BINARY, SOURCE = sys.argv[1], sys.argv[2]
 fails = []
 
@@ -32,13 +34,7 @@ def check(ok, what):
 
 
 def selectors():
-    out = []
-    for var, opt in (("RSB_TEST_PLATFORM", "--platform"), ("RSB_TEST_DEVICE", "--device")):
-        if os.environ.get(var):
-            out += [opt, os.environ[var]]
-    if os.environ.get("POCL_CACHE_DIR"):
-        out += ["--kernel-cache", os.environ["POCL_CACHE_DIR"]]
-    return out
+    return checks.grade_args()
 
 
 def kernels_only_through_gradescope(tmp):

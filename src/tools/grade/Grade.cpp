@@ -248,6 +248,13 @@ HostBuild BuildHandinHostCode(const GradeOptions& opt, HostBuildSettings host,
   return b;
 }
 
+// An item's detail where its task's host code does not build: the compiler's first error, or,
+// where the hand-in is not of this grader's task API, first the line that says so.
+std::string HostBuildProblem(const TaskBuild& t) {
+  return kHostCodeFails + (t.apiNote.empty() ? "" : t.apiNote + "\n") + Headline(t.log) +
+         "\n(the compiler's log: the report's host code section, once for the task)";
+}
+
 HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& host,
                         const std::string& name, const std::string& path,
                         const std::string& workDir) {
@@ -270,8 +277,7 @@ HandinGrade GradeHandin(Context& ctx, Device& device, const HostBuildSettings& h
                     copy.kernels, wrapper, workDir};
     std::string problem = MissingFiles(ctx.rubric, it, copy);
     if (problem.empty() && own != h.host.tasks.end() && !built)
-      problem = "host code does not build: " + Headline(own->second.log) +
-                "\n(the compiler's log: the report's host code section, once for the task)";
+      problem = HostBuildProblem(own->second);
     if (problem.empty() && !code.kernels.empty()) {
       codes.insert({it.task, code});
       listed[it.task].push_back(&it);

@@ -51,10 +51,31 @@ bool HandinFiles::Brings(const std::string& task, const std::string& source) con
          std::find(at->second.begin(), at->second.end(), source) != at->second.end();
 }
 
+HandoutOf ReadHandinManifest(const std::string& path) {
+  HandoutOf h;
+  std::ifstream in(path);
+  h.manifest = fs::is_regular_file(path) && in;
+  static const Pattern field(R"((task api|suite version|git revision): *(\S.*?)\s*)");
+  static const Pattern number(R"([0-9]{1,6})");
+  for (std::string line; h.manifest && std::getline(in, line);) {
+    const auto m = field.Match(line);
+    if (!m)
+      continue;
+    if ((*m)[1] == "task api" && number.Match((*m)[2]))
+      h.taskApi = std::stoi((*m)[2]);
+    else if ((*m)[1] == "suite version")
+      h.suiteVersion = (*m)[2];
+    else if ((*m)[1] == "git revision")
+      h.gitRevision = (*m)[2];
+  }
+  return h;
+}
+
 HandinFiles FindHandinFiles(const std::string& root) {
   HandinFiles f;
   f.root = root;
   const fs::path dir(root);
+  f.handout = ReadHandinManifest((dir / kHandinManifest).string());
   if (fs::is_directory(dir / "kernels"))
     f.kernels = (dir / "kernels").string();
   for (const auto& task : TaskNames())
@@ -68,6 +89,8 @@ namespace {
 
 // Where a file of this name goes in the suite's layout, or "".
 std::string Destination(const std::string& name) {
+  if (name == kHandinManifest)
+    return name;
   const std::string ext = fs::path(name).extension().string();
   if (ext == ".cl" || ext == ".clh")
     return "kernels/" + name;
@@ -117,7 +140,7 @@ HandinFiles CopyHandinFiles(const std::string& root, const std::string& to,
   for (const auto& [dest, rel] : LocateByName(root)) {
     fs::create_directories((fs::path(to) / dest).parent_path());
     fs::copy_file(fs::path(root) / rel, fs::path(to) / dest, fs::copy_options::overwrite_existing);
-    if (dest != rel)
+    if (dest != rel && dest != kHandinManifest)  // (the manifest is not graded)
       from[dest] = rel;
     kernels = kernels || dest.rfind("kernels/", 0) == 0;
   }

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -22,6 +23,21 @@ const std::vector<std::string>& TaskNames();
 // ("src/tasks/CScanTask.h", "src/tasks/CScanTask.cpp").
 std::vector<std::string> TaskSources(const std::string& task);
 
+// What a hand-in's HANDIN.txt (scripts/make-handin writes it; the grader finds it by name, as the
+// other files) says of the hand-out it was made from.
+struct HandoutOf {
+  bool manifest = false;       // the hand-in holds a HANDIN.txt
+  std::optional<int> taskApi;  // its `task api: N` (engine/TaskApi.h); none: an older hand-out
+  std::string suiteVersion;    // its `suite version: 0.2`, or ""
+  std::string gitRevision;     // its `git revision: ...`, or ""
+};
+
+// The manifest's name, in a hand-in and in the grader's copy of it.
+inline constexpr const char* kHandinManifest = "HANDIN.txt";
+
+// The manifest at `path` (manifest false where there is none).
+HandoutOf ReadHandinManifest(const std::string& path);
+
 struct HandinFiles {
   std::string root;     // the hand-in's folder, as given
   std::string kernels;  // root/kernels; "" where the hand-in has no such folder
@@ -32,6 +48,8 @@ struct HandinFiles {
   // path in the copy: the path inside the hand-in where it was found by name ("Scan.cl",
   // "alice/kernels/Scan.cl"), or kFromHandout (an unchanged kernels file the hand-in lacks).
   std::map<std::string, std::string> from;
+
+  HandoutOf handout;  // what its HANDIN.txt says
 
   // The tasks of `graded` whose sources it brings, in name order.
   std::vector<std::string> TasksOf(const std::set<std::string>& graded) const;
@@ -45,9 +63,9 @@ inline constexpr const char* kFromHandout = "the hand-out";
 
 // The hand-in's files laid out as the suite's tree lays them out (kernels/, src/tasks/), from
 // where the student put them: its kernels/ and src/ as they are; any other kernels file (*.cl,
-// *.clh) or task source (C<Task>Task.h/.cpp) found by name deeper in the hand-in (a flat upload,
-// an extra top folder; the shallowest first), where the layout lacks it. Paths relative to the
-// hand-in. Symbolic links are never followed.
+// *.clh), task source (C<Task>Task.h/.cpp) or HANDIN.txt found by name deeper in the hand-in (a
+// flat upload, an extra top folder; the shallowest first), where the layout lacks it. Paths
+// relative to the hand-in. Symbolic links are never followed.
 std::map<std::string, std::string> LocateByName(const std::string& root);
 
 // Copies the hand-in (root) to `to` as LocateByName lays it out, and, where it brings a kernel,

@@ -1,5 +1,6 @@
 #include "tools/grade/HostBuild.h"
 
+#include "engine/TaskApi.h"
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
@@ -118,6 +119,66 @@ std::string JobError(const Job& j, double timeoutS) {
   return fmt::format("{} failed:\n{}", j.what,
                      j.what.rfind("compiling", 0) == 0 ? BuildErrors(output, j.cwd)
                                                        : Excerpt(ShortenPaths(output, j.cwd)));
+}
+
+// A compiler's or linker's first message: its first line that says an error (or an undefined
+// reference), with the source line and caret the compiler shows under it; else the first lines.
+std::string FirstMessage(const std::string& output, const std::string& tree) {
+  const std::string text = ShortenPaths(output, tree);
+  std::istringstream in(text);
+  std::string line, out;
+  size_t lines = 0;
+  while (std::getline(in, line) && lines < 6) {
+    const bool message = line.find("error:") != std::string::npos ||
+                         line.find("undefined reference") != std::string::npos;
+    if (lines == 0 && !message)
+      continue;
+    if (lines > 0 && line.find_first_not_of(" \t") == 0)  // the next message
+      break;
+    out += line + "\n";
+    ++lines;
+  }
+  return out.empty() ? Excerpt(text, 3) : out;
+}
+
+// Where the hand-in is not of this grader's task API, the line that names both and what to do
+// (its task sources may use names this kit's headers no longer have); "" where it is.
+std::string ApiNote(const HandoutOf& h) {
+  if (h.taskApi == kTaskApiVersion)
+    return "";
+  const std::string grader = fmt::format("this grader (reduce-scan-bench {}) builds task API {}",
+                                         ThisBuild().version, kTaskApiVersion);
+  const char* const alone = "or its kernels alone (without src/tasks/) where the rubric allows";
+  if (h.taskApi) {
+    const std::string suite =
+        h.suiteVersion.empty() ? "" : "reduce-scan-bench " + h.suiteVersion + ", ";
+    return fmt::format(
+        "the hand-in's hand-out is {}task API {} (its HANDIN.txt); {}: grade it with {}, {}", suite,
+        *h.taskApi, grader,
+        suite.empty() ? fmt::format("a release of task API {}", *h.taskApi)
+                      : suite.substr(0, suite.size() - 2),
+        alone);
+  }
+  const bool revision = !h.gitRevision.empty() && h.gitRevision.rfind("unknown", 0) != 0;
+  return fmt::format(
+      "the hand-in names no task API ({}: a hand-out older than task API 1?); {}: grade it with "
+      "the release of its hand-out, {}",
+      !h.manifest ? "it has no HANDIN.txt"
+      : revision  ? "its HANDIN.txt, of git revision " + h.gitRevision + ", has none"
+                  : "its HANDIN.txt has none",
+      grader, alone);
+}
+
+// What a job that failed leaves in its task's log: JobError's text, or, where the hand-in is not
+// of this grader's task API (note) and the compiler or linker refused its code, the note and the
+// first message only (the rest follows from the mismatch: not a wall of errors).
+void FailureLog(const Job& j, double timeoutS, const std::string& note, TaskBuild& t) {
+  t.log = JobError(j, timeoutS);
+  const ProcessResult& p = j.result;
+  if (note.empty() || !p.started || p.timedOut || p.interrupted)
+    return;
+  t.apiNote = note;
+  t.log = note + "\n" + FirstMessage(p.out + "\n" + p.err, j.cwd);
 }
 
 std::string KitPath(const fs::path& kit, const std::string& p) {
@@ -412,8 +473,8 @@ void PlanTask(const Kit& kit, const HandinFiles& handin, TaskPlan& p) {
   }
 }
 
-// The task's compiles, as its build's record; true where all succeeded.
-bool CollectCompiles(const TaskPlan& p, double timeoutS, TaskBuild& t) {
+// The task's compiles, as its build's record; true where all succeeded. note: ApiNote's.
+bool CollectCompiles(const TaskPlan& p, double timeoutS, const std::string& note, TaskBuild& t) {
   for (const auto& j : p.compiles) {
     t.compiled.push_back(j.what.substr(j.what.find(' ') + 1));  // "compiling <file>"
     if (j.reused)
@@ -422,7 +483,7 @@ bool CollectCompiles(const TaskPlan& p, double timeoutS, TaskBuild& t) {
     const std::string e = JobError(j, timeoutS);
     if (!e.empty() && t.ok) {
       t.ok = false;
-      t.log = e;
+      FailureLog(j, timeoutS, note, t);
     } else if (e.empty() && t.ok && !j.result.err.empty()) {
       t.log += fmt::format("{}: warnings:\n{}", j.what, Excerpt(ShortenPaths(j.result.err, j.cwd)));
     }
@@ -526,6 +587,8 @@ void RunCompiles(const HostBuildSettings& s, const std::vector<Job*>& all,
 
 HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
   HostBuild b;
+  b.handout = handin.handout;
+  const std::string note = ApiNote(handin.handout);
   const std::vector<std::string> tasks = handin.TasksOf(s.graded);
   if (tasks.empty())
     return b;
@@ -554,7 +617,7 @@ HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
   RunCompiles(s, compiles, deadline);
   for (auto& p : plans) {
     TaskBuild& t = b.tasks[p.task];
-    if (p.compiles.empty() || !CollectCompiles(p, s.timeoutS, t))
+    if (p.compiles.empty() || !CollectCompiles(p, s.timeoutS, note, t))
       continue;  // the suite's own sources (its binary runs), or a compile error
     p.binary = (p.stage / "reduce-scan-bench").string();
     p.link = Job{p.task,
@@ -571,12 +634,11 @@ HostBuild BuildHostCode(const HostBuildSettings& s, const HandinFiles& handin) {
     if (p.binary.empty())
       continue;
     t.seconds += p.link.result.seconds;
-    const std::string e = JobError(p.link, s.timeoutS);
-    t.ok = e.empty();
+    t.ok = JobError(p.link, s.timeoutS).empty();
     if (t.ok)
       t.binary = p.binary;
     else
-      t.log = e;
+      FailureLog(p.link, s.timeoutS, note, t);
   }
   b.seconds = std::chrono::duration<double>(Clock::now() - start).count();
   return b;

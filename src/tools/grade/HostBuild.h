@@ -82,11 +82,16 @@ struct TaskBuild {
   std::string log;     // the compiler's first errors (or warnings)
   double seconds = 0;  // its compiles and link, one after the other
   std::vector<std::string> reused{};  // of compiled: objects an identical compile made earlier
+  // Where it does not build and the hand-in is not of this grader's task API (engine/TaskApi.h;
+  // none named counts as another): the one line that names both and what to do. The log then
+  // holds that line and the compiler's first message only.
+  std::string apiNote{};
 };
 
 struct HostBuild {
   std::map<std::string, TaskBuild> tasks;  // per task whose sources the hand-in brings
   double seconds = 0;                      // wall time of the whole build (tasks in parallel)
+  HandoutOf handout{};                     // what the hand-in says of its hand-out
 };
 
 // Builds the hand-in's host code (nothing when it brings no task sources).

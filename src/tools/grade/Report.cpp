@@ -1,5 +1,6 @@
 #include "tools/grade/Report.h"
 
+#include "engine/TaskApi.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
 #include "tools/grade/HandinFiles.h"
@@ -111,13 +112,14 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
   // sources), the compiler's log, the seconds of its compiles and link.
   json host = nullptr;
   if (!h.host.tasks.empty()) {
-    host = {{"seconds", h.host.seconds}, {"tasks", json::object()}};
+    const HandoutOf& from = h.host.handout;
+    host = {{"seconds", h.host.seconds},
+            {"tasks", json::object()},
+            {"task_api", kTaskApiVersion},
+            {"handin_task_api", from.taskApi ? json(*from.taskApi) : json()}};
     for (const auto& [task, b] : h.host.tasks)
-      host["tasks"][task] = {{"built", b.ok},
-                             {"compiled", b.compiled},
-                             {"reused", b.reused},
-                             {"log", b.log},
-                             {"seconds", b.seconds}};
+      host["tasks"][task] = {{"built", b.ok}, {"compiled", b.compiled}, {"reused", b.reused},
+                             {"log", b.log},  {"seconds", b.seconds},   {"api_note", b.apiNote}};
   }
   return {{"schema", "reduce-scan-bench-grade/1"},
           {"handin", h.name},

@@ -27,6 +27,8 @@ std::string Excerpt(const std::string& text, size_t maxLines) {
 }
 
 std::string Headline(const std::string& text) {
+  if (text.rfind(kHostCodeFails, 0) == 0)
+    return text.substr(0, text.find('\n'));
   static const Pattern fileLine(R"([^\s:]+:\d+:(\d+:)? )");
   std::istringstream in(text);
   std::string line, withError, first;

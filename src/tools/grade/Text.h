@@ -15,8 +15,13 @@ std::string Join(const std::vector<std::string>& v, const char* sep = ",");
 // The first lines worth reading of a child's output: no blank lines, at most maxLines.
 std::string Excerpt(const std::string& text, size_t maxLines = 20);
 
+// How an item's detail begins where its task's host code does not build; its first line says why
+// (the compiler's first error, or that the hand-in is not of this grader's task API).
+inline constexpr const char* kHostCodeFails = "host code does not build: ";
+
 // The line of a child's output that says most: the first with a file:line (a compiler's
-// error), else the first with "error", else the first.
+// error), else the first with "error", else the first; of an item's detail that begins with
+// kHostCodeFails, its first line.
 std::string Headline(const std::string& text);
 
 // The device a report names: "-" until a run named it; where the validating runs went to another

@@ -11,10 +11,17 @@ normalises whitespace (runs of blanks to one, none around punctuation). Then eve
 text file of the hand-out, normalised the same way, must hold none of them: each one found fails,
 naming the hand-out's file and line and the solution's file and line.
 
+The docs (README.md, docs/*.md) quote no solution line even in part: no line of theirs nearly
+quotes one (an example that is a solution line less a piece, `dst[i] = OP(src[i], src[i + h]);`
+for `dst[i] = i + h < m ? OP(a, src[i + h]) : a;`): most of the line's tokens are the solution
+line's, in its order, and they make most of it (NEAR).
+
 Without HANDOUT_DIR it writes the real hand-out with scripts/make-handout. Then, so that the scan
 cannot pass by seeing nothing, it plants one solution line in a copy of a hand-out file (a test
-source, as a quoting test would) and expects exactly that file and line to be named.
+source, as a quoting test would) and expects exactly that file and line to be named; and one
+solution line less a token in a doc.
 """
+import collections
 import os
 import re
 import shutil
@@ -135,6 +142,71 @@ def scan(handout, solution):
     return leaks
 
 
+TOKEN = re.compile(r"\w+|[^\w\s]")
+# A docs line nearly quotes a solution line where their longest common token subsequence is at
+# least NEAR[0] of the docs line's tokens and NEAR[1] of the solution line's, both of at least
+# NEAR_TOKENS tokens (`a = b;` quotes nothing).
+NEAR, NEAR_TOKENS = (0.75, 0.6), 8
+
+
+def common_tokens(a, b):
+    """The length of the longest common subsequence of two token lists."""
+    prev = [0] * (len(b) + 1)
+    for x in a:
+        cur = [0]
+        for j, y in enumerate(b):
+            cur.append(prev[j] + 1 if x == y else max(prev[j + 1], cur[j]))
+        prev = cur
+    return prev[-1]
+
+
+def near_quotes(root, solution):
+    """'file:line nearly quotes ...' for every line of README.md and docs/*.md of root whose code
+    (before a `//` comment) nearly quotes a solution line (NEAR)."""
+    sols = []
+    for sol, where in solution.items():
+        tokens = TOKEN.findall(sol)
+        if len(tokens) >= NEAR_TOKENS:
+            sols.append((tokens, collections.Counter(tokens), sol, where))
+    docs = ["README.md"] + [os.path.join("docs", f) for f in sorted(os.listdir(
+        os.path.join(root, "docs"))) if f.endswith(".md")]
+    found = []
+    for rel in docs:
+        with open(os.path.join(root, rel), encoding="utf-8") as f:
+            lines = f.read().split("\n")
+        for i, line in enumerate(lines, 1):
+            tokens = TOKEN.findall(line.split("//")[0])
+            if len(tokens) < NEAR_TOKENS:
+                continue
+            counts = collections.Counter(tokens)
+            for sol_tokens, sol_counts, sol, where in sols:
+                # (the tokens both hold bound the common subsequence: most pairs stop here)
+                bound = sum((counts & sol_counts).values())
+                if bound < NEAR[0] * len(tokens) or bound < NEAR[1] * len(sol_tokens):
+                    continue
+                n = common_tokens(tokens, sol_tokens)
+                if n >= NEAR[0] * len(tokens) and n >= NEAR[1] * len(sol_tokens):
+                    found.append(f"{rel}:{i} nearly quotes the solution line '{sol}' ({where}): "
+                                 f"{line.strip()}")
+    return found
+
+
+def planted_near_quote(tmp, solution):
+    """A doc with a solution line less one token is named; True where it is."""
+    line, where = max(solution.items(), key=lambda kv: len(TOKEN.findall(kv[0])))
+    tokens = TOKEN.findall(line)
+    planted = os.path.join(tmp, "planted-docs")
+    os.makedirs(os.path.join(planted, "docs"))
+    with open(os.path.join(planted, "README.md"), "w") as f:
+        f.write("# a page\n\n```\n  " + " ".join(tokens[:-2] + tokens[-1:]) +
+                "   // (an example)\n```\n")
+    got = near_quotes(planted, solution)
+    if not any(g.startswith("README.md:4 ") for g in got):
+        print(f"FAIL: a planted near quote of a solution line ({where}) was not found: {got}")
+        return False
+    return True
+
+
 def main():
     src = os.path.realpath(sys.argv[1])
     tmp = tempfile.mkdtemp(prefix="rsb-leak.")
@@ -150,9 +222,11 @@ def main():
         if len(solution) < 20:
             print(f"FAIL: only {len(solution)} solution lines found in {src} (markers gone?)")
             return 1
-        leaks = scan(handout, solution)
+        leaks = scan(handout, solution) + near_quotes(handout, solution)
         for leak in leaks:
             print(f"FAIL: the hand-out's {leak}")
+        if not planted_near_quote(tmp, solution):
+            return 1
         # The scan sees a planted quote: one solution line in a test source's string literal.
         line, where = sorted(solution.items())[len(solution) // 2]
         planted = os.path.join(tmp, "planted")

@@ -864,6 +864,38 @@ TEST_F(Grade, OutputFolderThatCannotBeWrittenIsRefusedBeforeAnyHandInAndNoTempFo
   EXPECT_NE(report["device"], "") << report.dump(2);
 }
 
+// Reports written into a hand-in would be among the student's files (and graded with them next
+// time): an output folder in a hand-in, the hand-in itself, or reached through a link, is a usage
+// error of one line before anything is written; `grade .` in a hand-in needs --output-dir.
+TEST_F(Grade, OutputFolderInsideAHandInIsRefusedAndNothingIsWritten) {
+  const std::string h = HandIn("ann");
+  fs::create_directory_symlink(h + "/kernels", root_ / "link");
+  auto files = [&] {
+    std::vector<std::string> all;
+    for (const auto& e : fs::recursive_directory_iterator(h))
+      all.push_back(e.path().string());
+    std::sort(all.begin(), all.end());
+    return all;
+  };
+  const std::vector<std::string> before = files();
+  const std::string rubric = (root_ / "rubric.json").string();
+  for (const std::string& out :
+       {h + "/grades", h, h + "/kernels/../reports/", (root_ / "link" / "grades").string()}) {
+    const CommandResult r = RunBench(
+        fmt::format("grade{} --rubric '{}' --output-dir '{}' {}", SandboxArg(), rubric, out, h));
+    EXPECT_EQ(r.status, 2) << out << "\n" << r.err;
+    EXPECT_EQ(r.err, fmt::format("error: --output-dir '{}': inside the hand-in '{}'; allowed: a "
+                                 "folder outside every hand-in\n",
+                                 out, h));
+  }
+  const CommandResult dot = RunCommand(
+      fmt::format("cd '{}' && '{}' grade{} --rubric '{}' .", h, RSB_BINARY, SandboxArg(), rubric));
+  EXPECT_EQ(dot.status, 2) << dot.err;
+  EXPECT_NE(dot.err.find("--output-dir 'grades': inside the hand-in '.'"), std::string::npos)
+      << dot.err;
+  EXPECT_EQ(files(), before) << "written into the hand-in";
+}
+
 TEST_F(Grade, MissingRequiredHostCodeCostsOnlyItsTasksItems) {
   const std::string h = HandIn("nohost");
   std::ofstream(root_ / "req.json") << R"({"required_files": ["src/tasks/CScanTask.cpp"],

@@ -213,6 +213,32 @@ void CheckFormat(const std::string& format, const std::vector<std::string>& hand
         format, handins.front(), f->engine));
 }
 
+// The folder's path with its links resolved as far as it exists, one component a step.
+std::vector<std::string> RealParts(const std::string& path) {
+  std::error_code ec;
+  const fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  std::vector<std::string> parts;
+  for (const auto& c : ec ? fs::path() : p.lexically_normal())
+    if (!c.empty())
+      parts.push_back(c.string());
+  return parts;
+}
+
+// --output-dir in a hand-in (or the hand-in itself, as with `grade .` and the default `grades`)
+// would write the reports among the student's files, where its next grading finds them: refused
+// before anything is written.
+void CheckOutputOutsideHandins(const std::string& dir, const std::vector<std::string>& handins) {
+  const std::vector<std::string> out = RealParts(dir);
+  for (const auto& h : handins) {
+    const std::vector<std::string> in = RealParts(h);
+    if (!in.empty() && !out.empty() && in.size() <= out.size() &&
+        std::equal(in.begin(), in.end(), out.begin()))
+      throw UsageError(fmt::format(
+          "--output-dir '{}': inside the hand-in '{}'; allowed: a folder outside every hand-in",
+          dir, h));
+  }
+}
+
 // What the options say together, and --items and --shard taken apart.
 void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::string& shard) {
   if (!shard.empty())
@@ -238,6 +264,7 @@ void CheckGradeOptions(GradeOptions& o, const std::string& items, const std::str
   CheckFormat(o.format, o.handins);
   CheckKernelCache(o.kernelCache);
   // Where the reports and the trace go: probed now, made when grading starts (Files.h).
+  CheckOutputOutsideHandins(o.outputDir, o.handins);
   CheckOutputFolder("--output-dir", o.outputDir);
   if (!o.trace.empty())
     CheckOutputFile("--trace", o.trace);

@@ -9,6 +9,7 @@
 #include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
 #include "tools/grade/Scoring.h"
+#include "tools/grade/Turns.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -20,6 +21,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -400,6 +402,72 @@ TEST_F(Grade, AHangingKernelCostsItsItemTwoRunsToTheirLimit) {
   EXPECT_NE(item["detail"].get<std::string>().find(within), std::string::npos) << item.dump(2);
   EXPECT_NE(item["cases"][0]["message"].get<std::string>().find(within), std::string::npos)
       << item.dump(2);
+}
+
+// A hand-in's grade depends on nothing beside it. Two endless hand-ins graded beside correct ones,
+// as on a GPU: the children share a device lock (--speed-alone loop), which a kernel that never
+// ends holds until it is killed, and while a timed loop waits for it alone no other run's case
+// gets the device (on pocl a spinning kernel takes only its share of the cores, and a correct
+// neighbour is slowed, never stopped: the lock is how it holds the device here). A run that timed
+// out or failed while another hung is run again with the device to itself, its limit unchanged,
+// before it is charged: every correct hand-in gets full points; each endless hand-in loses its
+// scan item only, its list run killed twice (the two overlap: each is run again alone, hangs
+// again and is not run a third time), and its report and the class page say so.
+TEST_F(Grade, EndlessHandInsBesideCorrectOnesCostOnlyTheirOwnItems) {
+  RSB_SKIP_IF(Lacks(Need::EndlessLoops));
+  // One task: a hand-in's first child run is its case list, so the hanging ones' overlap.
+  std::ofstream(root_ / "scan.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257, 4097]}},
+      {"id": "scan-work-efficient", "task": "scan", "variant": "work-efficient", "points": 3,
+       "cases": {"sizes": [1000, 4097]}, "speed_floor": 0.1}]})";
+  const std::vector<std::string> names = {"hang1", "ann", "hang2", "bob", "cyd"};
+  std::string handins;
+  for (const auto& n : names) {
+    handins += " " + HandIn(n);
+    if (n.rfind("hang", 0) == 0)
+      PatchEndlessLoop((root_ / n).string(), "n != 0");
+  }
+  const fs::path trace = root_ / "trace.csv";
+  const CommandResult r = RunGrade(
+      handins,
+      "--jobs 4 --speed-alone loop --sandbox none --timeout 3 --trace '" + trace.string() + "'",
+      (root_ / "scan.json").string());
+  ASSERT_EQ(r.status, 0) << r.err;
+  const std::string runs = ReadFile(trace);
+  for (size_t i = 0; i < names.size(); ++i) {
+    const json report = Report(names[i]);
+    if (names[i].rfind("hang", 0) != 0) {
+      EXPECT_EQ(report["total"], 5) << report.dump(2) << runs;
+      continue;
+    }
+    EXPECT_EQ(report["total"], 3) << report.dump(2);
+    EXPECT_EQ(Item(report, "scan-work-efficient")["points"], 3) << report.dump(2);
+    const json& scan = Item(report, "scan-naive");
+    EXPECT_EQ(scan["status"], "timeout") << scan.dump(2);
+    ASSERT_EQ(scan["ran_alone"].size(), 1u) << scan.dump(2) << runs;
+    const std::string detail = scan["detail"];
+    EXPECT_NE(detail.find(fmt::format("no answer within {:.3g} s (killed)",
+                                      scan["time_limit_s"].get<double>())),
+              std::string::npos)
+        << detail;
+    EXPECT_NE(detail.find("the case list of the task scan: run again with the device to itself, "
+                          "its limit unchanged: its first run timed out while another run on "
+                          "the device hung"),
+              std::string::npos)
+        << detail;
+    // --trace: the hand-in's work folder is handin-<its place in the class>.
+    std::istringstream lines(runs);
+    int timeouts = 0;
+    for (std::string line; std::getline(lines, line);)
+      timeouts += line.find(fmt::format(",handin-{},", i)) != std::string::npos &&
+                  line.compare(line.size() - 8, 8, ",timeout") == 0;
+    EXPECT_EQ(timeouts, 2) << names[i] << "\n" << runs;
+  }
+  const std::string page = ReadFile(root_ / "out" / "index.md");
+  EXPECT_NE(page.find("Run again with the device to itself"), std::string::npos) << page;
+  for (const char* hang : {"hang1", "hang2"})
+    EXPECT_NE(page.find(fmt::format("[{0}]({0}.md) (scan-naive", hang)), std::string::npos) << page;
 }
 
 // Children run the variants' defaults (--no-profile): a tuning profile in the grader's cache
@@ -1829,6 +1897,47 @@ TEST_F(Grade, HandinFilesAreFoundAlikeInATreeAndFromLooseFiles) {
   EXPECT_EQ(grade::TaskOfFile("kernels/Scan.cl"), "scan");
   EXPECT_EQ(grade::TaskOfFile("kernels/Reduction.cl"), "reduction");
   EXPECT_EQ(grade::TaskOfFile("kernels/Common.clh"), "");
+}
+
+// The record of the runs on the device (Turns.h): a run that timed out beside a neighbour that
+// timed out too is a suspect of the other; the one that ended first is looked at first (a run
+// that timed out only because a neighbour held the device ends while that neighbour still runs),
+// and once it passed alone it is no longer a hang for the other, which is then charged as it ran
+// (not run again). A run that ended cleanly, or began after, is no neighbour's suspect.
+TEST(GradeDeviceRuns, ARunThatPassedAloneIsNoLongerAHangForItsNeighbour) {
+  grade::DeviceRuns runs;
+  const size_t hang = runs.Begin();
+  const size_t victim = runs.Begin();
+  const size_t clean = runs.Begin();
+  runs.End(clean, false, false);
+  runs.End(victim, true, true);
+  EXPECT_FALSE(runs.NeighbourHung(victim));  // the hang still runs: not known yet
+  std::atomic<bool> neighboursEnded{false};
+  std::thread waits([&] {
+    runs.AwaitNeighbours(victim);
+    neighboursEnded = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(neighboursEnded);
+  runs.End(hang, true, true);
+  waits.join();
+  EXPECT_TRUE(runs.NeighbourHung(victim));
+  EXPECT_TRUE(runs.NeighbourHung(hang));
+  const size_t later = runs.Begin();
+  runs.End(later, true, true);
+  EXPECT_FALSE(runs.NeighbourHung(later)) << "began after the others ended";
+  runs.Settle(later, true);
+  std::atomic<bool> hangsTurn{false};
+  std::thread after([&] {
+    runs.AwaitEarlier(hang);
+    hangsTurn = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(hangsTurn) << "the victim, which ended first, goes first";
+  runs.Settle(victim, false);  // it passed when run again alone
+  after.join();
+  EXPECT_FALSE(runs.NeighbourHung(hang));
+  runs.Settle(hang, true);
 }
 
 // --trace: each line rewrites the file whole; a write that fails mid-run (here the folder gone)

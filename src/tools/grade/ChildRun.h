@@ -96,6 +96,9 @@ struct GroupRun {
   std::optional<nlohmann::json> results;  // the child's JSON, when usable
   double seconds = 0;                     // the child's wall time
   bool timedOut = false;
+  // Why this outcome is of a second run with the device to itself (its first timed out or failed
+  // with a device error while another run beside it hung: Device, Context.h); "" where it is not.
+  std::string ranAlone;
 };
 
 // How a child runs its cases: all in the child's own process (fast: one OpenCL start-up and

@@ -226,6 +226,8 @@ SummaryRow RowOf(const fs::path& report, size_t items) {
     r.statuses.push_back(Field<std::string>(it, "status", report));
     r.messages.push_back(
         ItemMessage(Field<std::string>(it, "detail", report), it.value("diagnosis", json())));
+    const json alone = it.value("ran_alone", json::array());  // (none in older reports)
+    r.ranAlone.push_back(alone.is_array() && !alone.empty());
   }
   if (r.points.size() != items)
     throw UsageError(

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <functional>
 #include <utility>
 
 namespace rsb::grade {
@@ -123,6 +124,26 @@ std::string MdHeader(const ClassManifest& m, const std::vector<SummaryRow>& rows
   return md;
 }
 
+// The hand-ins with an item charged as it ran again with the device to itself, each as
+// "NAME (ITEM, ITEM)", NAME as `name` writes it; empty where none.
+std::vector<std::string> RanAlone(const ClassManifest& m, const std::vector<SummaryRow>& rows,
+                                  const std::function<std::string(const std::string&)>& name) {
+  std::vector<std::string> out;
+  for (const auto& r : rows) {
+    std::vector<std::string> items;
+    for (size_t i = 0; i < r.ranAlone.size() && i < m.itemIds.size(); ++i)
+      if (r.ranAlone[i])
+        items.push_back(m.itemIds[i]);
+    if (!items.empty())
+      out.push_back(name(r.name) + " (" + Join(items, ", ") + ")");
+  }
+  return out;
+}
+
+constexpr const char* kRanAlone =
+    "Run again with the device to itself, its limit unchanged, as another run on the device hung "
+    "beside the first (the second outcome is charged; each report says which run and why): ";
+
 std::string MdItems(const std::vector<ItemStats>& items) {
   std::string md =
       "\n## Items\n\n| item | passed | all points | mean points |\n|---|---|---|---|\n";
@@ -186,6 +207,10 @@ std::string IndexMarkdown(const ClassManifest& m, const std::vector<SummaryRow>&
   const double max = MaxOf(rows);
   md += fmt::format("\nMean {:.1f} / {}, median {:g} / {}.\n", MeanTotal(rows), Pts(max),
                     MedianTotal(rows), Pts(max));
+  const auto alone =
+      RanAlone(m, rows, [](const std::string& n) { return fmt::format("[{}]({}.md)", n, n); });
+  if (!alone.empty())
+    md += "\n" + std::string(kRanAlone) + Join(alone, "; ") + ".\n";
   md += "\n## Scores\n\n| score | hand-ins | |\n|---|---|---|\n";
   const std::vector<size_t> bins = Histogram(rows);
   for (size_t b = 0; b < kBins; ++b)
@@ -315,6 +340,9 @@ std::string IndexHtml(const ClassManifest& m, const std::vector<SummaryRow>& row
         "<p>Mean <span id=\"mean\" data-value=\"{:.6g}\">{:.1f}</span> / {}, median <span "
         "id=\"median\" data-value=\"{:.6g}\">{:g}</span> / {}.</p>\n",
         mean, mean, Pts(max), median, median, Pts(max));
+    const auto alone = RanAlone(m, rows, ReportLink);
+    if (!alone.empty())
+      h += "<p id=\"ran-alone\">" + EscapeMarkup(kRanAlone) + Join(alone, "; ") + ".</p>\n";
     h += HtmlHistogram(rows) + HtmlItems(StatsOf(m, rows));
   }
   return h + HtmlHandins(m, rows) + "</body>\n</html>\n";

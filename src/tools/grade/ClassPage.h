@@ -20,6 +20,9 @@ struct SummaryRow {
   // (Text.h, Headline; "" where it has nothing to say).
   std::vector<double> maxPoints;
   std::vector<std::string> statuses, messages;
+  // Per item: charged as a run of it ran again with the device to itself, a run beside its first
+  // having hung (ItemGrade::ranAlone); the class page names them.
+  std::vector<bool> ranAlone;
 };
 
 // What graded the class and which part of it this folder holds.

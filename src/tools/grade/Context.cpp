@@ -2,6 +2,7 @@
 
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
+#include "tools/grade/Text.h"
 
 #include <fmt/format.h>
 
@@ -29,19 +30,100 @@ void WarnReference(Context& ctx, const Item& it, const char* what, const std::st
 }  // namespace
 
 DeviceTurn::Kind Device::TurnOf(RunKind kind) const {
-  if (kind == RunKind::Oclgrind || !child_.deviceLock.empty())
+  if (kind == RunKind::Oclgrind)
     return DeviceTurn::None;
+  if (!child_.deviceLock.empty())  // the lock times alone; the turns count who is on the device
+    return DeviceTurn::Shared;
   return kind == RunKind::Timed || kind == RunKind::TimedInTurns ? DeviceTurn::Alone
                                                                  : DeviceTurn::Shared;
 }
 
-GroupRun Device::Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
-                     RunKind kind, double timeoutS, Isolation isolation) {
-  GroupRun run;
+namespace {
+
+// A case's error that a neighbour on the device may have caused (an OpenCL error, a crash, a
+// run that ended without a result): not a kernel that does not compile, a case the device cannot
+// run, or an interrupt.
+bool DeviceFault(const CaseOutcome& c) {
+  const auto has = [&](const char* s) { return c.message.find(s) != std::string::npos; };
+  return c.status == "error" && !has("kernel build failed") && !has("skipped on this device") &&
+         c.message != "interrupted";
+}
+
+bool TimedOut(const GroupRun& r) {
+  return r.timedOut;
+}
+bool TimedOut(const std::pair<GroupRun, GroupRun>& r) {
+  return r.first.timedOut || r.second.timedOut;
+}
+
+// A run charged only once it is known that no neighbour hung beside it.
+bool Suspect(const GroupRun& r) {
+  return r.timedOut || std::any_of(r.cases.begin(), r.cases.end(), DeviceFault);
+}
+bool Suspect(const std::pair<GroupRun, GroupRun>& r) {
+  return Suspect(r.first) || Suspect(r.second);
+}
+
+// The second outcome says why it is the one charged.
+void Explain(GroupRun& again, const GroupRun& first) {
+  const auto fault = std::find_if(first.cases.begin(), first.cases.end(), DeviceFault);
+  const std::string what = first.timedOut || fault == first.cases.end()
+                               ? "timed out"
+                               : "ended in an error (" + Headline(fault->message) + ")";
+  again.ranAlone = fmt::format(
+      "run again with the device to itself, its limit unchanged: its first run {} while another "
+      "run on the device hung",
+      what);
+}
+void Explain(std::pair<GroupRun, GroupRun>& again, const std::pair<GroupRun, GroupRun>& first) {
+  Explain(again.first, first.first);
+  Explain(again.second, first.second);
+}
+
+// Settles a suspect run on every way out of Device::Watched: hung, as its last outcome says.
+struct Settled {
+  DeviceRuns& runs;
+  size_t id;
+  bool hung;
+  ~Settled() { runs.Settle(id, hung); }
+};
+
+}  // namespace
+
+template <class R>
+R Device::Watched(DeviceTurn::Kind kind, const std::function<R()>& run, bool reference) {
+  if (kind == DeviceTurn::None)
+    return run();
+  R first;
+  size_t id = 0;
   {
-    const DeviceTurn turn(turns_, TurnOf(kind));
-    run = RunGroup(child_, code, it, g, ls, kind, timeoutS, isolation);
+    const DeviceTurn turn(turns_, kind);
+    id = runs_.Begin();
+    first = run();
   }
+  const bool suspect = reference || Suspect(first);
+  runs_.End(id, TimedOut(first), suspect);
+  if (!suspect)
+    return first;
+  Settled settled{runs_, id, TimedOut(first)};
+  runs_.AwaitNeighbours(id);  // a neighbour still running may yet hang
+  if (Interrupted() || !runs_.NeighbourHung(id))
+    return first;
+  runs_.AwaitEarlier(id);
+  const DeviceTurn alone(turns_, DeviceTurn::Exclusive);
+  if (Interrupted() || !runs_.NeighbourHung(id))  // cleared: it passed when run again alone
+    return first;
+  R again = run();
+  settled.hung = TimedOut(again);
+  Explain(again, first);
+  return again;
+}
+
+GroupRun Device::Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
+                     RunKind kind, double timeoutS, Isolation isolation, bool reference) {
+  const GroupRun run = Watched<GroupRun>(
+      TurnOf(kind), [&] { return RunGroup(child_, code, it, g, ls, kind, timeoutS, isolation); },
+      reference);
   NoteDevice(run, kind);
   return run;
 }
@@ -49,22 +131,18 @@ GroupRun Device::Run(const Code& code, const Item& it, const CaseGroup& g, const
 std::pair<GroupRun, GroupRun> Device::RunInTurns(const Code& a, const Code& b, const Item& it,
                                                  const CaseGroup& g, const std::string& ls,
                                                  double timeoutA, double timeoutB) {
-  std::pair<GroupRun, GroupRun> runs;
-  {
-    const DeviceTurn turn(turns_, TurnOf(RunKind::TimedInTurns));
-    runs = RunTimedInTurns(child_, a, b, it, g, ls, timeoutA, timeoutB);
-  }
+  const auto runs = Watched<std::pair<GroupRun, GroupRun>>(
+      TurnOf(RunKind::TimedInTurns),
+      [&] { return RunTimedInTurns(child_, a, b, it, g, ls, timeoutA, timeoutB); }, false);
   NoteDevice(runs.first, RunKind::TimedInTurns);
   return runs;
 }
 
 GroupRun Device::RunList(const Code& code, const std::vector<ListedCase>& cases,
-                         size_t validateRuns, double timeoutS) {
-  GroupRun run;
-  {
-    const DeviceTurn turn(turns_, TurnOf(RunKind::Check));
-    run = RunCaseList(child_, code, cases, validateRuns, timeoutS);
-  }
+                         size_t validateRuns, double timeoutS, bool reference) {
+  const GroupRun run = Watched<GroupRun>(
+      TurnOf(RunKind::Check),
+      [&] { return RunCaseList(child_, code, cases, validateRuns, timeoutS); }, reference);
   NoteDevice(run, RunKind::Check);
   return run;
 }
@@ -129,7 +207,8 @@ double MeasureReference(Context& ctx, Device& device, const Item& it, size_t gro
   const CaseGroup& g = kind == RunKind::Oclgrind ? it.oclgrindCase : it.groups[group];
   // No deadline of note: the suite's code is trusted, and a slow machine is what it measures.
   const GroupRun run =
-      device.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation);
+      device.Run(ctx.suite, it, g, ls, kind, std::max(600.0, 10 * ctx.opt.timeoutS), isolation,
+                 /*reference=*/true);
   for (const auto& c : run.cases)
     RefuseSkipped(ctx.rubric, it, c);
   std::lock_guard l(ctx.mu);
@@ -170,7 +249,8 @@ GroupRun RunHandin(Context& ctx, Device& device, const Code& code, const Item& i
   if (kind != RunKind::Oclgrind && start == Start::Fast) {
     limit = std::max(least, TimeLimit(ctx, device, it, group, ls, kind, Isolation::Shared));
     GroupRun fast = device.Run(code, it, g, ls, kind, limit, Isolation::Shared);
-    if (AllPassed(fast) || Interrupted())
+    // A run that timed out with the device to itself was the second try already.
+    if (AllPassed(fast) || Interrupted() || (fast.timedOut && !fast.ranAlone.empty()))
       return fast;
     retried = fast.timedOut;
   }
@@ -178,7 +258,7 @@ GroupRun RunHandin(Context& ctx, Device& device, const Code& code, const Item& i
     MeasureReference(ctx, device, it, group, ls, kind, Isolation::PerCase);
   limit = std::max(least, TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase));
   GroupRun run = device.Run(code, it, g, ls, kind, limit, Isolation::PerCase);
-  if (!run.timedOut || retried || Interrupted())
+  if (!run.timedOut || retried || !run.ranAlone.empty() || Interrupted())
     return run;
   MeasureReference(ctx, device, it, group, ls, kind, Isolation::PerCase);
   limit = std::max(least, TimeLimit(ctx, device, it, group, ls, kind, Isolation::PerCase));

@@ -55,7 +55,13 @@ struct Context {
 };
 
 // The device as the child runs take their turns on it (Turns.h), started as `child` says, and
-// its name as their results give it.
+// its name as their results give it. A hand-in's grade depends on nothing beside it: every run
+// that uses the device is recorded (DeviceRuns), and one that timed out or failed with a device
+// error while another run on the device hung (on a GPU a kernel that never ends holds the device,
+// and every other process's launches wait) is run again with the device to itself, its limit
+// unchanged, before anything is charged; the second outcome is charged, and says so (ranAlone).
+// A run whose neighbours all ended cleanly is charged as it is. A reference run (the suite's own,
+// whose time sets limits) that overlapped a run that hung is timed again alone too.
 class Device {
  public:
   explicit Device(const ChildSettings& child) : child_(child) {}
@@ -64,10 +70,11 @@ class Device {
   // Oclgrind runs on the CPU, beside the device (on a CPU device it is stopped with every other
   // child while a timed run has the device alone); a timed run has the device alone: for its
   // whole child run on a CPU device (whose builds and start-up compete with the timing), only
-  // around its timed loops where the children share a device lock (a GPU: child.deviceLock).
+  // around its timed loops where the children share a device lock (a GPU: child.deviceLock; the
+  // grader's turns then only count the runs on the device, for a run that needs it to itself).
   DeviceTurn::Kind TurnOf(RunKind kind) const;
   GroupRun Run(const Code& code, const Item& it, const CaseGroup& g, const std::string& ls,
-               RunKind kind, double timeoutS, Isolation isolation);
+               RunKind kind, double timeoutS, Isolation isolation, bool reference = false);
   // The speed case of two codes in two children whose timed runs alternate (RunTimedInTurns),
   // with the device alone for both.
   std::pair<GroupRun, GroupRun> RunInTurns(const Code& a, const Code& b, const Item& it,
@@ -75,7 +82,7 @@ class Device {
                                            double timeoutA, double timeoutB);
   // A list of cases of one task in one child (RunCaseList): validates, so it shares the device.
   GroupRun RunList(const Code& code, const std::vector<ListedCase>& cases, size_t validateRuns,
-                   double timeoutS);
+                   double timeoutS, bool reference = false);
   // --check-platform or --check-device sent the validating runs to another selection.
   bool CheckElsewhere() const;
   // The device's name as the children's results give it: the timed runs' (--platform, --device)
@@ -86,16 +93,22 @@ class Device {
 
  private:
   void NoteDevice(const GroupRun& run, RunKind kind);
+  // Runs `run` in a turn of `kind`, recorded; run again with the device to itself where its
+  // outcome (any outcome, for a reference) must not be charged for a neighbour's hang.
+  template <class R>
+  R Watched(DeviceTurn::Kind kind, const std::function<R()>& run, bool reference);
 
   const ChildSettings& child_;
   DeviceTurns turns_;
+  DeviceRuns runs_;
   mutable std::mutex mu_;  // guards the names
   std::string name_, checkName_;
 };
 
 // What a hand-in's list runs (Lists.h, RunLists) decided, which its items' grading reads.
 struct FastVerdicts {
-  // By RunKey: the groups the list run decided (every case passed, or did not compile).
+  // By RunKey: the groups the list run decided (every case passed, or did not compile; and the
+  // group it hung in where it timed out again with the device to itself).
   std::map<std::string, GroupRun> decided;
   std::set<std::string> failed;  // groups with a case whose own result did not pass
   std::set<std::string> hung;    // per task, the group its list run was killed in (timed out)
@@ -119,7 +132,8 @@ double MeasureReference(Context& ctx, Device& device, const Item& it, size_t gro
 // worker of its own, as before this fast path: a case that crashes or corrupts memory cannot
 // take its neighbours with it, so the report names exactly the cases at fault. A timeout of
 // that run is retried once, after the reference is measured again (the machine may have become
-// busier); a fast run that timed out counts as that first try. `start`: where the task's list
+// busier); a fast run that timed out counts as that first try, and a run that timed out again
+// with the device to itself (Device) as the second. `start`: where the task's list
 // run (RunLists) already showed the fast run's verdict, Isolated (a case of the group did not
 // pass) or IsolatedAfterTimeout (the list run hung in this group: that was the first try).
 // `limit`: in, the least limit a run may get (the item's so far: its list run's, its other

@@ -308,6 +308,7 @@ SummaryRow RowOf(const HandinGrade& h) {
     r.maxPoints.push_back(g.item->points);
     r.statuses.push_back(g.status);
     r.messages.push_back(ItemMessage(g.detail, g.diagnosis ? *g.diagnosis : json()));
+    r.ranAlone.push_back(!g.ranAlone.empty());
   }
   return r;
 }

@@ -58,8 +58,8 @@ double ListLimit(Context& ctx, Device& device, const std::string& task) {
       return std::max(ctx.opt.timeoutS, kTimeSlack * at->second);
   }
   const TaskList l = ListOf(ItemsOf(ctx.rubric, task));
-  const GroupRun run =
-      device.RunList(ctx.suite, l.cases, l.validateRuns, std::max(600.0, 10 * ctx.opt.timeoutS));
+  const GroupRun run = device.RunList(ctx.suite, l.cases, l.validateRuns,
+                                      std::max(600.0, 10 * ctx.opt.timeoutS), /*reference=*/true);
   bool passed = true;
   for (size_t i = 0; i < run.cases.size(); ++i) {
     RefuseSkipped(ctx.rubric, *l.cases[i].item, run.cases[i]);
@@ -92,7 +92,7 @@ FastVerdicts RunLists(Context& ctx, Device& device, const std::map<std::string, 
     v.limits[task] = limit;
     std::map<std::string, GroupRun> groups;
     std::set<std::string> open;  // groups the list run does not decide
-    bool killedIn = false;
+    std::string killedIn;        // the group the run was killed in
     for (size_t i = 0; i < l.cases.size(); ++i) {
       const CaseOutcome& c = run.cases[i];
       groups[l.keys[i]].cases.push_back(c);
@@ -103,14 +103,19 @@ FastVerdicts RunLists(Context& ctx, Device& device, const std::map<std::string, 
         v.failed.insert(l.keys[i]);
       // The child writes each result as its case ends and runs them in order: a run killed at
       // its limit hung in the first case without one.
-      if (run.timedOut && c.wholeRun && !killedIn) {
+      if (run.timedOut && c.wholeRun && killedIn.empty()) {
         v.hung.insert(l.keys[i]);
-        killedIn = true;
+        killedIn = l.keys[i];
       }
     }
+    // A run killed again with the device to itself had its second try: the group it hung in is
+    // decided, a timeout.
+    const bool hungAlone = run.timedOut && !run.ranAlone.empty();
     for (auto& [key, g] : groups)
-      if (!open.count(key)) {
+      if (!open.count(key) || (hungAlone && key == killedIn)) {
         g.seconds = run.seconds;
+        g.timedOut = key == killedIn;
+        g.ranAlone = run.ranAlone;
         v.decided[key] = std::move(g);
       }
   }

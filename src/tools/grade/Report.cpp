@@ -104,6 +104,7 @@ json ToJson(const RunInfo& ctx, const HandinGrade& h) {
                      {"oclgrind", g.oclgrind ? *g.oclgrind : json()},
                      {"diagnosis", g.diagnosis ? *g.diagnosis : json()},
                      {"time_limit_s", g.timeLimitS},
+                     {"ran_alone", g.ranAlone},
                      {"points", g.points},
                      {"max_points", g.item->points},
                      {"cases", cases}});

@@ -28,6 +28,9 @@ struct ItemGrade {
   std::optional<nlohmann::json> diagnosis;
   double timeLimitS = 0;  // the longest limit a child run of the item had
   double points = 0;
+  // Its runs charged as they ran again with the device to itself, a neighbour having hung beside
+  // the first (GroupRun::ranAlone): "which run: why", each also a line of the detail.
+  std::vector<std::string> ranAlone;
 };
 
 struct HandinGrade {

@@ -58,6 +58,15 @@ GroupRun NotRun(const CaseGroup& group, const std::string& ls, const std::string
   return run;
 }
 
+// A run of the item charged as it ran again with the device to itself (GroupRun::ranAlone), said
+// once per run (a list run decides several groups).
+void NoteAlone(ItemGrade& g, const std::string& what, const std::string& ranAlone) {
+  const std::string note = what + ": " + ranAlone;
+  if (!ranAlone.empty() &&
+      std::find(g.ranAlone.begin(), g.ranAlone.end(), note) == g.ranAlone.end())
+    g.ranAlone.push_back(note);
+}
+
 // The item's correctness: every case entry at every local size; the worst case decides. Once a
 // run of the item's code timed out, its other groups are not run (NotRun).
 void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
@@ -91,6 +100,8 @@ void GradeCases(Context& ctx, Device& device, const Item& it, const Code& code,
                       ls == "auto" ? "" : " L=" + ls);
       if (run.timedOut && hungIn.empty())
         hungIn = what;
+      NoteAlone(g, decided != fast.decided.end() ? "the case list of the task " + it.task : what,
+                run.ranAlone);
       for (auto& c : run.cases) {
         g.cases.push_back(std::move(c));
         runOf.push_back(what);
@@ -128,9 +139,10 @@ std::string NotTimed(const GroupRun& run, bool handin) {
          (o ? o->status + ": " + o->message : "no result");
 }
 
-// One timed run of c on the item's speed case: its median into `into`, or why not into `why`.
-void TimeOnce(const Context& ctx, Device& device, const Item& it, const Code& c, bool handin,
-              std::vector<double>& into, std::string& why) {
+// One timed run of c on the item's speed case: its median into `into`, or why not into `why`;
+// where it ran again with the device to itself, why (GroupRun::ranAlone).
+std::string TimeOnce(const Context& ctx, Device& device, const Item& it, const Code& c, bool handin,
+                     std::vector<double>& into, std::string& why) {
   const CaseGroup& sc = it.speedCase;
   const GroupRun run = device.Run(c, it, sc, sc.localSizes.front(), RunKind::Timed,
                                   std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
@@ -138,6 +150,7 @@ void TimeOnce(const Context& ctx, Device& device, const Item& it, const Code& c,
     into.push_back(*o->medianMs);
   else if (why.empty())
     why = NotTimed(run, handin);
+  return run.ranAlone;
 }
 
 // The suite's own rounds, timed once for the class (the first hand-in to need them times them).
@@ -167,6 +180,8 @@ std::vector<double> ReferenceRounds(Context& ctx, Device& device, const Item& it
 struct SpeedRounds {
   std::vector<double> ref, mine, refRuns, mineRuns;
   std::string why;
+  std::string ranAlone;        // why a round of the hand-in's ran again with the device to itself
+  bool handinUntimed = false;  // a round's timed run of the hand-in gave no time
 };
 
 // One round of the suite's and the hand-in's timed runs in turns (Device::RunInTurns), the
@@ -182,7 +197,10 @@ void TimeInTurns(const Context& ctx, Device& device, const Item& it, const Code&
                                   handinFirst ? limit : 2 * limit, handinFirst ? 2 * limit : limit);
   const GroupRun& suiteRun = handinFirst ? b : a;
   const GroupRun& handinRun = handinFirst ? a : b;
+  if (!handinRun.ranAlone.empty())
+    t.ranAlone = handinRun.ranAlone;
   const CaseOutcome *r = Timed(suiteRun), *m = Timed(handinRun);
+  t.handinUntimed = !m;
   if (r && m) {
     t.ref.push_back(*r->medianMs);
     t.mine.push_back(*m->medianMs);
@@ -215,11 +233,18 @@ void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, 
   if (device.CheckElsewhere() && !Interrupted())
     device.Run(code, it, sc, sc.localSizes.front(), RunKind::TimedDeviceCheck,
                std::max(60.0, ctx.opt.timeoutS), Isolation::Shared);
-  for (int round = 0; round < kSpeedRounds && !Interrupted(); ++round)
-    if (once)
-      TimeOnce(ctx, device, it, code, true, t.mine, t.why);
-    else
+  // A round whose hand-in's run gave no time leaves the item untimed: no further round runs (a
+  // speed case that never ends costs one run to its limit, not one a round).
+  for (int round = 0; round < kSpeedRounds && !t.handinUntimed && !Interrupted(); ++round)
+    if (once) {
+      const size_t had = t.mine.size();
+      const std::string alone = TimeOnce(ctx, device, it, code, true, t.mine, t.why);
+      t.ranAlone = alone.empty() ? t.ranAlone : alone;
+      t.handinUntimed = t.mine.size() == had;
+    } else {
       TimeInTurns(ctx, device, it, code, round % 2 == 1, t);
+    }
+  NoteAlone(g, "a timed run of " + Expand(sc).front().Label(), t.ranAlone);
   json s = {{"floor", *it.speedFloor},
             {"case", Expand(sc).front().Label()},
             {"rounds", kSpeedRounds},
@@ -423,6 +448,27 @@ double SpeedRatio(const std::vector<double>& ref, const std::vector<double>& min
   return Median(pairs);
 }
 
+namespace {
+
+// The item's cases, then its gates (or the diagnosis of the case that decided it).
+void GradeRuns(Context& ctx, Device& device, const Item& it, const Code& code,
+               const FastVerdicts& fast, ItemGrade& g) {
+  GradeCases(ctx, device, it, code, fast, g);
+  if (g.status != "passed") {
+    Diagnose(ctx, device, it, code, g);
+    return;
+  }
+  g.points = it.points;
+  if (it.oclgrind != GateMode::Off && !Interrupted())
+    GradeOclgrind(ctx, device, it, code, g);
+  if (g.points > 0 && it.speedFloor && !Interrupted())
+    GradeSpeed(ctx, device, it, code, g);
+  if (g.points < it.points)  // correct, but a gate took its points: not `passed` with 0 points
+    g.status = "failed";
+}
+
+}  // namespace
+
 ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& code,
                     const FastVerdicts& fast, const std::string& hostError) {
   ItemGrade g;
@@ -437,18 +483,9 @@ ItemGrade GradeItem(Context& ctx, Device& device, const Item& it, const Code& co
     g.detail = "the hand-in has no kernels/ folder";
     return g;
   }
-  GradeCases(ctx, device, it, code, fast, g);
-  if (g.status != "passed") {
-    Diagnose(ctx, device, it, code, g);
-    return g;
-  }
-  g.points = it.points;
-  if (it.oclgrind != GateMode::Off && !Interrupted())
-    GradeOclgrind(ctx, device, it, code, g);
-  if (g.points > 0 && it.speedFloor && !Interrupted())
-    GradeSpeed(ctx, device, it, code, g);
-  if (g.points < it.points)  // correct, but a gate took its points: not `passed` with 0 points
-    g.status = "failed";
+  GradeRuns(ctx, device, it, code, fast, g);
+  for (const std::string& note : g.ranAlone)  // the detail says which runs and why
+    g.detail += (g.detail.empty() || g.detail.back() == '\n' ? "" : "\n") + note;
   return g;
 }
 

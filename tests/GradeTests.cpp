@@ -1115,6 +1115,49 @@ TEST_F(Grade, InterruptDuringAReferenceRunIsNotAFailingReference) {
   EXPECT_EQ(left, "") << "left in the grader's TMPDIR";
 }
 
+// No temporary file outlives an interrupted grade: interrupted as soon as its temporary folder is
+// there (a hand-in's host code: the kit's link and headers take seconds before any hand-in), and
+// while two hanging hand-ins' runs wait to run again with the device to itself, it ends with 130
+// and leaves nothing in its TMPDIR.
+TEST_F(Grade, InterruptedGradeLeavesNothingInItsTmpdir) {
+  RSB_SKIP_IF(Lacks(Need::EndlessLoops));
+  const fs::path tmp = root_ / "tmp", err = root_ / "grader-err", trace = root_ / "trace.csv";
+  fs::create_directories(tmp);
+  const std::string host = HandInWithHostCode("host", {"Scan"});
+  const std::string hang1 = HandIn("hang1"), hang2 = HandIn("hang2");
+  PatchEndlessLoop(hang1, "n != 0");
+  PatchEndlessLoop(hang2, "n != 0");
+  const char* cache = std::getenv("POCL_CACHE_DIR");
+  // Sent `signal` once `ready` (a shell test) holds. (SIGTERM, as a batch system stops a job,
+  // where the grader's handler may not be installed yet: a shell's background job ignores
+  // SIGINT until then, a terminal's Ctrl-C would end it.)
+  auto interrupted = [&](const std::string& args, const std::string& ready, const char* signal) {
+    return RunCommand(fmt::format(
+        "(TMPDIR='{}' '{}' grade --sandbox none{} --rubric '{}' --output-dir '{}' -q{} {} 2>'{}' "
+        "& p=$!; for i in $(seq 6000); do {} && break; sleep 0.01; done; kill -{} $p; wait $p; "
+        "s=$?; cat '{}' >&2; exit $s)",
+        tmp.string(), RSB_BINARY, cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
+        (root_ / "rubric.json").string(), (root_ / "out").string(), DeviceSelectors(), args,
+        err.string(), ready, signal, err.string()));
+  };
+  auto left = [&] {
+    std::string names;
+    for (const auto& e : fs::directory_iterator(tmp))
+      names += " " + e.path().filename().string();
+    return names;
+  };
+  CommandResult r =
+      interrupted(host, fmt::format("ls '{}' | grep -q rsb-grade", tmp.string()), "TERM");
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_EQ(left(), "") << "left in the grader's TMPDIR\n" << r.err;
+  r = interrupted(fmt::format("--jobs 2 --speed-alone loop --timeout 3 --trace '{}' {} {}",
+                              trace.string(), hang1, hang2),
+                  fmt::format("grep -q ',timeout$' '{}'", trace.string()), "INT");
+  EXPECT_EQ(r.status, 130) << r.err;
+  EXPECT_NE(r.err.find("interrupted"), std::string::npos) << r.err;
+  EXPECT_EQ(left(), "") << "left in the grader's TMPDIR\n" << r.err;
+}
+
 TEST_F(Grade, WorkCeilingCatchesAKernelThatDoesLTimesTheWork) {
   if (!HaveOclgrind())
     GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";

@@ -592,6 +592,9 @@ int GradeAll(int argc, char** argv) {
   ListClass(ctx.opt, cls);
   const bool cpuDevice = SetUpDevice(ctx, argv[0]);
   MakeOutputDir(ctx.opt.outputDir);
+  // Before the temporary folder exists: an interrupt from here on ends the run through its
+  // destructor, not with the folder left behind (the kit's link and headers take seconds).
+  InstallInterruptHandler();
   const TempFolder work("rsb-grade");
   const ChildrenTmpdir childrenTmpdir(work.Path());
   const ChildServices children = SetUpChildren(ctx, device.Turns(), work.Path(), cpuDevice);
@@ -600,7 +603,6 @@ int GradeAll(int argc, char** argv) {
   ctx.kitDir = kit.dir;
   CheckOclgrindGates(ctx.rubric);
   ctx.diagnosisOff = DiagnosisOff();
-  InstallInterruptHandler();
   MeasureClassReferences(ctx, device, cls);
   GradeClass(ctx, device, cls, host, work.Path());
   if (children.trace)
@@ -621,7 +623,16 @@ size_t DefaultJobs(bool cpuDevice, bool residents, bool sandboxNone, size_t core
 int Grade(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "merge")
     return grade::GradeMerge(argc - 1, argv + 1);
-  return ExitStatusOf([&] { return grade::GradeAll(argc, argv); });
+  return ExitStatusOf([&]() -> int {
+    try {
+      return grade::GradeAll(argc, argv);
+    } catch (const DeviceError&) {  // a child killed by the interrupt (the kit's link): no fault
+      if (!Interrupted())
+        throw;
+      std::cerr << "interrupted: the reports of the hand-ins graded so far are written\n";
+      return kExitInterrupted;
+    }
+  });
 }
 
 }  // namespace rsb

@@ -468,6 +468,9 @@ TEST_F(Grade, EndlessHandInsBesideCorrectOnesCostOnlyTheirOwnItems) {
   EXPECT_NE(page.find("Run again with the device to itself"), std::string::npos) << page;
   for (const char* hang : {"hang1", "hang2"})
     EXPECT_NE(page.find(fmt::format("[{0}]({0}.md) (scan-naive", hang)), std::string::npos) << page;
+  const std::string html = ReadFile(root_ / "out" / "index.html");
+  EXPECT_NE(html.find("<p id=\"ran-alone\">Run again with the device to itself"), std::string::npos)
+      << html;
 }
 
 // Children run the variants' defaults (--no-profile): a tuning profile in the grader's cache

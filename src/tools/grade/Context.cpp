@@ -105,12 +105,13 @@ R Device::Watched(DeviceTurn::Kind kind, const std::function<R()>& run, bool ref
   runs_.End(id, TimedOut(first), suspect);
   if (!suspect)
     return first;
+  std::optional<DeviceTurn> alone;  // ends after the run is settled
   Settled settled{runs_, id, TimedOut(first)};
   runs_.AwaitNeighbours(id);  // a neighbour still running may yet hang
   if (Interrupted() || !runs_.NeighbourHung(id))
     return first;
   runs_.AwaitEarlier(id);
-  const DeviceTurn alone(turns_, DeviceTurn::Exclusive);
+  alone.emplace(turns_, DeviceTurn::Exclusive);
   if (Interrupted() || !runs_.NeighbourHung(id))  // cleared: it passed when run again alone
     return first;
   R again = run();

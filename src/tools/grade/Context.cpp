@@ -99,7 +99,12 @@ R Device::Watched(DeviceTurn::Kind kind, const std::function<R()>& run, bool ref
   {
     const DeviceTurn turn(turns_, kind);
     id = runs_.Begin();
-    first = run();
+    try {
+      first = run();
+    } catch (...) {  // (a case list that cannot be written): ended, or neighbours wait for it
+      runs_.End(id, false, false);
+      throw;
+    }
   }
   const bool suspect = reference || Suspect(first);
   runs_.End(id, TimedOut(first), suspect);

@@ -12,6 +12,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <tuple>
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -39,6 +43,15 @@ json Case(const json& report, const std::string& task, const std::string& varian
     if (c["task"] == task && c["variant"] == variant && c["n"] == n)
       return c;
   return nullptr;
+}
+
+// base.json edited (WriteEditedResultFile), in a temporary file named for the test.
+std::string EditedFixturePath(const std::string& name, const std::function<void(json&)>& edit,
+                              const std::string& raw = "") {
+  return WriteEditedResultFile(
+      (fs::temp_directory_path() / fmt::format("rsb-compare-{}-{}.json", name, (long)::getpid()))
+          .string(),
+      edit, raw);
 }
 
 TEST(CompareCommand, SameFileIsSameEverywhere) {
@@ -149,8 +162,37 @@ TEST(CompareCommand, DevicesMatchOnlyWithAcrossDevices) {
     EXPECT_EQ(c["change"], "faster");
     EXPECT_NEAR(c["throughput_ratio"].get<double>(), 20, 1e-6);
   }
-  // My GPU against yours, the other way round: twenty times slower is a regression.
-  EXPECT_EQ(Compare("other-device.json", "base.json", "--across-devices").status, 1);
+}
+
+// My GPU against yours, the other way round: twenty times slower is the devices' difference, not
+// a regression (exit 0, said once); their ceilings differ as the devices do, not as a machine
+// that changed. The same device with another driver is still judged for regressions.
+TEST(CompareCommand, TwoDevicesAreComparedAsDevicesNotAsARegression) {
+  for (const std::string options : {"--across-devices", ""}) {
+    const CommandResult r = Compare("other-device.json", "base.json", options);
+    EXPECT_EQ(r.status, 0) << options << "\n" << r.out << r.err;
+    EXPECT_EQ(r.out.find("REGRESSION"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("the machine changed"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("two devices: the ratios compare the devices"), std::string::npos)
+        << r.out;
+  }
+  const json j = CompareJson("other-device.json", "base.json");
+  EXPECT_EQ(j["summary"]["slower"], 6) << j.dump(1);
+  EXPECT_EQ(j["summary"]["regressions"], 0) << j.dump(1);
+  EXPECT_TRUE(j["devices_compared"].get<bool>());
+  const std::string driver = EditedFixturePath("driver", [](json&) {});
+  json d;
+  std::ifstream(driver) >> d;
+  d["device"]["driver_version"] = "3.2";
+  for (auto& r : d["results"])
+    if (r.contains("time_ms") && r["time_ms"]["median"].is_number())
+      for (const char* key : {"median", "ci_low", "ci_high"})
+        r["time_ms"][key] = 1.3 * r["time_ms"][key].get<double>();
+  std::ofstream(driver, std::ios::trunc) << d.dump();
+  const CommandResult r = RunCommand(
+      fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, FixturePath("base.json"), driver));
+  EXPECT_EQ(r.status, 1) << r.out << r.err;
+  fs::remove(driver);
 }
 
 TEST(CompareCommand, AcrossDevicesNeedsOneDevicePerFile) {
@@ -189,15 +231,6 @@ TEST(CompareCommand, BadInputExitsTwoWithOneLineNamingTheFile) {
       RunCommand(fmt::format("'{}' compare '{}'", RSB_BINARY, FixturePath("base.json")));
   EXPECT_EQ(one.status, 2) << one.err;
   EXPECT_NE(one.err.find("NEW"), std::string::npos) << one.err;
-}
-
-// base.json edited (WriteEditedResultFile), in a temporary file named for the test.
-std::string EditedFixturePath(const std::string& name, const std::function<void(json&)>& edit,
-                              const std::string& raw = "") {
-  return WriteEditedResultFile(
-      (fs::temp_directory_path() / fmt::format("rsb-compare-{}-{}.json", name, (long)::getpid()))
-          .string(),
-      edit, raw);
 }
 
 // A malformed result file, each way a hand-edit or a truncated copy makes one: exit 2 and one
@@ -477,6 +510,228 @@ TEST(CompareRounds, TooFewRoundsAndAChangedMachineAreSaid) {
       RoundsFile("code-new", 5, [](size_t, size_t k) { return 1.25 * (1 + 0.01 * k); });
   EXPECT_EQ(CompareRoundsJson(five, code, 1)["summary"]["regressions"], 6);
   for (const auto& f : {base, slow, five, moved, code})
+    fs::remove(f);
+}
+
+// A change called from files of one round says that the rounds are needed (the runs' intervals
+// do not hold the spread between runs); a file of rounds does not.
+TEST(CompareCommand, AChangeFromOneRoundSaysThatRoundsAreNeeded) {
+  for (const std::string format : {"table", "json", "csv", "markdown"}) {
+    const CommandResult r = Compare("base.json", "new-slower.json", "--format " + format);
+    EXPECT_EQ(r.status, 1) << r.err;
+    if (format != "csv") {  // CSV: a row per case, no notes
+      EXPECT_NE(r.out.find("time both with --repetitions 5"), std::string::npos) << r.out;
+    }
+    // On stderr too, beside the exit status a script sees.
+    EXPECT_NE(r.err.find("judged from files of one round"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--repetitions 5"), std::string::npos) << r.err;
+  }
+  const CommandResult same = Compare("base.json", "base.json");
+  EXPECT_EQ(same.out.find("--repetitions 5"), std::string::npos) << same.out;
+  EXPECT_TRUE(same.err.empty()) << same.err;
+}
+
+// Nothing compared is not a pass: a file with no results, or files that share no case, exit 2.
+TEST(CompareCommand, AFileWithNoResultsOrNoSharedCaseIsRefused) {
+  const std::string empty = EditedFixturePath("no-results", [](json& r) { r = json::array(); });
+  const std::string other = EditedFixturePath("other-n", [](json& r) {
+    for (auto& c : r)
+      c["n"] = 7 + c["n"].get<size_t>();
+  });
+  for (const auto& [base, fresh, expect] :
+       std::vector<std::tuple<std::string, std::string, std::string>>{
+           {FixturePath("base.json"), empty, "NEW '" + empty + "': no results"},
+           {empty, FixturePath("base.json"), "BASE '" + empty + "': no results"},
+           {FixturePath("base.json"), other, "no case of NEW '" + other + "' matches"}}) {
+    const CommandResult r =
+        RunCommand(fmt::format("'{}' compare '{}' '{}'", RSB_BINARY, base, fresh));
+    EXPECT_EQ(r.status, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  fs::remove(empty);
+  fs::remove(other);
+}
+
+// BASE in rounds, NEW in one: not judged from one run's intervals (new-slower's 30% there is a
+// regression), said, and exit 0.
+TEST(CompareRounds, OneSideInRoundsIsNotJudgedFromIntervals) {
+  const std::string five = RoundsFile("one-side", 5, [](size_t, size_t k) { return 1 + 0.01 * k; });
+  const json j = CompareRoundsJson(five, FixturePath("new-slower.json"), 0);
+  const json c = Case(j, "reduction", "sequential", 65536);
+  EXPECT_EQ(c["change"], "unknown") << c.dump();
+  EXPECT_NE(c["note"].get<std::string>().find("BASE in 5 rounds, NEW in 1: not compared"),
+            std::string::npos)
+      << c.dump();
+  EXPECT_NEAR(
+      c["throughput_ratio"].get<double>(),
+      c["base"]["ratio_median_ms"].get<double>() / c["new"]["ratio_median_ms"].get<double>(),
+      1e-12);
+  fs::remove(five);
+}
+
+// Every ratio printed, in every format and the HTML report, is BASE ms / (NEW ms x the machine's
+// scale where a note gives one) of the same row, as printed: files in rounds whose time_ms (the
+// median of every run) did not move while every round did by 20%.
+void ExpectRecomputed(double base, double fresh, double scale, double ratio,
+                      const std::string& row) {
+  EXPECT_NEAR(ratio, base / (fresh * scale), 1.5e-3 * ratio + 5e-4) << row;
+}
+
+double ScaleOfNote(const std::string& row) {
+  std::smatch m;
+  static const std::regex scaled("judged with NEW(?:'|&#39;)s times x([0-9.]+)");
+  return std::regex_search(row, m, scaled) ? std::stod(m[1]) : 1.0;
+}
+
+size_t CheckTableRatios(const std::string& text, const std::string& format) {
+  static const std::regex cells(
+      R"(\s(\d[\d.]*)\s+(?:\[[^\]]*\]|-)\s+(\d[\d.]*)\s+(?:\[[^\]]*\]|-)\s+(\d+\.\d+)x\s)");
+  size_t rows = 0;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    std::smatch m;
+    if (format == "markdown") {
+      std::vector<std::string> c;
+      std::istringstream cellsIn(line);
+      for (std::string cell; std::getline(cellsIn, cell, '|');)
+        c.push_back(cell);
+      if (c.size() < 14 || (c[1] != " reduction " && c[1] != " scan "))
+        continue;
+      ExpectRecomputed(std::stod(c[8]), std::stod(c[10]), ScaleOfNote(line), std::stod(c[12]),
+                       line);
+      ++rows;
+    } else if (std::regex_search(line, m, cells)) {
+      ExpectRecomputed(std::stod(m[1]), std::stod(m[2]), ScaleOfNote(line), std::stod(m[3]), line);
+      ++rows;
+    }
+  }
+  return rows;
+}
+
+size_t CheckCsvRatios(const std::string& text) {
+  const auto csv = CsvRows(text);
+  std::map<std::string, size_t> at;
+  for (const auto& name : csv.at(0))
+    at.emplace(name, at.size());
+  size_t rows = 0;
+  for (size_t i = 1; i < csv.size(); ++i) {
+    const std::vector<std::string>& c = csv[i];
+    if (c.at(0) != "both")
+      continue;
+    ExpectRecomputed(std::stod(c.at(at.at("base_ratio_median_ms"))),
+                     std::stod(c.at(at.at("new_ratio_median_ms"))),
+                     std::stod(c.at(at.at("new_scale"))),
+                     std::stod(c.at(at.at("throughput_ratio"))), c.at(at.at("note")));
+    ++rows;
+  }
+  return rows;
+}
+
+size_t CheckJsonRatios(const std::string& text) {
+  size_t rows = 0;
+  const json j = json::parse(text);
+  for (const auto& c : j["cases"]) {
+    ExpectRecomputed(c["base"]["ratio_median_ms"].get<double>(),
+                     c["new"]["ratio_median_ms"].get<double>(), c["new_scale"].get<double>(),
+                     c["throughput_ratio"].get<double>(), c.dump());
+    ++rows;
+  }
+  return rows;
+}
+
+size_t CheckHtmlRatios(const std::string& page) {
+  static const std::regex row(
+      R"(<td class="n">([\d.]+)</td><td>[^<]*</td><td class="n">([\d.]+)</td><td>[^<]*</td><td class="n"[^>]*>([\d.]+)x</td><td>[^<]*(?:<b>[^<]*</b>)?</td><td>([^<]*)</td>)");
+  size_t rows = 0;
+  for (auto it = std::sregex_iterator(page.begin(), page.end(), row); it != std::sregex_iterator();
+       ++it) {
+    const std::smatch& m = *it;
+    ExpectRecomputed(std::stod(m[1]), std::stod(m[2]), ScaleOfNote(m[4]), std::stod(m[3]), m[0]);
+    ++rows;
+  }
+  return rows;
+}
+
+TEST(CompareRounds, EveryPrintedRatioIsTheRatioOfThePrintedMedians) {
+  const auto jitter = [](size_t i, size_t k) { return 1 + 0.02 * double((i + 2 * k) % 5) - 0.04; };
+  const std::string base = RoundsFile("print-base", 5, jitter);
+  const std::string slower =
+      RoundsFile("print-slower", 5, [&](size_t i, size_t k) { return 1.2 * jitter(i + 1, k); });
+  // The machine's memory at 80%: judged with NEW's times x0.8.
+  const std::string moved = RoundsFile(
+      "print-moved", 5, [&](size_t i, size_t k) { return 1.25 * jitter(i + 1, k); }, 8);
+  for (const std::string& fresh : {slower, moved}) {
+    for (const std::string format : {"table", "markdown", "csv", "json"}) {
+      const CommandResult r = RunCommand(
+          fmt::format("'{}' compare '{}' '{}' --format {}", RSB_BINARY, base, fresh, format));
+      ASSERT_LE(r.status, 1) << r.err;
+      const size_t rows = format == "csv"    ? CheckCsvRatios(r.out)
+                          : format == "json" ? CheckJsonRatios(r.out)
+                                             : CheckTableRatios(r.out, format);
+      EXPECT_EQ(rows, 6u) << format << "\n" << r.out;
+      if (format == "table") {
+        EXPECT_NE(r.out.find("in rows over rounds (note \"p=... over N+M rounds\"; --repetitions), "
+                             "BASE ms and NEW ms are the medians of the rounds' medians"),
+                  std::string::npos)
+            << r.out;
+      }
+    }
+    const std::string page = fresh + ".html";
+    const CommandResult r =
+        RunCommand(fmt::format("'{}' report '{}' '{}' -o '{}'", RSB_BINARY, base, fresh, page));
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::ifstream in(page);
+    std::ostringstream html;
+    html << in.rdbuf();
+    EXPECT_EQ(CheckHtmlRatios(html.str()), 6u) << html.str();
+    fs::remove(page);
+  }
+  for (const auto& f : {base, slower, moved})
+    fs::remove(f);
+}
+
+// The signed-rank test's p-values: exact without ties (6 of 6 positive: 2/64; the second
+// smallest negative: W+ = 19 of 21, 3 of the 64 sign patterns at least as extreme), zeros
+// left out, the normal approximation with ties.
+TEST(CompareRounds, SignedRankPValues) {
+  EXPECT_NEAR(SignedRankP({1, 2, 3, 4, 5, 6}), 2.0 / 64, 1e-12);
+  EXPECT_NEAR(SignedRankP({-1, -2, -3, -4, -5, -6}), 2.0 / 64, 1e-12);
+  EXPECT_NEAR(SignedRankP({1, -2, 3, 4, 5, 6}), 6.0 / 64, 1e-12);
+  EXPECT_NEAR(SignedRankP({0, 1, 2, 3, 4, 5, 6}), 2.0 / 64, 1e-12);
+  EXPECT_NEAR(SignedRankP({1, 2, 3, 4, 5}), 2.0 / 32, 1e-12);
+  EXPECT_EQ(SignedRankP({0, 0}), 1.0);
+  EXPECT_NEAR(SignedRankP({1, -1, 2, -2, 3, -3}), 1.0, 1e-12);
+  EXPECT_LT(SignedRankP({1, 1, 2, 2, 3, 3, 4, 4}), 0.02);  // ties: normal approximation
+}
+
+// Rounds timed in turns (`ab`) are paired: a machine that drifts by 20-30% from round to round
+// hides a 10% slowdown from the U test over the rounds, not from the signed-rank test of the
+// rounds' ratios, which the drift does not reach.
+TEST(CompareRounds, PairedRoundsSeeAChangeThroughTheMachinesDrift) {
+  const std::vector<double> drift = {1.0, 1.3, 0.8, 1.2, 0.9, 1.1, 0.85, 1.25};
+  const std::string a = RoundsFile("paired-a", 8, [&](size_t, size_t k) { return drift[k]; });
+  const std::string b = RoundsFile(
+      "paired-b", 8, [&](size_t, size_t k) { return 1.1 * drift[k] * (1 + 0.01 * double(k % 3)); });
+  const std::string same = RoundsFile(
+      "paired-same", 8, [&](size_t, size_t k) { return drift[k] * (1 + 0.01 * double(k % 3)); });
+  CompareSettings s;
+  const Comparison unpaired = CompareFiles(LoadResultFile(a, "BASE"), LoadResultFile(b, "NEW"), s);
+  s.paired = true;
+  const Comparison paired = CompareFiles(LoadResultFile(a, "BASE"), LoadResultFile(b, "NEW"), s);
+  const Comparison aa = CompareFiles(LoadResultFile(a, "BASE"), LoadResultFile(same, "NEW"), s);
+  ASSERT_EQ(paired.matched.size(), 6u);
+  for (size_t i = 0; i < paired.matched.size(); ++i) {
+    EXPECT_EQ(unpaired.matched[i].change, Change::Same) << unpaired.matched[i].note;
+    EXPECT_EQ(paired.matched[i].change, Change::Slower) << paired.matched[i].note;
+    EXPECT_TRUE(paired.matched[i].regression);
+    EXPECT_EQ(paired.matched[i].basis, Basis::PairedRounds);
+    EXPECT_NE(paired.matched[i].note.find("over 8+8 paired rounds"), std::string::npos)
+        << paired.matched[i].note;
+    EXPECT_EQ(aa.matched[i].change, Change::Same) << aa.matched[i].note;
+  }
+  for (const auto& f : {a, b, same})
     fs::remove(f);
 }
 

@@ -489,4 +489,26 @@ void ExpectGolden(const std::string& name, std::string text) {
   EXPECT_EQ(text, golden.str()) << name << " differs from " << path;
 }
 
+// RFC 4180 rows: fields split at commas outside quotes, "" a quote.
+std::vector<std::vector<std::string>> CsvRows(const std::string& text) {
+  std::vector<std::vector<std::string>> rows(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (quoted && c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+      rows.back().back() += text[++i];
+    else if (c == '"')
+      quoted = !quoted;
+    else if (!quoted && c == ',')
+      rows.back().emplace_back();
+    else if (!quoted && c == '\n')
+      rows.emplace_back(1);
+    else
+      rows.back().back() += c;
+  }
+  if (rows.back().size() == 1 && rows.back()[0].empty())
+    rows.pop_back();
+  return rows;
+}
+
 }  // namespace rsb::test

@@ -198,4 +198,7 @@ void ExpectGolden(const std::string& name, std::string text);
 // A format's golden files end in: "txt" (the table), "csv", "json", "md" (Markdown).
 std::string GoldenExtension(const std::string& format);
 
+// RFC 4180 rows: fields split at commas outside quotes, "" a quote.
+std::vector<std::vector<std::string>> CsvRows(const std::string& text);
+
 }  // namespace rsb::test

@@ -21,6 +21,18 @@ std::string ToString(Change c) {
   return "?";
 }
 
+std::string ToString(Basis b) {
+  switch (b) {
+    case Basis::Runs:
+      return "runs";
+    case Basis::Rounds:
+      return "rounds";
+    case Basis::PairedRounds:
+      return "paired rounds";
+  }
+  return "?";
+}
+
 size_t Comparison::Regressions() const {
   size_t k = 0;
   for (const auto& m : matched)
@@ -48,6 +60,18 @@ std::string CiText(const StoredResult& r) {
 
 std::string MedianText(const StoredResult& r) {
   return r.Timed() ? MsText(r.result.timeMs.median) : ToString(r.result.status);
+}
+
+std::string JudgedMsText(const CaseComparison& c, bool fresh) {
+  const std::optional<JudgedMedian>& m = fresh ? c.newMedian : c.baseMedian;
+  return m ? MsText(m->ms) : MedianText(fresh ? c.fresh : c.base);
+}
+
+std::string JudgedCiText(const CaseComparison& c, bool fresh) {
+  const std::optional<JudgedMedian>& m = fresh ? c.newMedian : c.baseMedian;
+  if (!m)
+    return CiText(fresh ? c.fresh : c.base);
+  return m->ciHigh > 0 ? fmt::format("[{}, {}]", MsText(m->ciLow), MsText(m->ciHigh)) : "-";
 }
 
 // The note, after what else defines the case where it has more than n (an image's shape, a
@@ -131,11 +155,43 @@ std::string CompareSummaryLine(const Comparison& c, const CompareSettings& setti
 const char* const kRatioMeaning =
     "ratio = throughput NEW/BASE = BASE median time / NEW median time (> 1: NEW faster)";
 
-std::string CompareRule(const CompareSettings& s) {
-  return fmt::format(
-      "faster/slower only where the 95% confidence intervals of the medians do not overlap; a "
-      "regression is significantly slower with NEW time / BASE time > {:g} ({} threshold)",
-      1 + s.threshold, PercentText(s.threshold));
+std::string CompareRule(const Comparison& c, const CompareSettings& s) {
+  bool runs = false, rounds = false, paired = false, scaled = false;
+  for (const auto& m : c.matched) {
+    runs = runs || (m.speedup && m.basis == Basis::Runs);
+    rounds = rounds || (m.speedup && m.basis == Basis::Rounds);
+    paired = paired || (m.speedup && m.basis == Basis::PairedRounds);
+    scaled = scaled || m.newScale != 1;
+  }
+  std::vector<std::string> rules;
+  if (rounds)
+    rules.push_back(
+        "in rows over rounds (note \"p=... over N+M rounds\"; --repetitions), BASE ms and NEW ms "
+        "are the medians of the rounds' medians with their 95% CI across the rounds (from 6), and "
+        "faster/slower only where a Mann-Whitney U test of the rounds' medians gives p < 0.05 and "
+        "the ratio is beyond the threshold");
+  if (paired)
+    rules.push_back(
+        "in rows over paired rounds (note \"p=... over N+N paired rounds\"), BASE ms and NEW ms "
+        "are the medians of the rounds' medians, each round of BASE timed in turns with the same "
+        "round of NEW, and faster/slower only where a Wilcoxon signed-rank test of the rounds' "
+        "time ratios gives p < 0.05 and the ratio is beyond the threshold");
+  if (runs || rules.empty())
+    rules.push_back(std::string(rules.empty() ? "" : "in other rows, ") +
+                    "BASE ms and NEW ms are the medians of every timed run with their 95% CI, and "
+                    "faster/slower only where the 95% confidence intervals of the medians do not "
+                    "overlap");
+  if (scaled)
+    rules.push_back(
+        "where a note says \"judged with NEW's times xS\", ratio = BASE ms / (NEW ms x S)");
+  std::string text;
+  for (const auto& r : rules)
+    text += r + "; ";
+  return text + fmt::format(
+                    "a regression is significantly slower with NEW time / BASE time > {:g} ({} "
+                    "threshold){}",
+                    1 + s.threshold, PercentText(s.threshold),
+                    c.devices ? ", never between two devices" : "");
 }
 
 }  // namespace rsb

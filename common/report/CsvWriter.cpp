@@ -185,7 +185,9 @@ void WriteCompareCsv(std::ostream& out, const Comparison& c,
   out << "in,task,variant,type,op," << FieldColumns(fields)
       << "n,base_local_size,new_local_size,base_device,new_device,base_status,base_median_ms,base_"
          "ci_low_ms,base_ci_high_ms,new_status,"
-         "new_median_ms,new_ci_low_ms,new_ci_high_ms,throughput_ratio,change,regression,note\n";
+         "new_median_ms,new_ci_low_ms,new_ci_high_ms,throughput_ratio,change,regression,note,"
+         "basis,base_ratio_median_ms,new_ratio_median_ms,new_scale,p_value,base_rounds,new_"
+         "rounds\n";
   auto device = [&](const StoredResult* r) { return r ? CsvQuote(r->device.Label()) : ""; };
   auto times = [&](const StoredResult* r) {
     if (!r)
@@ -195,14 +197,22 @@ void WriteCompareCsv(std::ostream& out, const Comparison& c,
                        r->HasCi() ? num(t.ciLow) : "", r->HasCi() ? num(t.ciHigh) : "");
   };
   auto local = [](const StoredResult* r) { return r ? std::to_string(r->result.localSize) : ""; };
+  // What the ratio is of (CaseComparison::basis): empty for a case in one file only.
+  auto judged = [&](const CaseComparison* m) {
+    if (!m || !m->baseMedian)
+      return std::string(m ? fmt::format("{},,,,,,", ToString(m->basis)) : ",,,,,,");
+    return fmt::format("{},{},{},{},{},{},{}", ToString(m->basis), num(m->baseMedian->ms),
+                       num(m->newMedian->ms), num(m->newScale), num(m->p), m->baseMedian->rounds,
+                       m->newMedian->rounds);
+  };
   auto row = [&](const char* in, const StoredResult& s, const StoredResult* b,
                  const StoredResult* n, const CaseComparison* m) {
     const Result& key = s.result;
-    out << fmt::format("{},{},{},{},{},{}{},{},{},{},{},{},{},{},{},{},{}\n", in, key.task,
+    out << fmt::format("{},{},{},{},{},{}{},{},{},{},{},{},{},{},{},{},{},{}\n", in, key.task,
                        key.variant, ToString(key.type), ToString(key.op), FieldCells(key, fields),
                        key.n, local(b), local(n), device(b), device(n), times(b), times(n),
                        m ? num(m->speedup) : "", m ? ToString(m->change) : "",
-                       m ? (m->regression ? "1" : "0") : "", CsvQuote(m ? m->note : ""));
+                       m ? (m->regression ? "1" : "0") : "", CsvQuote(m ? m->note : ""), judged(m));
   };
   for (const auto& m : c.matched)
     row("both", m.base, &m.base, &m.fresh, &m);

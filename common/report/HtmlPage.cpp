@@ -207,7 +207,8 @@ std::string ComparisonRow(const CaseComparison& m) {
       : m.change == Change::Faster ? "faster"
                                    : "",
       E(CaseLabel(b)), ToString(m.change), E(CaseLabel(unsized)), E(LocalText(m)),
-      E(MedianText(m.base)), E(CiText(m.base)), E(MedianText(m.fresh)), E(CiText(m.fresh)),
+      E(JudgedMsText(m, false)), E(JudgedCiText(m, false)), E(JudgedMsText(m, true)),
+      E(JudgedCiText(m, true)),
       m.speedup ? fmt::format(" data-field=\"speedup\" data-value=\"{}\"", Exact(*m.speedup)) : "",
       E(RatioText(m)), m.regression ? "<b>slower</b>" : ToString(m.change), E(NoteWithExtra(m)));
 }
@@ -218,7 +219,7 @@ std::string ComparisonSection(const CompareReport& report) {
       "<h2 id=\"comparison\">Comparison</h2>\n<p>BASE: <code>{}</code>: {}<br>NEW: <code>{}</code>:"
       " {}</p>\n<p>{}; {}.</p>\n<p id=\"compare-summary\">{}</p>\n",
       E(report.base.path), E(DeviceList(report.base.devices)), E(report.fresh.path),
-      E(DeviceList(report.fresh.devices)), E(kRatioMeaning), E(CompareRule(report.settings)),
+      E(DeviceList(report.fresh.devices)), E(kRatioMeaning), E(CompareRule(c, report.settings)),
       E(CompareSummaryLine(c, report.settings)));
   h += "<table class=\"comparison\">\n<tr><th>case</th><th>local</th><th>BASE ms</th><th>BASE "
        "95% CI</th><th>NEW ms</th><th>NEW 95% CI</th><th>ratio</th><th>change</th><th>note</th>"

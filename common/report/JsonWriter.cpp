@@ -120,6 +120,18 @@ json SideJson(const StoredResult& r) {
   return o;
 }
 
+// The median a side's ratio uses, its interval and rounds.
+void JudgedJson(json& o, const std::optional<JudgedMedian>& m) {
+  if (!m)
+    return;
+  o["ratio_median_ms"] = m->ms;
+  if (m->ciHigh > 0) {
+    o["ratio_ci_low_ms"] = m->ciLow;
+    o["ratio_ci_high_ms"] = m->ciHigh;
+  }
+  o["rounds"] = m->rounds;
+}
+
 // A case of a comparison: its keys, local size and device ("case": what else defines it).
 json CompareCaseJson(const StoredResult& s) {
   const Result& r = s.result;
@@ -163,6 +175,8 @@ void WriteCompareJson(std::ostream& out, const CompareReport& report) {
   };
   json j = {{"schema", "reduce-scan-bench-compare/1"},
             {"ratio", kRatioMeaning},
+            {"rule", CompareRule(c, s)},
+            {"devices_compared", c.devices},
             {"threshold", s.threshold},
             {"across_devices", s.acrossDevices},
             {"ignore_local_size", s.ignoreLocalSize},
@@ -178,7 +192,12 @@ void WriteCompareJson(std::ostream& out, const CompareReport& report) {
     o.erase("device");
     o["base"] = SideJson(m.base);
     o["new"] = SideJson(m.fresh);
+    JudgedJson(o["base"], m.baseMedian);
+    JudgedJson(o["new"], m.newMedian);
     o["throughput_ratio"] = m.speedup ? json(*m.speedup) : json(nullptr);
+    o["basis"] = ToString(m.basis);
+    o["new_scale"] = m.newScale;
+    o["p_value"] = m.p ? json(*m.p) : json(nullptr);
     o["change"] = ToString(m.change);
     o["regression"] = m.regression;
     o["note"] = m.note;

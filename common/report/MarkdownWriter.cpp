@@ -67,7 +67,7 @@ void WriteCompareMarkdown(std::ostream& out, const CompareReport& report) {
   out << fmt::format("BASE: `{}`: {}  \nNEW: `{}`: {}\n\n", report.base.path,
                      DeviceList(report.base.devices), report.fresh.path,
                      DeviceList(report.fresh.devices));
-  out << kRatioMeaning << "; " << CompareRule(report.settings) << ".\n\n";
+  out << kRatioMeaning << "; " << CompareRule(c, report.settings) << ".\n\n";
   out << "| task | variant | type | op | kind | n | local | BASE ms | BASE 95% CI | NEW ms | "
          "NEW 95% CI | ratio | change | note |\n";
   out << "|---|---|---|---|---|--:|--:|--:|---|--:|---|--:|---|---|\n";
@@ -75,8 +75,8 @@ void WriteCompareMarkdown(std::ostream& out, const CompareReport& report) {
     out << fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                        m.base.result.task, m.base.result.variant, ToString(m.base.result.type),
                        ToString(m.base.result.op), KindOrDash(m.base.result), m.base.result.n,
-                       LocalText(m), MedianText(m.base), CiText(m.base), MedianText(m.fresh),
-                       CiText(m.fresh), RatioText(m),
+                       LocalText(m), JudgedMsText(m, false), JudgedCiText(m, false),
+                       JudgedMsText(m, true), JudgedCiText(m, true), RatioText(m),
                        m.regression ? "**slower**" : ToString(m.change), NoteWithExtra(m));
   auto list = [&](const char* title, const std::vector<StoredResult>& v) {
     if (v.empty())

@@ -105,6 +105,10 @@ std::string MsText(double v);
 std::string CiText(const StoredResult& r);
 // The median, or the status of a case not timed.
 std::string MedianText(const StoredResult& r);
+// A side's median that the ratio uses (CaseComparison::baseMedian, newMedian), else MedianText;
+// its 95% interval ("-" without one), else CiText.
+std::string JudgedMsText(const CaseComparison& c, bool fresh);
+std::string JudgedCiText(const CaseComparison& c, bool fresh);
 // The note, after what else defines the case where it has more than n (an image's shape, a
 // task's parameters: "4096x4096 mask-width=5").
 std::string NoteWithExtra(const CaseComparison& c);
@@ -125,8 +129,9 @@ CompareSummary SummariseComparison(const Comparison& c);
 // "6 matched cases: 0 faster, ...": the line a comparison ends with.
 std::string CompareSummaryLine(const Comparison& c, const CompareSettings& settings);
 extern const char* const kRatioMeaning;
-// How faster, slower and a regression are decided.
-std::string CompareRule(const CompareSettings& s);
+// Which medians BASE ms and NEW ms are, and how faster, slower and a regression are decided, for
+// the bases of the comparison's rows.
+std::string CompareRule(const Comparison& c, const CompareSettings& s);
 
 // Each format's printer (MakePrinter chooses).
 std::unique_ptr<Printer> MakeTablePrinter(const PrinterOptions& options);

@@ -102,7 +102,7 @@ void WriteCompareTable(std::ostream& out, const CompareReport& report) {
   const Comparison& c = report.comparison;
   out << fmt::format("BASE: {}: {}\n", report.base.path, DeviceList(report.base.devices));
   out << fmt::format("NEW:  {}: {}\n", report.fresh.path, DeviceList(report.fresh.devices));
-  out << kRatioMeaning << ";\n" << CompareRule(report.settings) << "\n\n";
+  out << kRatioMeaning << ";\n" << CompareRule(c, report.settings) << "\n\n";
   const char* row =
       "{:<10} {:<14} {:<6} {:<4} {:<9} {:>10} {:>7} {:>10} {:<24} {:>10} {:<24} {:>8} {:<7} {}";
   auto line = [&](std::string text) {
@@ -114,8 +114,9 @@ void WriteCompareTable(std::ostream& out, const CompareReport& report) {
   for (const auto& m : c.matched)
     line(fmt::format(row, m.base.result.task, m.base.result.variant, ToString(m.base.result.type),
                      ToString(m.base.result.op), KindOrDash(m.base.result), m.base.result.n,
-                     LocalText(m), MedianText(m.base), CiText(m.base), MedianText(m.fresh),
-                     CiText(m.fresh), RatioText(m), ToString(m.change), NoteWithExtra(m)));
+                     LocalText(m), JudgedMsText(m, false), JudgedCiText(m, false),
+                     JudgedMsText(m, true), JudgedCiText(m, true), RatioText(m), ToString(m.change),
+                     NoteWithExtra(m)));
   if (c.matched.empty())
     out << "(no case in both files)\n";
   auto list = [&](const char* title, const std::vector<StoredResult>& v) {

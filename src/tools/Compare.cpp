@@ -1,6 +1,7 @@
 #include "tools/Compare.h"
 
 #include "cli/CliChecks.h"
+#include "engine/Runner.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
 #include "report/ReportUtil.h"
@@ -73,7 +74,10 @@ constexpr double kMachineNoise = 0.10;
 
 // Rounds a case needs in each file for the U test: with 4 and 4 its smallest two-sided p-value
 // (2/70 = 0.029) is below kAlpha; with 3 and 3 it is 0.1, and no change could ever be called.
+// Paired rounds (`ab`) need 6 for the signed-rank test: its smallest p over k pairs is 2/2^k,
+// 0.031 with 6 and 0.0625 with 5.
 constexpr size_t kMinRounds = 4;
+constexpr size_t kMinPairedRounds = 6;
 constexpr double kAlpha = 0.05;
 
 std::vector<double> RoundMedians(const Result& r) {
@@ -84,18 +88,53 @@ std::vector<double> RoundMedians(const Result& r) {
   return m;
 }
 
-// The change from the rounds' medians b to n, NEW's scaled by `scale`: only where the U test's
+// The median of every run of a side, with the run's interval where it has one.
+JudgedMedian OfRuns(const StoredResult& s) {
+  const TimeStats& t = s.result.timeMs;
+  return {t.median, s.HasCi() ? t.ciLow : 0, s.HasCi() ? t.ciHigh : 0,
+          std::max<size_t>(1, s.result.samplesMs.size())};
+}
+
+// The median of a side's rounds' medians, with its interval across the rounds (from 6).
+JudgedMedian OfRounds(const std::vector<double>& medians) {
+  const TimeStats t = Summarise(medians);
+  return {t.median, t.ciLow, t.ciHigh, medians.size()};
+}
+
+// The test's p-value of NEW's rounds n against BASE's b: the U test, or where paired (round k of
+// one ran beside round k of the other) the signed-rank test of the rounds' log time ratios.
+double RoundsP(const std::vector<double>& b, const std::vector<double>& n, bool paired) {
+  if (!paired)
+    return MannWhitneyP(b, n);
+  std::vector<double> d;
+  for (size_t k = 0; k < b.size() && k < n.size(); ++k)
+    d.push_back(std::log(n[k] / b[k]));
+  return SignedRankP(d);
+}
+
+// The change from the rounds' medians b to n, NEW's scaled by `scale`: only where the test's
 // p < kAlpha and the ratio of the medians is beyond the threshold.
 Change RoundsChange(const std::vector<double>& b, std::vector<double> n, double scale,
-                    double threshold, double& p, double& speedup) {
+                    double threshold, bool paired, double& p, double& speedup) {
   for (double& x : n)
     x *= scale;
   speedup = MedianOf(b) / MedianOf(n);
-  p = MannWhitneyP(b, n);
+  p = RoundsP(b, n, paired);
   const bool significant = p < kAlpha;
   return significant && speedup * (1 + threshold) < 1 ? Change::Slower
          : significant && speedup > 1 + threshold     ? Change::Faster
                                                       : Change::Same;
+}
+
+// One file in rounds, the other in one: the median of every run each, no change called.
+void OneSideInRounds(CaseComparison& c, size_t b, size_t n, std::vector<std::string>& notes) {
+  c.baseMedian = OfRuns(c.base);
+  c.newMedian = OfRuns(c.fresh);
+  c.speedup = c.baseMedian->ms / c.newMedian->ms;
+  notes.push_back(fmt::format(
+      "BASE in {} round{}, NEW in {}: not compared (the medians of every run; time both with "
+      "--repetitions {} or more to decide across runs)",
+      b, b == 1 ? "" : "s", n, kMinRounds));
 }
 
 // Both files hold rounds (--repetitions): the change is decided across runs, by the Mann-Whitney
@@ -103,73 +142,94 @@ Change RoundsChange(const std::vector<double>& b, std::vector<double> n, double 
 // same way): distribution-free, so a slow spell's outlier round moves it by one rank, not by its
 // size as it would a t-test or a bootstrap of the mean; and a round's median, not every run, is
 // the unit, since the runs of one process share its state (its placement, the machine's spell),
-// which is what differs from run to run. A change is called only where p < kAlpha and the ratio
-// of the rounds' medians is beyond the threshold. A machine that changed (its ceilings' ratio
-// `machine`) only excuses: a slowdown on a slower machine, or a gain on a faster one, is judged
-// again with NEW's times scaled by that ratio; it never makes a change of a case that showed none
-// (on the loaded 2-core machine the ceilings of two runs a minute apart differed 2x while the
-// cases did not follow). False where either file holds one round.
-bool JudgeRounds(CaseComparison& c, double threshold, double machine,
+// which is what differs from run to run. Paired rounds (`ab`, settings.paired) are judged by the
+// signed-rank test of the rounds' ratios instead: each ratio is of two rounds that ran at once,
+// in turns, so a drift of the machine cancels in it. A change is called only where p < kAlpha
+// and the ratio of the rounds' medians is beyond the threshold. A machine that changed (its
+// ceilings' ratio `machine`) only excuses: a slowdown on a slower machine, or a gain on a faster
+// one, is judged again with NEW's times scaled by that ratio; it never makes a change of a case
+// that showed none (on the loaded 2-core machine the ceilings of two runs a minute apart
+// differed 2x while the cases did not follow). False where both files hold one round.
+bool JudgeRounds(CaseComparison& c, const CompareSettings& s, double machine,
                  std::vector<std::string>& notes) {
   const std::vector<double> b = RoundMedians(c.base.result), n = RoundMedians(c.fresh.result);
-  if (b.size() < 2 || n.size() < 2)
+  if (b.size() < 2 && n.size() < 2)
     return false;
-  double p = 1, speedup = 1;
-  Change change = RoundsChange(b, n, 1, threshold, p, speedup);
-  if ((change == Change::Slower && machine < 1) || (change == Change::Faster && machine > 1)) {
-    change = RoundsChange(b, n, machine, threshold, p, speedup);
-    notes.push_back(fmt::format("judged with NEW's times x{:.3f}, the machine's change", machine));
-  }
-  c.speedup = speedup;
-  if (b.size() < kMinRounds || n.size() < kMinRounds) {
-    notes.push_back(
-        fmt::format("too few rounds to decide ({} in BASE, {} in NEW; --repetitions "
-                    "{} or more in both)",
-                    b.size(), n.size(), kMinRounds));
+  if (b.size() < 2 || n.size() < 2) {
+    // A file without samples_ms (written before them) holds one round.
+    OneSideInRounds(c, std::max<size_t>(1, b.size()), std::max<size_t>(1, n.size()), notes);
     return true;
   }
-  c.change = change;
-  c.regression = c.change == Change::Slower;
-  if (c.regression)
-    notes.push_back(fmt::format("REGRESSION beyond {}", PercentText(threshold)));
-  notes.push_back(fmt::format("p={:.3f} over {}+{} rounds", p, b.size(), n.size()));
+  const bool paired = s.paired;
+  double p = 1, speedup = 1;
+  Change change = RoundsChange(b, n, 1, s.threshold, paired, p, speedup);
+  if ((change == Change::Slower && machine < 1) || (change == Change::Faster && machine > 1)) {
+    change = RoundsChange(b, n, machine, s.threshold, paired, p, speedup);
+    c.newScale = machine;
+    notes.push_back(fmt::format("judged with NEW's times x{:.3f}, the machine's change", machine));
+  }
+  c.basis = paired ? Basis::PairedRounds : Basis::Rounds;
+  c.baseMedian = OfRounds(b);
+  c.newMedian = OfRounds(n);
+  c.speedup = speedup;
+  const size_t least = paired ? kMinPairedRounds : kMinRounds;
+  if (paired && b.size() != n.size()) {
+    notes.push_back(fmt::format("rounds not paired ({} in BASE, {} in NEW)", b.size(), n.size()));
+  } else if (b.size() < least || n.size() < least) {
+    notes.push_back(
+        fmt::format("too few rounds to decide ({} in BASE, {} in NEW; {} {} or more in both)",
+                    b.size(), n.size(), paired ? "--rounds" : "--repetitions", least));
+  } else {
+    c.change = change;
+    c.p = p;
+    notes.push_back(fmt::format("p={:.3f} over {}+{} {}rounds", p, b.size(), n.size(),
+                                paired ? "paired " : ""));
+  }
   return true;
 }
 
-void Judge(CaseComparison& c, double threshold, const MachineChange& machine) {
-  std::vector<std::string> notes;
+// Files of one round: the change from the two runs' 95% intervals of the median.
+void JudgeRuns(CaseComparison& c, std::vector<std::string>& notes) {
   const StoredResult &b = c.base, &n = c.fresh;
   const TimeStats &bt = b.result.timeMs, &nt = n.result.timeMs;
+  c.baseMedian = OfRuns(b);
+  c.newMedian = OfRuns(n);
+  c.speedup = bt.median / nt.median;
+  if (!b.HasCi() && !n.HasCi() && !b.ciBad && !n.ciBad) {
+    notes.push_back("no CI in BASE or NEW");
+  } else if (!b.HasCi() || !n.HasCi()) {
+    if (!b.HasCi())
+      notes.push_back(MissingCi(b, "BASE"));
+    if (!n.HasCi())
+      notes.push_back(MissingCi(n, "NEW"));
+  } else {
+    c.change = nt.ciHigh < bt.ciLow   ? Change::Faster
+               : nt.ciLow > bt.ciHigh ? Change::Slower
+                                      : Change::Same;
+  }
+  if (b.HasCi() && b.CiMet() == false)
+    notes.push_back("CI target not met in BASE");
+  if (n.HasCi() && n.CiMet() == false)
+    notes.push_back("CI target not met in NEW");
+}
+
+// A regression is significantly slower beyond the threshold, never between two devices.
+void Judge(CaseComparison& c, const CompareSettings& s, const MachineChange& machine,
+           bool devices) {
+  std::vector<std::string> notes;
+  const StoredResult &b = c.base, &n = c.fresh;
   if (!b.Timed() || !n.Timed()) {
     if (!b.Timed())
       notes.push_back(fmt::format("not timed in BASE ({})", ToString(b.result.status)));
     if (!n.Timed())
       notes.push_back(fmt::format("not timed in NEW ({})", ToString(n.result.status)));
-  } else if (JudgeRounds(c, threshold, machine.For(b.result.ceiling), notes)) {
-  } else {
-    c.speedup = bt.median / nt.median;
-    if (!b.HasCi() && !n.HasCi() && !b.ciBad && !n.ciBad) {
-      notes.push_back("no CI in BASE or NEW");
-    } else if (!b.HasCi() || !n.HasCi()) {
-      if (!b.HasCi())
-        notes.push_back(MissingCi(b, "BASE"));
-      if (!n.HasCi())
-        notes.push_back(MissingCi(n, "NEW"));
-    } else if (nt.ciHigh < bt.ciLow) {
-      c.change = Change::Faster;
-    } else if (nt.ciLow > bt.ciHigh) {
-      c.change = Change::Slower;
-      c.regression = nt.median / bt.median > 1 + threshold;
-      if (c.regression)
-        notes.push_back(fmt::format("REGRESSION beyond {}", PercentText(threshold)));
-    } else {
-      c.change = Change::Same;
-    }
-    if (b.HasCi() && b.CiMet() == false)
-      notes.push_back("CI target not met in BASE");
-    if (n.HasCi() && n.CiMet() == false)
-      notes.push_back("CI target not met in NEW");
+  } else if (!JudgeRounds(c, s, machine.For(b.result.ceiling), notes)) {
+    JudgeRuns(c, notes);
   }
+  c.regression =
+      !devices && c.change == Change::Slower && c.speedup && *c.speedup * (1 + s.threshold) < 1;
+  if (c.regression)
+    notes.insert(notes.begin(), fmt::format("REGRESSION beyond {}", PercentText(s.threshold)));
   // Warm against cold measures the cache as much as the change.
   if (b.result.cold != n.result.cold)
     notes.push_back(fmt::format("BASE {}, NEW {}", b.result.cold ? "cold" : "warm",
@@ -177,8 +237,8 @@ void Judge(CaseComparison& c, double threshold, const MachineChange& machine) {
   // Two clocks (--timer): the host's includes a launch's and a finish's overhead.
   if (!b.result.timer.empty() && !n.result.timer.empty() && b.result.timer != n.result.timer)
     notes.push_back(fmt::format("BASE timed by {}, NEW by {}", b.result.timer, n.result.timer));
-  for (const auto& s : notes)
-    c.note += (c.note.empty() ? "" : "; ") + s;
+  for (const auto& note : notes)
+    c.note += (c.note.empty() ? "" : "; ") + note;
 }
 
 CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
@@ -333,7 +393,49 @@ double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b) 
                                                    : NormalP(a, b, u);
 }
 
-Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s) {
+double SignedRankP(const std::vector<double>& d) {
+  std::vector<double> a;
+  for (const double x : d)
+    if (x != 0)
+      a.push_back(x);
+  const size_t n = a.size();
+  if (n == 0)
+    return 1;
+  std::sort(a.begin(), a.end(), [](double x, double y) { return std::abs(x) < std::abs(y); });
+  double wPlus = 0, tieTerm = 0;  // the positive values' rank sum (ties: their mean rank)
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    while (j < n && std::abs(a[j]) == std::abs(a[i]))
+      ++j;
+    const double rank = 0.5 * double(i + 1 + j), t = double(j - i);
+    for (size_t k = i; k < j; ++k)
+      wPlus += a[k] > 0 ? rank : 0;
+    tieTerm += t * t * t - t;
+    i = j;
+  }
+  const double N = double(n);
+  if (tieTerm == 0 && n <= 50) {  // exact: the subsets of the ranks 1..n by their sum
+    std::vector<double> count(n * (n + 1) / 2 + 1, 0);
+    count[0] = 1;
+    for (size_t k = 1; k <= n; ++k)
+      for (size_t sum = count.size() - 1; sum >= k; --sum)
+        count[sum] += count[sum - k];
+    double below = 0, above = 0;
+    for (size_t sum = 0; sum < count.size(); ++sum) {
+      below += double(sum) <= wPlus ? count[sum] : 0;
+      above += double(sum) >= wPlus ? count[sum] : 0;
+    }
+    return std::min(1.0, 2 * std::min(below, above) / std::ldexp(1.0, int(n)));
+  }
+  const double sigma = std::sqrt(N * (N + 1) * (2 * N + 1) / 24 - tieTerm / 48);
+  const double z = std::max(0.0, std::abs(wPlus - N * (N + 1) / 4) - 0.5) / sigma;
+  return std::min(1.0, std::erfc(z / std::sqrt(2.0)));
+}
+
+namespace {
+
+// Throws UsageError where acrossDevices is set and a file holds several devices.
+void CheckAcrossDevices(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s) {
   if (s.acrossDevices)
     for (const ResultFile* f : {&base, &fresh}) {
       const auto devices = f->Devices();
@@ -342,8 +444,50 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
             "--across-devices: {} '{}' holds {} devices ({}); allowed: files of one device each",
             f->role, f->path, devices.size(), DeviceList(devices)));
     }
+}
+
+// Matched across devices that differ in name or platform (not only in the driver's version).
+bool TwoDevices(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s) {
+  const auto b = base.Devices(), n = fresh.Devices();
+  return s.acrossDevices && b.size() == 1 && n.size() == 1 &&
+         (b[0].name != n[0].name || b[0].platform != n[0].platform);
+}
+
+// The regressions judged from files of one round each.
+size_t OneRoundRegressions(const Comparison& c) {
+  return size_t(std::count_if(c.matched.begin(), c.matched.end(), [](const auto& m) {
+    return m.regression && m.basis == Basis::Runs && m.baseMedian->rounds == 1 &&
+           m.newMedian->rounds == 1;
+  }));
+}
+
+// Said once: a change called from files of one round, and two devices compared.
+void JudgementNotes(Comparison& c) {
+  const bool oneRound = std::any_of(c.matched.begin(), c.matched.end(), [](const auto& m) {
+    return m.basis == Basis::Runs && m.baseMedian && m.baseMedian->rounds == 1 &&
+           m.newMedian->rounds == 1 && (m.change == Change::Faster || m.change == Change::Slower);
+  });
+  if (oneRound)
+    c.notes.push_back(fmt::format(
+        "a change called in files of one round is judged from each run's 95% interval, which does "
+        "not hold the spread from one run to the next (two runs of one build differ by more): it "
+        "may be the machine's; time both with --repetitions 5 to decide across runs ({} or more "
+        "rounds)",
+        kMinRounds));
+  if (c.devices)
+    c.notes.push_back(
+        "two devices: the ratios compare the devices, not a change of code, so no case is a "
+        "regression");
+}
+
+}  // namespace
+
+Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s) {
+  CheckAcrossDevices(base, fresh, s);
   Comparison c;
-  const MachineChange machine = MachineChangeOf(base, fresh, c);
+  c.devices = TwoDevices(base, fresh, s);
+  // Two devices' ceilings differ as the devices do: not a machine that changed.
+  const MachineChange machine = c.devices ? MachineChange() : MachineChangeOf(base, fresh, c);
   // Each file's cases by key; a case recorded twice in one file: the first is compared.
   auto index = [&](const ResultFile& f) {
     std::map<std::string, size_t> byKey;
@@ -368,7 +512,7 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
     CaseComparison m;
     m.base = base.results[i];
     m.fresh = fresh.results[it->second];
-    Judge(m, s.threshold, machine);
+    Judge(m, s, machine, c.devices);
     c.matched.push_back(m);
   }
   for (size_t i = 0; i < fresh.results.size(); ++i) {
@@ -377,6 +521,7 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
       c.onlyNew.push_back(fresh.results[i]);
   }
   LooseMatchNotes(c, s);
+  JudgementNotes(c);
   return c;
 }
 
@@ -395,6 +540,25 @@ CompareReport CompareTwoFiles(const ResultFile& base, const ResultFile& fresh, C
   return {{base.path, baseDevices}, {fresh.path, newDevices}, c, s, TaskFields()};
 }
 
+void RequireSomethingCompared(const ResultFile& base, const ResultFile& fresh,
+                              const Comparison& c) {
+  for (const ResultFile* f : {&base, &fresh})
+    if (f->results.empty())
+      throw UsageError(
+          fmt::format("{} '{}': no results: nothing to compare (a run that was stopped before its "
+                      "first case, or a selection of no case?)",
+                      f->role, f->path));
+  if (c.matched.empty()) {
+    std::string hints;
+    for (const auto& n : c.notes)
+      hints += "; " + n;
+    throw UsageError(fmt::format(
+        "no case of NEW '{}' matches one of BASE '{}' (task, variant, type, op, n, local size, "
+        "device){}",
+        fresh.path, base.path, hints));
+  }
+}
+
 int Compare(int argc, char** argv) {
   try {
     bool help = false;
@@ -406,9 +570,17 @@ int Compare(int argc, char** argv) {
     const ResultFile base = LoadResultFile(o.basePath, "BASE");
     const ResultFile fresh = LoadResultFile(o.newPath, "NEW");
     const CompareReport report = CompareTwoFiles(base, fresh, o.settings);
+    RequireSomethingCompared(base, fresh, report.comparison);
     MakePrinter(o.format)->Compare(std::cout, report);
     CheckStdout();
-    return report.comparison.Regressions() ? kExitValidationFailed : kExitOk;
+    if (!report.comparison.Regressions())
+      return kExitOk;
+    if (OneRoundRegressions(report.comparison))  // beside the exit status a script sees
+      std::cerr << fmt::format(
+          "note: {} regression(s) judged from files of one round, blind to the spread between "
+          "runs: time both with --repetitions 5 and compare again\n",
+          OneRoundRegressions(report.comparison));
+    return kExitValidationFailed;
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

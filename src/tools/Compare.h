@@ -3,8 +3,9 @@
 // files (task, variant, type, op, scan kind, n, local size and device) and gives per case the
 // throughput ratio NEW/BASE of the medians (> 1: NEW faster), marked faster or slower only
 // where a U test of the rounds' medians finds it (--repetitions), or, in files of one round,
-// where the two 95% confidence intervals of the median do not overlap; cases in one file only
-// are listed. Its record (Comparison) is the report layer's (report/Comparison.h), printed by
+// where the two 95% confidence intervals of the median do not overlap (said to be blind to the
+// spread between runs); cases in one file only are listed. Two devices are compared as devices:
+// no regression. Its record (Comparison) is the report layer's (report/Comparison.h), printed by
 // the printer of --format (report/Report.h).
 #pragma once
 
@@ -29,6 +30,17 @@ CompareReport CompareTwoFiles(const ResultFile& base, const ResultFile& fresh, C
 // exact (the U distribution counted) without ties and up to 50 values a side, else the normal
 // approximation with the tie correction and a continuity correction. 1 where either is empty.
 double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b);
+
+// What `compare` refuses (UsageError, exit 2): a file with no results, or files that share no
+// case (the comparison's notes say where a looser match would pair them): a pass that compared
+// nothing is not a pass.
+void RequireSomethingCompared(const ResultFile& base, const ResultFile& fresh, const Comparison& c);
+
+// The two-sided p-value of the Wilcoxon signed-rank test that d (paired differences) is
+// symmetric about 0, zeros left out: exact (the sums of the ranks' subsets counted) without ties
+// and up to 50 values, else the normal approximation with the tie correction and a continuity
+// correction. 1 where no value is left.
+double SignedRankP(const std::vector<double>& d);
 
 // argv[0] is "compare". Returns the exit status: 0 no significant regression beyond the
 // threshold, 1 one or more, 2 bad input (options, a file that is missing or not a result file).

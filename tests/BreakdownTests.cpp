@@ -8,6 +8,7 @@
 #include "tasks/CScanTask.h"
 #include "tasks/Tasks.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -199,6 +200,26 @@ TEST(Breakdown, SurvivesWorkerProcesses) {
   ASSERT_EQ(j["results"].size(), 1u);
   ExpectConsistentBreakdown(j["results"][0]);
   EXPECT_GT(j["results"][0]["breakdown"][0]["bandwidth_util"].get<double>(), 0.0);
+}
+
+// --repetitions: the breakdown is that of every round's timed runs, so that it adds up to the
+// median of all of them (time_ms), in process and from worker processes; not round 1's alone.
+TEST(Breakdown, AddsUpToTheMedianOfEveryRoundUnderRepetitions) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  for (const char* mode : {"--no-isolate", "--isolate"}) {
+    const CommandResult r = RunBench(fmt::format(
+        "--format json -q --variant decomposition,work-efficient --size 100000 --iterations 5 "
+        "--time-budget 0 --ci-target 0 --no-ceilings --repetitions 3 {}",
+        mode));
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["results"].size(), 2u);
+    for (const auto& res : j["results"]) {
+      ASSERT_EQ(res["samples_ms"].size(), 3u) << mode;
+      EXPECT_FALSE(res.contains("timed_runs")) << "a worker's field, not the file's";
+      ExpectConsistentBreakdown(res);
+    }
+  }
 }
 
 // The naive scan at 2^24 is 24 launches a run: every event of every run is kept and reduced.

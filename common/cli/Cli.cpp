@@ -460,6 +460,7 @@ void ResolveLists(const Raw& raw, Options& o) {
   o.format = ParseFormat(raw.format);
   o.run.ciTarget = *ParseFraction(raw.ciTarget);
   o.run.timed = !raw.check;
+  o.run.keepRuns = o.repetitions > 1;        // the rounds' runs make one breakdown (AddRound)
   o.run.timer = *ParseTimerMode(raw.timer);  // checked
   if (!raw.sizes.empty()) {
     o.sizes.clear();

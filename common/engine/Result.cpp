@@ -231,7 +231,43 @@ nlohmann::json CaseJson(const Result& r) {
   return o;
 }
 
-nlohmann::json ResultToJson(const Result& r) {
+namespace {
+
+// A run's kernels or untimed commands: [name, launches, bytes, ns, memory bytes] each.
+nlohmann::json KernelRunsJson(const std::vector<KernelRun>& kernels) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& k : kernels)
+    a.push_back({k.name, k.launches, k.bytes, k.ns, k.memoryBytes});
+  return a;
+}
+
+std::vector<KernelRun> KernelRunsFromJson(const nlohmann::json& a) {
+  std::vector<KernelRun> kernels;
+  for (const auto& k : a)
+    kernels.push_back({k.at(0).get<std::string>(), k.at(1).get<size_t>(), k.at(2).get<uint64_t>(),
+                       k.at(3).get<uint64_t>(), k.at(4).get<uint64_t>()});
+  return kernels;
+}
+
+// timedRuns: [span ns, gaps ns, kernels, untimed] a run.
+nlohmann::json TimedRunsJson(const std::vector<RunBreakdown>& runs) {
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& run : runs)
+    a.push_back({run.spanNs, run.gapsNs, KernelRunsJson(run.kernels), KernelRunsJson(run.untimed)});
+  return a;
+}
+
+std::vector<RunBreakdown> TimedRunsFromJson(const nlohmann::json& a) {
+  std::vector<RunBreakdown> runs;
+  for (const auto& run : a)
+    runs.push_back({run.at(0).get<uint64_t>(), run.at(1).get<uint64_t>(),
+                    KernelRunsFromJson(run.at(2)), KernelRunsFromJson(run.at(3))});
+  return runs;
+}
+
+}  // namespace
+
+nlohmann::json ResultToJson(const Result& r, bool withRuns) {
   nlohmann::json o = CaseJson(r);
   o.update({
       {"status", ToString(r.status)},
@@ -265,6 +301,8 @@ nlohmann::json ResultToJson(const Result& r) {
     o["shape"] = SizeText(r.n, r.height);
   if (r.status != Status::Untimed)  // nothing the device's timer said is shown
     o.update(MeasuredJson(r));
+  if (withRuns && !r.timedRuns.empty())
+    o["timed_runs"] = TimedRunsJson(r.timedRuns);
   return o;
 }
 
@@ -316,6 +354,8 @@ Result ResultFromJson(const nlohmann::json& j, const std::vector<std::string>& f
                   s.value("profile_date", std::string()), s.value("note", std::string())};
   }
   r.breakdown = BreakdownFromJson(j);
+  if (j.contains("timed_runs"))
+    r.timedRuns = TimedRunsFromJson(j.at("timed_runs"));
   if (j.contains("oclgrind") && j.at("oclgrind").is_object())
     r.oclgrind = OclgrindFromJson(j.at("oclgrind"));
   return r;

@@ -85,6 +85,10 @@ struct Result {
   size_t launchesEnqueued = 0;  // commands the validated run actually enqueued
   size_t validatedRuns = 0;     // runs whose every output element was checked
   Breakdown breakdown;          // per kernel, from the timed runs (Breakdown.h)
+  // The timed runs reduced (Breakdown.h), kept under --repetitions (RunSettings::keepRuns) so
+  // that a later round's runs join the breakdown (AddRound) and it adds up to the median of
+  // every round's runs. The worker protocol carries them; a result file does not.
+  std::vector<RunBreakdown> timedRuns;
   // --oclgrind: Oclgrind's diagnostics and instruction counts for the case (Oclgrind.h);
   // absent when the case did not run under Oclgrind.
   std::optional<OclgrindReport> oclgrind;
@@ -100,8 +104,9 @@ std::string FieldsText(const Result& r, const std::string& sep = " ");
 std::string SizeText(size_t n, size_t height);
 
 // A result as one JSON object of a results file's "results" and back (ResultFromJson throws
-// nlohmann::json's exceptions for a missing or mistyped field).
-nlohmann::json ResultToJson(const Result& r);
+// nlohmann::json's exceptions for a missing or mistyped field). withRuns: with timedRuns too
+// (`timed_runs`: a worker's report, not a result file's field).
+nlohmann::json ResultToJson(const Result& r, bool withRuns = false);
 // The case's identity as JSON (task, variant, type, op, its fields, n, width, height,
 // local_size): the keys a result and an explained case share.
 nlohmann::json CaseJson(const Result& r);

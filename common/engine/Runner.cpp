@@ -506,8 +506,33 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   r.breakdown = host ? Breakdown() : SummariseBreakdown(runs);  // host: no event is trusted
   if (!host)
     r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
+  if (!host && settings_.keepRuns)
+    r.timedRuns = std::move(runs);
   SetUtilisation(r, ceilings_, ctx_.info);
 }
+
+namespace {
+
+// The breakdown of r's and next's timed runs together (the first validated run's commands kept);
+// without either's runs, none: round 1's alone would not add up to the median of all rounds.
+void JoinBreakdown(Result& r, const Result& next) {
+  if (r.breakdown.Empty())
+    return;
+  if (r.timedRuns.empty() || next.timedRuns.empty()) {
+    r.breakdown = Breakdown();
+    r.timedRuns.clear();
+    return;
+  }
+  r.timedRuns.insert(r.timedRuns.end(), next.timedRuns.begin(), next.timedRuns.end());
+  std::vector<UntimedTime> validation;
+  for (const auto& u : r.breakdown.untimed)
+    if (u.phase == "validation")
+      validation.push_back(u);
+  r.breakdown = SummariseBreakdown(r.timedRuns);
+  r.breakdown.untimed.insert(r.breakdown.untimed.end(), validation.begin(), validation.end());
+}
+
+}  // namespace
 
 void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device) {
   if (r.status != Status::Passed)  // the first round that did not pass decides
@@ -521,6 +546,7 @@ void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo
   if (r.samplesMs.empty() || next.samplesMs.empty())  // not timed
     return;
   r.samplesMs.push_back(next.samplesMs.front());
+  JoinBreakdown(r, next);
   std::vector<double> all, medians;
   for (const auto& round : r.samplesMs) {
     all.insert(all.end(), round.begin(), round.end());

@@ -41,6 +41,9 @@ struct RunSettings {
   // --timed-turns FD: each timed run (warm-ups too) waits for its turn against another process
   // (TimedTurns.h); -1: none.
   int turnsFd = -1;
+  // --repetitions: each result keeps its timed runs reduced (Result::timedRuns), so that the
+  // rounds' runs make one breakdown (AddRound).
+  bool keepRuns = false;
 };
 
 // One problem for one task, and which of its variants to run on it.
@@ -147,8 +150,9 @@ std::string UtilisationSuspectReason(const DeviceInfo& device);
 
 // --repetitions: a later round's result of the same case joins r. Its samples become a round of
 // r's; time_ms, the throughput and utilisation are those of every round's samples together, and
-// roundsMs summarises the rounds' medians. A round that did not pass makes the case that round's
-// status and message ("round 3: ...").
+// roundsMs summarises the rounds' medians; the breakdown is that of every round's timed runs
+// (Result::timedRuns), so that it adds up to time_ms' median. A round that did not pass makes the
+// case that round's status and message ("round 3: ...").
 void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device);
 
 // A new, empty result for one case (what it is, nothing measured yet).

@@ -132,9 +132,10 @@ ProgressFn WorkerReport(const Options& o) {
                                           logPath && stat(logPath, &log) == 0 ? log.st_size : 0));
     }
     WorkerSend(o.worker.fd,
-               p.result ? "result " + ResultToJson(*p.result).dump(
-                                          -1, ' ', false, nlohmann::json::error_handler_t::replace)
-                        : std::string("begin"));
+               p.result
+                   ? "result " + ResultToJson(*p.result, /*withRuns=*/true)
+                                     .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                   : std::string("begin"));
   };
 }
 

@@ -1,5 +1,5 @@
 // reduce-scan-bench: the benchmark run (src/run/Bench.h) or one of its subcommands (grade,
-// compare, plot, report, tune: src/tools/); an error that escapes as its exit status. Exit
+// compare, ab, plot, report, tune: src/tools/); an error that escapes as its exit status. Exit
 // statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system error (in a case
 // or outside), 130 interrupted. `serve` is the grader's resident child run (src/run/Serve.h).
 #include "platform/CLUtil.h"
@@ -8,6 +8,7 @@
 #include "run/Bench.h"
 #include "run/Serve.h"
 #include "tasks/Tasks.h"
+#include "tools/AB.h"
 #include "tools/Compare.h"
 #include "tools/Plot.h"
 #include "tools/Report.h"
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
     return Grade(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "compare")
     return Compare(argc - 1, argv + 1);
+  if (argc > 1 && std::string(argv[1]) == "ab")
+    return AB(argc - 1, argv + 1, MakeTasks());
   if (argc > 1 && std::string(argv[1]) == "plot")
     return Plot(argc - 1, argv + 1);
   if (argc > 1 && std::string(argv[1]) == "report")

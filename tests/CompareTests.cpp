@@ -727,12 +727,147 @@ TEST(CompareRounds, PairedRoundsSeeAChangeThroughTheMachinesDrift) {
     EXPECT_EQ(paired.matched[i].change, Change::Slower) << paired.matched[i].note;
     EXPECT_TRUE(paired.matched[i].regression);
     EXPECT_EQ(paired.matched[i].basis, Basis::PairedRounds);
-    EXPECT_NE(paired.matched[i].note.find("over 8+8 paired rounds"), std::string::npos)
+    EXPECT_NE(paired.matched[i].note.find("over 8 paired rounds"), std::string::npos)
         << paired.matched[i].note;
     EXPECT_EQ(aa.matched[i].change, Change::Same) << aa.matched[i].note;
   }
   for (const auto& f : {a, b, same})
     fs::remove(f);
+}
+
+CommandResult AB(const std::string& options) {
+  return RunCommand(fmt::format("'{}' ab {}", RSB_BINARY, options));
+}
+
+// `ab`'s own options and the run's (the benchmark's, checked by its own parser) before anything
+// runs: exit 2, one line naming the option, nothing on stdout; the run's options that ab sets
+// itself, or that time nothing, are refused by name.
+TEST(ABCommand, BadInputExitsTwoBeforeAnythingRuns) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--ci-target 0.05", "ab: --ci-target: not among the run's options"},
+      {"--repetitions 3", "ab: --repetitions: not among the run's options (the rounds are"},
+      {"-o x.json", "ab: -o: not among"},
+      {"-ox.json", "ab: -o: not among"},
+      {"--output=x.json", "ab: --output: not among"},
+      {"--kernels kernels", "ab: --kernels: not among"},
+      {"--check", "ab: --check: not among"},
+      {"--task nope", "--task: 'nope': not allowed"},
+      {"--size 0", "--size"},
+      {"--rounds 5", "--rounds: '5': not allowed; allowed: a whole number from 6"},
+      {"--threshold 5", "--threshold"},
+      {"--format xml", "--format"},
+      {"--kernels-b /nonexistent", "--kernels-b '/nonexistent': not a folder"},
+      {"--binary-a /nonexistent", "--binary-a '/nonexistent': not an executable file"},
+  };
+  for (const auto& [options, expect] : cases) {
+    const CommandResult r = AB(options);
+    EXPECT_EQ(r.status, 2) << options << "\n" << r.err;
+    EXPECT_NE(r.err.find(expect), std::string::npos) << options << "\n" << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  const CommandResult help = AB("--help");
+  EXPECT_EQ(help.status, 0) << help.err;
+  EXPECT_NE(help.out.find("--kernels-b"), std::string::npos) << help.out;
+}
+
+// A run that cannot run ends ab with its exit status and its last words: 3 for an error, 2 where
+// it refused its options (another build's).
+TEST(ABCommand, ARunThatFailsIsNamedWithItsStatus) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-ab-fail-{}", (long)::getpid());
+  fs::create_directories(dir);
+  for (const auto& [status, words] : std::vector<std::pair<int, std::string>>{
+           {3, "error: no OpenCL platform"}, {2, "error: --foo: unknown option"}}) {
+    const std::string fake = (dir / fmt::format("exit{}", status)).string();
+    std::ofstream(fake) << fmt::format("#!/bin/sh\necho '{}' >&2\nexit {}\n", words, status);
+    fs::permissions(fake, fs::perms::owner_all);
+    const CommandResult r = AB(fmt::format("--binary-a '{}' --binary-b '{}' -q", fake, fake));
+    EXPECT_EQ(r.status, status) << r.err;
+    EXPECT_NE(r.err.find(fmt::format("ab: A's run: exit status {}: {}", status, words)),
+              std::string::npos)
+        << r.err;
+    EXPECT_TRUE(r.out.empty()) << r.out;
+  }
+  fs::remove_all(dir);
+}
+
+// Both runs in ab's own session (not one each: with the kernel's autogroups two sessions were
+// placed unlike each other for a round at a time) and with pocl's threads bound to cores
+// (POCL_AFFINITY=1, unless set): alike.
+TEST(ABCommand, BothRunsShareItsSessionAndBindPoclThreads) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-ab-env-{}", (long)::getpid());
+  fs::create_directories(dir);
+  const std::string fake = (dir / "env").string();
+  std::ofstream(fake) << "#!/bin/sh\n"
+                         "echo \"session $(cut -d' ' -f6 /proc/$$/stat) of $(cut -d' ' -f6 "
+                         "/proc/$PPID/stat), POCL_AFFINITY=$POCL_AFFINITY\" >&2\nexit 3\n";
+  fs::permissions(fake, fs::perms::owner_all);
+  const CommandResult r = AB(fmt::format("--binary-a '{}' --binary-b '{}' -q", fake, fake));
+  EXPECT_EQ(r.status, 3) << r.err;
+  static const std::regex said(R"(session (\d+) of (\d+), POCL_AFFINITY=1)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(r.err, m, said)) << r.err;
+  EXPECT_EQ(m[1], m[2]) << r.err;
+  fs::remove_all(dir);
+}
+
+// kernels/ copied to `to`; with `slower`, ReduceDecomposition reads 8 more elements a work-item
+// (the largest of them: the result of max cannot change).
+void KernelsCopy(const fs::path& to, bool slower) {
+  fs::copy(fs::path(RSB_SOURCE_DIR) / "kernels", to, fs::copy_options::recursive);
+  if (!slower)
+    return;
+  const fs::path cl = to / "Reduction.cl";
+  std::ifstream in(cl);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string load =
+      "  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));";
+  const size_t at = text.find(load, text.find("__kernel void ReduceDecomposition("));
+  ASSERT_NE(at, std::string::npos);
+  text.replace(
+      at, load.size(),
+      "  T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
+      "n));\n  for (IDX k = 1; k <= 8; ++k)\n    v = OP(v, LoadOrIdentity(src, (base + k * "
+      "(n / 9)) % n, n));");
+  std::ofstream(cl, std::ios::trunc) << text;
+}
+
+// Two copies of the kernels in turns are the same (--threshold 20%: no false alarm on a busy
+// machine); a copy whose decomposition kernel reads its input 5 times over is slower, a
+// regression (exit 1). Judged over paired rounds: each round's ratio is printed in JSON and the
+// ratio is their median; both runs' files kept with --results, every round in each.
+TEST(ABCommand, ASlowerKernelFolderIsARegressionAndACopyIsNot) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-ab-{}", (long)::getpid());
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  KernelsCopy(dir / "a", false);
+  KernelsCopy(dir / "copy", false);
+  KernelsCopy(dir / "slow", true);
+  const std::string run =
+      "--task reduction --variant decomposition --op max --size 2^18 --time-budget 0.05 "
+      "--rounds 6 --threshold 20% --format json -q";
+  for (const std::string b : {"copy", "slow"}) {
+    const CommandResult r =
+        AB(fmt::format("--kernels-a '{}' --kernels-b '{}' --results '{}' {}", (dir / "a").string(),
+                       (dir / b).string(), (dir / ("files-" + b)).string(), run));
+    ASSERT_EQ(r.status, b == "slow" ? 1 : 0) << r.out << r.err;
+    const json j = json::parse(r.out);
+    ASSERT_EQ(j["cases"].size(), 1u) << r.out;
+    const json& c = j["cases"][0];
+    EXPECT_EQ(c["basis"], "paired rounds") << c.dump();
+    EXPECT_EQ(c["change"], b == "slow" ? "slower" : "same") << c.dump();
+    EXPECT_EQ(c["regression"].get<bool>(), b == "slow") << c.dump();
+    ASSERT_EQ(c["round_ratios"].size(), 6u) << c.dump();
+    EXPECT_DOUBLE_EQ(c["throughput_ratio"].get<double>(),
+                     MedianOf(c["round_ratios"].get<std::vector<double>>()));
+    EXPECT_NE(c["note"].get<std::string>().find("over 6 paired rounds"), std::string::npos);
+    for (const char* side : {"A.json", "B.json"}) {
+      json f;
+      std::ifstream((dir / ("files-" + b) / side).string()) >> f;
+      EXPECT_EQ(f["results"][0]["samples_ms"].size(), 6u) << side;
+    }
+  }
+  fs::remove_all(dir);
 }
 
 TEST(CompareCommand, HelpNeedsNoFiles) {

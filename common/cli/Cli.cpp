@@ -643,6 +643,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       "  grade HANDIN...          score course hand-ins against a rubric (grading/rubric.json)\n"
       "  grade merge DIR...       join the outputs of `grade --shard K/N` into one\n"
       "  compare BASE NEW         per-case ratios of two result files, with significance\n"
+      "  ab --kernels-b DIR ...   two kernel folders or builds timed in turns, paired rounds\n"
       "  plot RESULTS...          throughput plots (PNG/SVG) of result files\n"
       "  report RESULTS... -o F   one self-contained HTML page of result files (and their "
       "comparison)\n"

@@ -431,7 +431,7 @@ void StartInTurns(const TurnRun& run, int childFd, InTurns& p) {
         std::string("cannot create a temporary file or socket pair: ") + std::strerror(errno);
     return;
   }
-  p.pid = Start(run.argv, run.workDir, p.capture, {{sv[1], childFd}}, true, p.r);
+  p.pid = Start(run.argv, run.workDir, p.capture, {{sv[1], childFd}}, run.newSession, p.r);
   p.start = std::chrono::steady_clock::now();
   p.deadline = After(p.start, run.timeoutS);
   p.capture.Close();

@@ -78,18 +78,23 @@ struct TurnRun {
   std::vector<std::string> argv;
   double timeoutS = 0;
   std::string workDir;
+  // A session of its own (see RunInTurns); false: this process's, shared with the other programs
+  // that are not in one of their own. Two programs of one kind (`ab`'s) share one: with the
+  // kernel's autogroups, two sessions on a loaded machine were each placed for a while ahead of
+  // the other, and alternate runs of one program differed by up to 2x round by round.
+  bool newSession = true;
 };
 
 // Runs the programs at once, each as RunProcess runs one (this thread starts them all), with its
-// end of a socket pair as its fd `childFd` (the benchmark's --timed-turns, TimedTurns.h) and in a
-// session of its own (where the kernel shares the CPU out by sessions, autogroup, no program's
-// turns compete with this process's other work more than another's: a sandboxed one is in a
-// session of its own anyway), and
-// deals out the turns: once every program waits for its first turn (or has ended), to each in
-// turn (round-robin from the first) that waits, and to the next only once the holder waits again
-// or has ended. So no two programs' timed runs overlap, and each follows the other's last. A
-// program that ends (a crash, its deadline) leaves the turns to the others. `turns`, where given,
-// gets each turn's program (its index), in order.
+// end of a socket pair as its fd `childFd` (the benchmark's --timed-turns, TimedTurns.h) and,
+// unless its TurnRun says not, in a session of its own (where the kernel shares the CPU out by
+// sessions, autogroup, no program's turns compete with this process's other work more than
+// another's: a sandboxed one is in a session of its own anyway), and deals out the turns: once
+// every program waits for its first turn (or has ended), to each in turn (round-robin from the
+// first) that waits, and to the next only once the holder waits again or has ended. So no two
+// programs' timed runs overlap, and each follows the other's last. A program that ends (a crash,
+// its deadline) leaves the turns to the others. `turns`, where given, gets each turn's program (its
+// index), in order.
 std::vector<ProcessResult> RunInTurns(const std::vector<TurnRun>& runs, int childFd,
                                       std::vector<size_t>* turns = nullptr);
 

@@ -172,10 +172,12 @@ std::string CompareRule(const Comparison& c, const CompareSettings& s) {
         "the ratio is beyond the threshold");
   if (paired)
     rules.push_back(
-        "in rows over paired rounds (note \"p=... over N+N paired rounds\"), BASE ms and NEW ms "
-        "are the medians of the rounds' medians, each round of BASE timed in turns with the same "
-        "round of NEW, and faster/slower only where a Wilcoxon signed-rank test of the rounds' "
-        "time ratios gives p < 0.05 and the ratio is beyond the threshold");
+        "in rows over paired rounds (note \"p=... over N paired rounds\"; `ab`), each round of "
+        "BASE timed in turns with the same round of NEW, BASE ms and NEW ms are the medians of "
+        "the rounds' medians, the ratio is the median of the rounds' ratios (each the median over "
+        "the round's pairs of runs, BASE's i-th and NEW's i-th, of BASE time / NEW time), and "
+        "faster/slower only where a Wilcoxon signed-rank test of the rounds' ratios gives p < "
+        "0.05 and the ratio is beyond the threshold");
   if (runs || rules.empty())
     rules.push_back(std::string(rules.empty() ? "" : "in other rows, ") +
                     "BASE ms and NEW ms are the medians of every timed run with their 95% CI, and "

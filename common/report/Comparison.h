@@ -36,10 +36,13 @@ struct CaseComparison {
   bool regression = false;  // significantly slower, time ratio beyond 1 + threshold
   std::string note;         // why unknown ("no CI in BASE"), status changes
   // Set with speedup: the medians it is the ratio of, speedup = baseMs / (newMs * newScale);
-  // newScale is the machine's change NEW's times were judged with (1: none).
+  // newScale is the machine's change NEW's times were judged with (1: none). Paired rounds:
+  // speedup is instead the median of roundRatios, each round's throughput ratio NEW/BASE (the
+  // median over its pairs of runs), and the medians are each side's.
   Basis basis = Basis::Runs;
   std::optional<JudgedMedian> baseMedian, newMedian;
   double newScale = 1;
+  std::vector<double> roundRatios;
   std::optional<double> p;  // the test's two-sided p-value (rounds)
 };
 

@@ -198,6 +198,8 @@ void WriteCompareJson(std::ostream& out, const CompareReport& report) {
     o["basis"] = ToString(m.basis);
     o["new_scale"] = m.newScale;
     o["p_value"] = m.p ? json(*m.p) : json(nullptr);
+    if (m.basis == Basis::PairedRounds)
+      o["round_ratios"] = m.roundRatios;
     o["change"] = ToString(m.change);
     o["regression"] = m.regression;
     o["note"] = m.note;

@@ -28,15 +28,6 @@ struct CompareOptions {
   OutputFormat format = DefaultFormat();
 };
 
-// "5%" or "0.05" (plain decimals): a fraction from 0 to 10 (1000%); nullopt where it is neither.
-std::optional<double> ParseThreshold(const std::string& v) {
-  bool percent = false;
-  const auto x = cli::ParsePercentOrDecimal(v, &percent);
-  if (!x || (!percent && *x >= 1) || *x > 10)  // "5" is 5% or 500%: say which
-    return std::nullopt;
-  return x;
-}
-
 std::string CaseKey(const StoredResult& r, const CompareSettings& s) {
   const Result& c = r.result;
   std::string key = fmt::format("{}|{}|{}|{}|{}|{}|{}", c.task, c.variant, ToString(c.type),
@@ -74,10 +65,7 @@ constexpr double kMachineNoise = 0.10;
 
 // Rounds a case needs in each file for the U test: with 4 and 4 its smallest two-sided p-value
 // (2/70 = 0.029) is below kAlpha; with 3 and 3 it is 0.1, and no change could ever be called.
-// Paired rounds (`ab`) need 6 for the signed-rank test: its smallest p over k pairs is 2/2^k,
-// 0.031 with 6 and 0.0625 with 5.
 constexpr size_t kMinRounds = 4;
-constexpr size_t kMinPairedRounds = 6;
 constexpr double kAlpha = 0.05;
 
 std::vector<double> RoundMedians(const Result& r) {
@@ -101,29 +89,22 @@ JudgedMedian OfRounds(const std::vector<double>& medians) {
   return {t.median, t.ciLow, t.ciHigh, medians.size()};
 }
 
-// The test's p-value of NEW's rounds n against BASE's b: the U test, or where paired (round k of
-// one ran beside round k of the other) the signed-rank test of the rounds' log time ratios.
-double RoundsP(const std::vector<double>& b, const std::vector<double>& n, bool paired) {
-  if (!paired)
-    return MannWhitneyP(b, n);
-  std::vector<double> d;
-  for (size_t k = 0; k < b.size() && k < n.size(); ++k)
-    d.push_back(std::log(n[k] / b[k]));
-  return SignedRankP(d);
-}
-
-// The change from the rounds' medians b to n, NEW's scaled by `scale`: only where the test's
-// p < kAlpha and the ratio of the medians is beyond the threshold.
-Change RoundsChange(const std::vector<double>& b, std::vector<double> n, double scale,
-                    double threshold, bool paired, double& p, double& speedup) {
-  for (double& x : n)
-    x *= scale;
-  speedup = MedianOf(b) / MedianOf(n);
-  p = RoundsP(b, n, paired);
+// A change only where the test's p < kAlpha and the throughput ratio is beyond the threshold.
+Change ChangeOf(double p, double speedup, double threshold) {
   const bool significant = p < kAlpha;
   return significant && speedup * (1 + threshold) < 1 ? Change::Slower
          : significant && speedup > 1 + threshold     ? Change::Faster
                                                       : Change::Same;
+}
+
+// The change from the rounds' medians b to n by the U test, NEW's scaled by `scale`.
+Change RoundsChange(const std::vector<double>& b, std::vector<double> n, double scale,
+                    double threshold, double& p, double& speedup) {
+  for (double& x : n)
+    x *= scale;
+  speedup = MedianOf(b) / MedianOf(n);
+  p = MannWhitneyP(b, n);
+  return ChangeOf(p, speedup, threshold);
 }
 
 // One file in rounds, the other in one: the median of every run each, no change called.
@@ -137,19 +118,89 @@ void OneSideInRounds(CaseComparison& c, size_t b, size_t n, std::vector<std::str
       b, b == 1 ? "" : "s", n, kMinRounds));
 }
 
+// Rounds a side needs for its test: said where either has fewer; false then.
+bool EnoughRounds(size_t b, size_t n, bool paired, std::vector<std::string>& notes) {
+  const size_t least = paired ? kMinPairedRounds : kMinRounds;
+  if (b >= least && n >= least)
+    return true;
+  notes.push_back(
+      fmt::format("too few rounds to decide ({} in BASE, {} in NEW; {} {} or more in both)", b, n,
+                  paired ? "--rounds" : "--repetitions", least));
+  return false;
+}
+
 // Both files hold rounds (--repetitions): the change is decided across runs, by the Mann-Whitney
 // U test of the rounds' medians (Google Benchmark's tools/compare.py tests its repetitions the
 // same way): distribution-free, so a slow spell's outlier round moves it by one rank, not by its
 // size as it would a t-test or a bootstrap of the mean; and a round's median, not every run, is
 // the unit, since the runs of one process share its state (its placement, the machine's spell),
-// which is what differs from run to run. Paired rounds (`ab`, settings.paired) are judged by the
-// signed-rank test of the rounds' ratios instead: each ratio is of two rounds that ran at once,
-// in turns, so a drift of the machine cancels in it. A change is called only where p < kAlpha
-// and the ratio of the rounds' medians is beyond the threshold. A machine that changed (its
-// ceilings' ratio `machine`) only excuses: a slowdown on a slower machine, or a gain on a faster
-// one, is judged again with NEW's times scaled by that ratio; it never makes a change of a case
-// that showed none (on the loaded 2-core machine the ceilings of two runs a minute apart
-// differed 2x while the cases did not follow). False where both files hold one round.
+// which is what differs from run to run. A change is called only where p < kAlpha and the ratio
+// of the rounds' medians is beyond the threshold. A machine that changed (its ceilings' ratio
+// `machine`) only excuses: a slowdown on a slower machine, or a gain on a faster one, is judged
+// again with NEW's times scaled by that ratio; it never makes a change of a case that showed
+// none (on the loaded 2-core machine the ceilings of two runs a minute apart differed 2x while
+// the cases did not follow).
+void JudgeUnpaired(CaseComparison& c, const std::vector<double>& b, const std::vector<double>& n,
+                   double threshold, double machine, std::vector<std::string>& notes) {
+  double p = 1, speedup = 1;
+  Change change = RoundsChange(b, n, 1, threshold, p, speedup);
+  if ((change == Change::Slower && machine < 1) || (change == Change::Faster && machine > 1)) {
+    change = RoundsChange(b, n, machine, threshold, p, speedup);
+    c.newScale = machine;
+    notes.push_back(fmt::format("judged with NEW's times x{:.3f}, the machine's change", machine));
+  }
+  c.basis = Basis::Rounds;
+  c.speedup = speedup;
+  if (EnoughRounds(b.size(), n.size(), false, notes)) {
+    c.change = change;
+    c.p = p;
+    notes.push_back(fmt::format("p={:.3f} over {}+{} rounds", p, b.size(), n.size()));
+  }
+}
+
+// Each paired round's throughput ratio NEW/BASE: the median over its pairs of runs (BASE's i-th
+// timed run and NEW's i-th, one just after the other in turns) of BASE's time / NEW's.
+std::vector<double> PairedRatios(const Result& b, const Result& n) {
+  std::vector<double> ratios;
+  for (size_t k = 0; k < b.samplesMs.size() && k < n.samplesMs.size(); ++k) {
+    std::vector<double> pairs;
+    for (size_t i = 0; i < b.samplesMs[k].size() && i < n.samplesMs[k].size(); ++i)
+      if (b.samplesMs[k][i] > 0 && n.samplesMs[k][i] > 0)
+        pairs.push_back(b.samplesMs[k][i] / n.samplesMs[k][i]);
+    if (!pairs.empty())
+      ratios.push_back(MedianOf(pairs));
+  }
+  return ratios;
+}
+
+// Rounds timed in turns (`ab`, settings.paired): round k of BASE ran at once with round k of NEW,
+// run for run, so each round's ratio (PairedRatios) saw the machine as it was then, and a drift
+// of the machine from round to round cancels in it. The ratio is the median of the rounds'
+// ratios, judged by the Wilcoxon signed-rank test of their logarithms (distribution-free, as the
+// U test).
+void JudgePaired(CaseComparison& c, double threshold, std::vector<std::string>& notes) {
+  c.basis = Basis::PairedRounds;
+  c.roundRatios = PairedRatios(c.base.result, c.fresh.result);
+  c.speedup = MedianOf(c.roundRatios);
+  const size_t b = c.base.result.samplesMs.size(), n = c.fresh.result.samplesMs.size();
+  if (b != n || c.roundRatios.size() != b) {
+    notes.push_back(fmt::format("rounds not paired ({} in BASE, {} in NEW)", b, n));
+    return;
+  }
+  if (!EnoughRounds(b, n, true, notes))
+    return;
+  std::vector<double> logs;
+  for (const double r : c.roundRatios)
+    logs.push_back(std::log(r));
+  c.p = SignedRankP(logs);
+  c.change = ChangeOf(*c.p, *c.speedup, threshold);
+  notes.push_back(fmt::format("p={:.3f} over {} paired rounds, their ratios {:.3f}-{:.3f}", *c.p, b,
+                              *std::min_element(c.roundRatios.begin(), c.roundRatios.end()),
+                              *std::max_element(c.roundRatios.begin(), c.roundRatios.end())));
+}
+
+// Both files in rounds (--repetitions, or `ab`'s): judged over the rounds; one in rounds: said,
+// not judged. False where both files hold one round.
 bool JudgeRounds(CaseComparison& c, const CompareSettings& s, double machine,
                  std::vector<std::string>& notes) {
   const std::vector<double> b = RoundMedians(c.base.result), n = RoundMedians(c.fresh.result);
@@ -160,31 +211,12 @@ bool JudgeRounds(CaseComparison& c, const CompareSettings& s, double machine,
     OneSideInRounds(c, std::max<size_t>(1, b.size()), std::max<size_t>(1, n.size()), notes);
     return true;
   }
-  const bool paired = s.paired;
-  double p = 1, speedup = 1;
-  Change change = RoundsChange(b, n, 1, s.threshold, paired, p, speedup);
-  if ((change == Change::Slower && machine < 1) || (change == Change::Faster && machine > 1)) {
-    change = RoundsChange(b, n, machine, s.threshold, paired, p, speedup);
-    c.newScale = machine;
-    notes.push_back(fmt::format("judged with NEW's times x{:.3f}, the machine's change", machine));
-  }
-  c.basis = paired ? Basis::PairedRounds : Basis::Rounds;
   c.baseMedian = OfRounds(b);
   c.newMedian = OfRounds(n);
-  c.speedup = speedup;
-  const size_t least = paired ? kMinPairedRounds : kMinRounds;
-  if (paired && b.size() != n.size()) {
-    notes.push_back(fmt::format("rounds not paired ({} in BASE, {} in NEW)", b.size(), n.size()));
-  } else if (b.size() < least || n.size() < least) {
-    notes.push_back(
-        fmt::format("too few rounds to decide ({} in BASE, {} in NEW; {} {} or more in both)",
-                    b.size(), n.size(), paired ? "--rounds" : "--repetitions", least));
-  } else {
-    c.change = change;
-    c.p = p;
-    notes.push_back(fmt::format("p={:.3f} over {}+{} {}rounds", p, b.size(), n.size(),
-                                paired ? "paired " : ""));
-  }
+  if (s.paired)
+    JudgePaired(c, s.threshold, notes);
+  else
+    JudgeUnpaired(c, b, n, s.threshold, machine, notes);
   return true;
 }
 
@@ -372,6 +404,14 @@ double NormalP(const std::vector<double>& a, const std::vector<double>& b, doubl
 }
 
 }  // namespace
+
+std::optional<double> ParseThreshold(const std::string& v) {
+  bool percent = false;
+  const auto x = cli::ParsePercentOrDecimal(v, &percent);
+  if (!x || (!percent && *x >= 1) || *x > 10)  // "5" is 5% or 500%: say which
+    return std::nullopt;
+  return x;
+}
 
 double MedianOf(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -12,12 +12,22 @@
 #include "report/Comparison.h"
 #include "tools/ResultFile.h"
 
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace rsb {
 
 // Throws UsageError where acrossDevices is set and a file holds several devices.
 Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s);
+
+// Paired rounds (`ab`) the signed-rank test needs to call a change at p < 0.05: its smallest
+// two-sided p over k pairs is 2/2^k, 0.031 with 6 and 0.0625 with 5.
+constexpr size_t kMinPairedRounds = 6;
+
+// --threshold: "5%" or "0.05" (plain decimals), a fraction from 0 to 10 (1000%); nullopt where
+// it is neither ("5": 5% or 500%?).
+std::optional<double> ParseThreshold(const std::string& v);
 
 // The median of v (0 where empty).
 double MedianOf(std::vector<double> v);

@@ -82,7 +82,8 @@ def one_trial(args, kind, ka, kb):
     case = out["cases"][0]
     return {"kind": kind, "change": case["change"], "ratio": case["throughput_ratio"],
             "p": case["p_value"], "regression": case["regression"], "exit": run.returncode,
-            "seconds": round(seconds, 1), "device": out["base"]["devices"][0]}
+            "seconds": round(seconds, 1), "device": out["base"]["devices"][0],
+            "round_ratios": [round(r, 4) for r in case.get("round_ratios", [])]}
 
 
 def counts(trials):

@@ -692,22 +692,24 @@ TEST(CompareRounds, EveryPrintedRatioIsTheRatioOfThePrintedMedians) {
     fs::remove(f);
 }
 
-// The signed-rank test's p-values: exact without ties (6 of 6 positive: 2/64; the second
-// smallest negative: W+ = 19 of 21, 3 of the 64 sign patterns at least as extreme), zeros
-// left out, the normal approximation with ties.
-TEST(CompareRounds, SignedRankPValues) {
-  EXPECT_NEAR(SignedRankP({1, 2, 3, 4, 5, 6}), 2.0 / 64, 1e-12);
-  EXPECT_NEAR(SignedRankP({-1, -2, -3, -4, -5, -6}), 2.0 / 64, 1e-12);
-  EXPECT_NEAR(SignedRankP({1, -2, 3, 4, 5, 6}), 6.0 / 64, 1e-12);
-  EXPECT_NEAR(SignedRankP({0, 1, 2, 3, 4, 5, 6}), 2.0 / 64, 1e-12);
-  EXPECT_NEAR(SignedRankP({1, 2, 3, 4, 5}), 2.0 / 32, 1e-12);
-  EXPECT_EQ(SignedRankP({0, 0}), 1.0);
-  EXPECT_NEAR(SignedRankP({1, -1, 2, -2, 3, -3}), 1.0, 1e-12);
-  EXPECT_LT(SignedRankP({1, 1, 2, 2, 3, 3, 4, 4}), 0.02);  // ties: normal approximation
+// The sign test's p-values: exact (6 of 6 one way: 2/64; 5 of 6: 2 x 7/64; 14 of 16: 2 x
+// (1 + 16 + 120)/65536 whatever the sizes), zeros left out.
+TEST(CompareRounds, SignTestPValues) {
+  EXPECT_NEAR(SignTestP({1, 2, 3, 4, 5, 6}), 2.0 / 64, 1e-12);
+  EXPECT_NEAR(SignTestP({-1, -2, -3, -4, -5, -6}), 2.0 / 64, 1e-12);
+  EXPECT_NEAR(SignTestP({1, -2, 3, 4, 5, 6}), 14.0 / 64, 1e-12);
+  EXPECT_NEAR(SignTestP({0, 1, 2, 3, 4, 5, 6}), 2.0 / 64, 1e-12);
+  EXPECT_NEAR(SignTestP({1, 2, 3, 4, 5}), 2.0 / 32, 1e-12);
+  std::vector<double> burst(14, -0.1);
+  burst.push_back(0.3);
+  burst.push_back(0.35);
+  EXPECT_NEAR(SignTestP(burst), 2 * 137.0 / 65536, 1e-12);
+  EXPECT_EQ(SignTestP({0, 0}), 1.0);
+  EXPECT_NEAR(SignTestP({1, -1, 2, -2, 3, -3}), 1.0, 1e-12);
 }
 
 // Rounds timed in turns (`ab`) are paired: a machine that drifts by 20-30% from round to round
-// hides a 10% slowdown from the U test over the rounds, not from the signed-rank test of the
+// hides a 10% slowdown from the U test over the rounds, not from the sign test of the
 // rounds' ratios, which the drift does not reach.
 TEST(CompareRounds, PairedRoundsSeeAChangeThroughTheMachinesDrift) {
   const std::vector<double> drift = {1.0, 1.3, 0.8, 1.2, 0.9, 1.1, 0.85, 1.25};

@@ -176,7 +176,7 @@ std::string CompareRule(const Comparison& c, const CompareSettings& s) {
         "BASE timed in turns with the same round of NEW, BASE ms and NEW ms are the medians of "
         "the rounds' medians, the ratio is the median of the rounds' ratios (each the median over "
         "the round's pairs of runs, BASE's i-th and NEW's i-th, of BASE time / NEW time), and "
-        "faster/slower only where a Wilcoxon signed-rank test of the rounds' ratios gives p < "
+        "faster/slower only where a sign test of the rounds' ratios gives p < "
         "0.05 and the ratio is beyond the threshold");
   if (runs || rules.empty())
     rules.push_back(std::string(rules.empty() ? "" : "in other rows, ") +

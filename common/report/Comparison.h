@@ -16,7 +16,7 @@ std::string ToString(Change c);
 
 // What a case's ratio and change were decided from: the median of every timed run and the
 // run's 95% intervals (files of one round, or of rounds on one side only), the medians of the
-// rounds and a U test (--repetitions in both), or rounds paired by their index and a signed-rank
+// rounds and a U test (--repetitions in both), or rounds paired by their index and a sign
 // test of their ratios (`ab`: two programs timed in turns).
 enum class Basis { Runs, Rounds, PairedRounds };
 std::string ToString(Basis b);  // "runs", "rounds", "paired rounds"

@@ -134,7 +134,7 @@ ABOptions ParseABOptions(int argc, char** argv, bool& help) {
       "reduce-scan-bench ab: two kernel folders (or two builds) timed in turns in one run, the\n"
       "same selection (the benchmark's options after ab's own) in --rounds rounds, A's and B's\n"
       "timed runs alternating; per case the throughput ratio B/A of the rounds' medians, faster\n"
-      "or slower only where a Wilcoxon signed-rank test of the rounds' paired time ratios gives\n"
+      "or slower only where a sign test of the rounds' paired ratios (how many B lost) gives\n"
       "p < 0.05 and the ratio is beyond --threshold. Printed as `compare` prints, A as BASE and\n"
       "B as NEW. Exit status 1 on a significant regression of B beyond --threshold (or a case\n"
       "that failed validation), 2 on bad input, 3 where a run could not run.",

@@ -4,7 +4,7 @@
 // benchmark's own) at once, in --rounds rounds (--repetitions), their timed runs taking turns
 // (RunInTurns, platform/Subprocess.h: A, B, A, B, ...), so that round k of A and round k of B saw
 // the machine as it was then. Each case's rounds are paired and judged as `compare` judges
-// (CompareSettings::paired: a Wilcoxon signed-rank test of the rounds' time ratios, p < 0.05,
+// (CompareSettings::paired: a sign test of the rounds' time ratios, p < 0.05,
 // and the ratio of the rounds' medians beyond --threshold), printed by compare's printers with
 // A as BASE and B as NEW. On a busy machine whose speed drifts from round to round by more than
 // the change, two separate runs (and a test over their rounds) cannot see a 10% slowdown; the

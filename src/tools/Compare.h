@@ -21,8 +21,8 @@ namespace rsb {
 // Throws UsageError where acrossDevices is set and a file holds several devices.
 Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const CompareSettings& s);
 
-// Paired rounds (`ab`) the signed-rank test needs to call a change at p < 0.05: its smallest
-// two-sided p over k pairs is 2/2^k, 0.031 with 6 and 0.0625 with 5.
+// Paired rounds (`ab`) the sign test needs to call a change at p < 0.05: its smallest two-sided p
+// over k pairs is 2/2^k, 0.031 with 6 and 0.0625 with 5.
 constexpr size_t kMinPairedRounds = 6;
 
 // --threshold: "5%" or "0.05" (plain decimals), a fraction from 0 to 10 (1000%); nullopt where
@@ -46,11 +46,9 @@ double MannWhitneyP(const std::vector<double>& a, const std::vector<double>& b);
 // nothing is not a pass.
 void RequireSomethingCompared(const ResultFile& base, const ResultFile& fresh, const Comparison& c);
 
-// The two-sided p-value of the Wilcoxon signed-rank test that d (paired differences) is
-// symmetric about 0, zeros left out: exact (the sums of the ranks' subsets counted) without ties
-// and up to 50 values, else the normal approximation with the tie correction and a continuity
-// correction. 1 where no value is left.
-double SignedRankP(const std::vector<double>& d);
+// The two-sided p-value of the sign test that d (paired differences) is as often above 0 as
+// below, zeros left out: exact (binomial, p = 1/2). 1 where no value is left.
+double SignTestP(const std::vector<double>& d);
 
 // argv[0] is "compare". Returns the exit status: 0 no significant regression beyond the
 // threshold, 1 one or more, 2 bad input (options, a file that is missing or not a result file).

@@ -8,7 +8,7 @@ result), alternating A/A, A/B, ..., each one `ab` run of that one case. A call i
 false alarm; `slower` in an A/B run is the power. --busy K keeps K busy loops running beside it.
 
   bench/ab_trials.py BIN [--trials 20] [--rounds 16] [--size 2^20] [--time-budget 0.15]
-                     [--every 20] [--platform P] [--busy 1] [--out ab-trials.json]
+                     [--every 20] [--platform P] [--busy 1] [--out ab-trials.json] [--revision R]
   bench/ab_trials.py --table FILE...     the Markdown table of result files (BENCHMARKS.md)
 
 The result file records the command, the revision, the date, the host and its load, the device,
@@ -48,13 +48,17 @@ def slowed_copy(dst, every):
     open(path, "w").write(text[:load] + extra + text[load + len(LOADS):])
 
 
-def provenance(argv):
+def provenance(argv, args):
+    """Command, revision (--revision, else git's, else the binary's own --version), date, host."""
     def git(*a):
         r = subprocess.run(["git", "-C", REPO, *a], capture_output=True, text=True)
         return r.stdout.strip() if r.returncode == 0 else ""
-    revision = git("rev-parse", "--short", "HEAD") or "unknown"
-    if git("status", "--porcelain", "--untracked-files=no"):
+    revision = args.revision or git("rev-parse", "--short", "HEAD")
+    if revision and not args.revision and git("status", "--porcelain", "--untracked-files=no"):
         revision += " (modified)"
+    if not revision:
+        version = subprocess.run([args.bin, "--version"], capture_output=True, text=True).stdout
+        revision = version.split("(git ", 1)[-1].split(",", 1)[0] if "(git " in version else "unknown"
     cpu = ""
     if os.path.exists("/proc/cpuinfo"):
         for line in open("/proc/cpuinfo"):
@@ -113,7 +117,7 @@ def nvidia_icd():
 
 
 def trials(args, argv):
-    record = provenance(argv)
+    record = provenance(argv, args)
     record["settings"] = {"trials": args.trials, "rounds": args.rounds, "size": args.size,
                           "time_budget": args.time_budget, "every": args.every,
                           "platform": args.platform, "busy_loops": args.busy,
@@ -192,6 +196,7 @@ def main(argv):
     ap.add_argument("--platform", default="", help="OpenCL platform (default: the first device)")
     ap.add_argument("--busy", type=int, default=0, help="busy loops beside the runs (default 0)")
     ap.add_argument("--out", default="ab-trials.json", help="the result file")
+    ap.add_argument("--revision", default="", help="the revision to record (default: git's)")
     args = ap.parse_args(argv)
     if not os.access(args.bin, os.X_OK) or args.trials < 1 or args.rounds < 6 or args.every < 1 \
             or args.busy < 0:

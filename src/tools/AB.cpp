@@ -154,17 +154,10 @@ ABOptions ParseABOptions(int argc, char** argv, bool& help) {
                  fmt::format("Rounds, each case once a round in both (default 16; at least {})",
                              kMinPairedRounds))
       ->check(cli::WholeNumber(kMinPairedRounds, 1000));
-  std::string threshold = "5%";
-  app.add_option("--threshold", threshold,
-                 "A significant slowdown of B beyond this is a regression (exit 1): 5% or 0.05 "
-                 "(default 5%)")
-      ->check(cli::Allowed("a percentage from 0% to 1000% (5%) or a fraction below 1 (0.05)",
-                           [](const std::string& v) { return ParseThreshold(v).has_value(); }));
+  std::string threshold = "5%", format = FormatNames().front();
+  AddJudgeOptions(app, threshold, format, "A significant slowdown of B");
   app.add_option("--results", o.resultsDir,
                  "Keep both runs' result files in this folder (A.json, B.json)");
-  std::string format = FormatNames().front();
-  app.add_option("--format", format, FormatList() + " (default " + FormatNames().front() + ")")
-      ->check(cli::OneOf(FormatNames(), false));
   cli::Parse(app, argc, argv, &help);
   if (help) {
     std::cout << app.help();

@@ -278,30 +278,24 @@ CompareOptions ParseCompareOptions(int argc, char** argv, bool& help) {
   CompareOptions o;
   CLI::App app{
       "reduce-scan-bench compare: per case of two result files (`--format json`), the\n"
-      "throughput ratio NEW/BASE of the medians. Files timed in rounds (--repetitions, 4 or\n"
-      "more): faster or slower only where a Mann-Whitney U test of the rounds' medians gives\n"
-      "p < 0.05 and the ratio is beyond --threshold; files of one round: where the 95%\n"
-      "confidence intervals of the medians do not overlap. Exit status 1 on a significant\n"
-      "regression beyond --threshold, 2 on bad input.",
+      "throughput ratio NEW/BASE of the medians printed beside it. Files timed in rounds\n"
+      "(--repetitions 5; 4 or more): the medians of the rounds' medians, faster or slower only\n"
+      "where a Mann-Whitney U test of them gives p < 0.05 and the ratio is beyond --threshold;\n"
+      "files of one round: where the 95% confidence intervals of the medians do not overlap,\n"
+      "blind to the spread between runs (said). Exit status 1 on a significant regression\n"
+      "beyond --threshold (never between two devices), 2 on bad input or nothing compared.",
       "reduce-scan-bench compare"};
   app.set_help_flag();
   app.add_flag("-h,--help", help, "Print this help and exit");
   app.add_option("BASE", o.basePath, "The result file to compare against")->required();
   app.add_option("NEW", o.newPath, "The result file to judge")->required();
-  std::string threshold = "5%";
-  app.add_option("--threshold", threshold,
-                 "A significant slowdown beyond this is a regression (exit 1): 5% or 0.05, "
-                 "plain decimals (default 5%)")
-      ->check(cli::Allowed("a percentage from 0% to 1000% (5%) or a fraction below 1 (0.05)",
-                           [](const std::string& v) { return ParseThreshold(v).has_value(); }));
+  std::string threshold = "5%", format = FormatNames().front();
+  AddJudgeOptions(app, threshold, format, "A significant slowdown");
   app.add_flag("--across-devices", o.settings.acrossDevices,
                "Match cases ignoring the device (my GPU against yours); each file must hold one "
                "device (two such files of different devices are paired so without it)");
   app.add_flag("--ignore-local-size", o.settings.ignoreLocalSize,
                "Match cases ignoring the local size (each device's auto choice)");
-  std::string format = FormatNames().front();
-  app.add_option("--format", format, FormatList() + " (default " + FormatNames().front() + ")")
-      ->check(cli::OneOf(FormatNames(), false));
   cli::Parse(app, argc, argv, &help);
   if (help) {
     std::cout << app.help();
@@ -412,6 +406,18 @@ std::optional<double> ParseThreshold(const std::string& v) {
   if (!x || (!percent && *x >= 1) || *x > 10)  // "5" is 5% or 500%: say which
     return std::nullopt;
   return x;
+}
+
+void AddJudgeOptions(CLI::App& app, std::string& threshold, std::string& format,
+                     const std::string& slowdown) {
+  app.add_option("--threshold", threshold,
+                 slowdown +
+                     " beyond this is a regression (exit 1): 5% or 0.05, plain decimals "
+                     "(default 5%)")
+      ->check(cli::Allowed("a percentage from 0% to 1000% (5%) or a fraction below 1 (0.05)",
+                           [](const std::string& v) { return ParseThreshold(v).has_value(); }));
+  app.add_option("--format", format, FormatList() + " (default " + FormatNames().front() + ")")
+      ->check(cli::OneOf(FormatNames(), false));
 }
 
 double MedianOf(std::vector<double> v) {

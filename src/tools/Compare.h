@@ -16,6 +16,10 @@
 #include <string>
 #include <vector>
 
+namespace CLI {
+class App;
+}
+
 namespace rsb {
 
 // Throws UsageError where acrossDevices is set and a file holds several devices.
@@ -28,6 +32,12 @@ constexpr size_t kMinPairedRounds = 6;
 // --threshold: "5%" or "0.05" (plain decimals), a fraction from 0 to 10 (1000%); nullopt where
 // it is neither ("5": 5% or 500%?).
 std::optional<double> ParseThreshold(const std::string& v);
+
+// compare's --threshold and --format, for the commands that judge and print as it does (ab):
+// their text in `threshold` and `format` (ParseThreshold, ParseFormat); `slowdown` names what
+// the threshold applies to ("A significant slowdown").
+void AddJudgeOptions(CLI::App& app, std::string& threshold, std::string& format,
+                     const std::string& slowdown);
 
 // The median of v (0 where empty).
 double MedianOf(std::vector<double> v);

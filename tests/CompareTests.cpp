@@ -554,6 +554,25 @@ TEST(CompareCommand, AFileWithNoResultsOrNoSharedCaseIsRefused) {
   fs::remove(other);
 }
 
+// Rounds of two separate runs that moved beyond the threshold but not significantly (the
+// machine's drift between them): compare points at `ab`; not where nothing moved.
+TEST(CompareRounds, AMoveTheRoundsCannotDecidePointsAtAB) {
+  const std::vector<double> drift = {1.0, 1.3, 0.8, 1.2, 0.9};
+  const std::string a = RoundsFile("drift-a", 5, [&](size_t, size_t k) { return drift[k]; });
+  const std::string b =
+      RoundsFile("drift-b", 5, [&](size_t, size_t k) { return 1.12 * drift[(k + 2) % 5]; });
+  json j = CompareRoundsJson(a, b, 0);
+  EXPECT_EQ(j["cases"][0]["change"], "same") << j["cases"][0].dump();
+  EXPECT_NE(j["notes"].dump().find("moved beyond the threshold but not beyond the spread between "
+                                   "the runs' rounds: `reduce-scan-bench ab`"),
+            std::string::npos)
+      << j["notes"].dump();
+  j = CompareRoundsJson(a, a, 0);
+  EXPECT_EQ(j["notes"].dump().find("reduce-scan-bench ab"), std::string::npos) << j["notes"].dump();
+  fs::remove(a);
+  fs::remove(b);
+}
+
 // BASE in rounds, NEW in one: not judged from one run's intervals (new-slower's 30% there is a
 // regression), said, and exit 0.
 TEST(CompareRounds, OneSideInRoundsIsNotJudgedFromIntervals) {

@@ -488,7 +488,7 @@ size_t OneRoundRegressions(const Comparison& c) {
 }
 
 // Said once: a change called from files of one round, and two devices compared.
-void JudgementNotes(Comparison& c) {
+void JudgementNotes(Comparison& c, double threshold) {
   const bool oneRound = std::any_of(c.matched.begin(), c.matched.end(), [](const auto& m) {
     return m.basis == Basis::Runs && m.baseMedian && m.baseMedian->rounds == 1 &&
            m.newMedian->rounds == 1 && (m.change == Change::Faster || m.change == Change::Slower);
@@ -504,6 +504,17 @@ void JudgementNotes(Comparison& c) {
     c.notes.push_back(
         "two devices: the ratios compare the devices, not a change of code, so no case is a "
         "regression");
+  // Beyond the threshold, yet the rounds of two separate runs cannot tell it from their drift.
+  const auto unseen = std::count_if(c.matched.begin(), c.matched.end(), [&](const auto& m) {
+    return m.basis == Basis::Rounds && m.change == Change::Same && m.p && *m.p >= kAlpha &&
+           std::abs(std::log(*m.speedup)) > std::log(1 + threshold);
+  });
+  if (unseen && !c.devices)
+    c.notes.push_back(fmt::format(
+        "{} case(s) moved beyond the threshold but not beyond the spread between the runs' rounds: "
+        "`reduce-scan-bench ab` times two kernel folders or builds in turns, in one run, where a "
+        "machine's drift cancels",
+        unseen));
 }
 
 }  // namespace
@@ -547,7 +558,7 @@ Comparison CompareFiles(const ResultFile& base, const ResultFile& fresh, const C
       c.onlyNew.push_back(fresh.results[i]);
   }
   LooseMatchNotes(c, s);
-  JudgementNotes(c);
+  JudgementNotes(c, s.threshold);
   return c;
 }
 

@@ -8,7 +8,8 @@ result), alternating A/A, A/B, ..., each one `ab` run of that one case. A call i
 false alarm; `slower` in an A/B run is the power. --busy K keeps K busy loops running beside it.
 
   bench/ab_trials.py BIN [--trials 20] [--rounds 16] [--size 2^20] [--time-budget 0.15]
-                     [--every 20] [--platform P] [--busy 1] [--out ab-trials.json] [--revision R]
+                     [--every 20|auto] [--platform P] [--busy 1] [--out ab-trials.json]
+                     [--revision R]
   bench/ab_trials.py --table FILE...     the Markdown table of result files (BENCHMARKS.md)
 
 The result file records the command, the revision, the date, the host and its load, the device,
@@ -90,6 +91,23 @@ def one_trial(args, kind, ka, kb):
             "round_ratios": [round(r, 4) for r in case.get("round_ratios", [])]}
 
 
+def calibrate(args, ka, work):
+    """--every auto: the EVERY that makes B about 10% slower (throughput ratio 1/1.1), from up to
+    four A/B probes of 6 rounds, taking the slowdown as proportional to 1/EVERY; of the probed,
+    the nearest."""
+    every, probes = 10, {}
+    probe = argparse.Namespace(**{**vars(args), "rounds": 6})
+    while every not in probes and len(probes) < 4:
+        kb = os.path.join(work, f"probe-{every}")
+        slowed_copy(kb, every)
+        probes[every] = one_trial(probe, "probe", ka, kb)["ratio"]
+        print(f"probe: every {every}: ratio {probes[every]:.3f}", flush=True)
+        slowdown = 1 / probes[every] - 1
+        every = max(1, round(every * slowdown / 0.10)) if slowdown > 0.005 else max(1, every // 4)
+    best = min(probes, key=lambda e: abs(probes[e] - 1 / 1.1))
+    return best, [{"every": e, "ratio": round(r, 4)} for e, r in probes.items()]
+
+
 def counts(trials):
     def of(kind):
         t = [x for x in trials if x["kind"] == kind]
@@ -130,6 +148,9 @@ def trials(args, argv):
         ka, ka2, kb = (os.path.join(work, k) for k in ("a", "a2", "b"))
         shutil.copytree(os.path.join(REPO, "kernels"), ka)
         shutil.copytree(os.path.join(REPO, "kernels"), ka2)
+        if args.every == "auto":
+            args.every, record["settings"]["calibration"] = calibrate(args, ka, work)
+            record["settings"]["every"] = args.every
         slowed_copy(kb, args.every)
         record["load_start"] = [round(x, 2) for x in os.getloadavg()]
         done = []
@@ -160,7 +181,7 @@ def trials(args, argv):
 
 
 def table(files):
-    print("| device | host load (1 min: start, end) | case, n, rounds x budget | A/A: a change "
+    print("| device | host load (1 min: start, end) | case, n, rounds x budget; B | A/A: a change "
           "called | A/B: `slower` | B/A throughput ratio: median (range) | a trial | revision, date |")
     print("|---|---|---|--:|--:|---|--:|---|")
     for path in files:
@@ -170,7 +191,8 @@ def table(files):
         busy = f", {s['busy_loops']} busy loop{'s' if s['busy_loops'] != 1 else ''} beside" \
             if s["busy_loops"] else ""
         print(f"| {r['device']} | {r['load_start'][0]}, {r['load_end'][0]}{busy} | {s['case']}, "
-              f"{s['size']}, {s['rounds']} x {s['time_budget']} s | {aa['called']} of "
+              f"{s['size']}, {s['rounds']} x {s['time_budget']} s; B: one group in {s['every']}"
+              f"{' (probed)' if s.get('calibration') else ''} | {aa['called']} of "
               f"{aa['trials']} | {ab['slower']} of {ab['trials']} | {ab['ratio_median']:.3f} "
               f"({ab['ratio_min']:.3f}-{ab['ratio_max']:.3f}) | {ab['seconds_median']:.0f} s | "
               f"`{r['revision']}`, {r['date']} |")
@@ -189,18 +211,21 @@ def main(argv):
     ap.add_argument("--rounds", type=int, default=16, help="ab's --rounds (default 16)")
     ap.add_argument("--size", default="2^20", help="n (default 2^20)")
     ap.add_argument("--time-budget", default="0.15", help="seconds a case a round (default 0.15)")
-    ap.add_argument("--every", type=int, default=20,
+    ap.add_argument("--every", default="20",
                     help="B: one work-group in EVERY reads one more element a work-item (default\n"
-                         "20: about 10%% slower on pocl; 5 on a GPU, where the kernel is bound by\n"
-                         "memory and the extra reads are 10%% of its traffic)")
+                         "20: about 10%% slower on pocl); auto: the EVERY that makes B about 10%%\n"
+                         "slower, from A/B probes first (recorded)")
     ap.add_argument("--platform", default="", help="OpenCL platform (default: the first device)")
     ap.add_argument("--busy", type=int, default=0, help="busy loops beside the runs (default 0)")
     ap.add_argument("--out", default="ab-trials.json", help="the result file")
     ap.add_argument("--revision", default="", help="the revision to record (default: git's)")
     args = ap.parse_args(argv)
-    if not os.access(args.bin, os.X_OK) or args.trials < 1 or args.rounds < 6 or args.every < 1 \
+    if args.every != "auto":
+        args.every = int(args.every) if args.every.isdigit() else 0
+    if not os.access(args.bin, os.X_OK) or args.trials < 1 or args.rounds < 6 or args.every == 0 \
             or args.busy < 0:
-        ap.error("BIN must be executable; --trials >= 1, --rounds >= 6, --every >= 1, --busy >= 0")
+        ap.error("BIN must be executable; --trials >= 1, --rounds >= 6, --every a whole number "
+                 ">= 1 or auto, --busy >= 0")
     trials(args, argv)
     return 0
 

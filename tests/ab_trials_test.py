@@ -54,7 +54,16 @@ def main(root):
                                text=True)
         check(table.returncode == 0, f"--table exited {table.returncode}: {table.stderr}")
         row = table.stdout.splitlines()[-1]
-        check("| stand-in |" in row and "| 0 of 3 | 3 of 3 | 0.900 (0.900-0.900) |" in row, row)
+        check("| stand-in |" in row and "; B: one group in 20 | 0 of 3 | 3 of 3 | 0.900 "
+              "(0.900-0.900) |" in row, row)
+        # --every auto: at most four probes first (the stand-in's B is 0.9x at any EVERY), kept.
+        auto = os.path.join(tmp, "auto.json")
+        run = subprocess.run([sys.executable, script, bench, "--trials", "1", "--every", "auto",
+                              "--out", auto], capture_output=True, text=True)
+        check(run.returncode == 0, f"--every auto exited {run.returncode}: {run.stderr}")
+        s = json.load(open(auto))["settings"]
+        probed = [p["every"] for p in s["calibration"]]
+        check(probed[0] == 10 and len(probed) <= 4 and s["every"] in probed, f"{s}")
         bad = subprocess.run([sys.executable, script, bench, "--rounds", "5"], capture_output=True)
         check(bad.returncode == 2, f"--rounds 5 exited {bad.returncode}")
         # The slowed copy: only Reduction.cl differs, and only in ReduceDecomposition.

@@ -832,32 +832,40 @@ TEST(ABCommand, BothRunsShareItsSessionAndBindPoclThreads) {
   fs::remove_all(dir);
 }
 
-// kernels/ copied to `to`; with `slower`, ReduceDecomposition reads 8 more elements a work-item
-// (the largest of them: the result of max cannot change).
+std::string ReductionSource(const fs::path& kernels) {
+  std::ifstream in(kernels / "Reduction.cl");
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// kernels/ copied to `to`; with `slower`, ReduceDecomposition's loads go through SlowLoad, which
+// reads 8 more elements each (the largest of them: the result of max cannot change).
 void KernelsCopy(const fs::path& to, bool slower) {
   fs::copy(fs::path(RSB_SOURCE_DIR) / "kernels", to, fs::copy_options::recursive);
   if (!slower)
     return;
-  const fs::path cl = to / "Reduction.cl";
-  std::ifstream in(cl);
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const std::string load =
-      "  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, n));";
-  const size_t at = text.find(load, text.find("__kernel void ReduceDecomposition("));
-  ASSERT_NE(at, std::string::npos);
-  text.replace(
-      at, load.size(),
-      "  T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
-      "n));\n  for (IDX k = 1; k <= 8; ++k)\n    v = OP(v, LoadOrIdentity(src, (base + k * "
-      "(n / 9)) % n, n));");
-  std::ofstream(cl, std::ios::trunc) << text;
+  std::string text = ReductionSource(to);
+  const std::string guard = "#if RSB_WANTS(ReduceDecomposition)\n";
+  const size_t at = text.find(guard) + guard.size();
+  text.insert(text.find("#endif", at), "#undef LoadOrIdentity\n");
+  text.insert(at,
+              "inline T SlowLoad(__global const T* in, IDX i, IDX n) {\n"
+              "  T x = LoadOrIdentity(in, i, n);\n"
+              "  for (IDX k = 1; k <= 8; ++k)\n"
+              "    x = OP(x, LoadOrIdentity(in, (i + k * (n / 9)) % n, n));\n"
+              "  return x;\n"
+              "}\n"
+              "#define LoadOrIdentity(in, i, n) SlowLoad(in, i, n)\n");
+  std::ofstream(to / "Reduction.cl", std::ios::trunc) << text;
 }
 
 // Two copies of the kernels in turns are the same (--threshold 20%: no false alarm on a busy
-// machine); a copy whose decomposition kernel reads its input 5 times over is slower, a
+// machine); a copy whose decomposition kernel reads its input 9 times over is slower, a
 // regression (exit 1). Judged over paired rounds: each round's ratio is printed in JSON and the
 // ratio is their median; both runs' files kept with --results, every round in each.
 TEST(ABCommand, ASlowerKernelFolderIsARegressionAndACopyIsNot) {
+  if (ReductionSource(fs::path(RSB_SOURCE_DIR) / "kernels").find("SOLUTION BEGIN") ==
+      std::string::npos)
+    GTEST_SKIP() << "decomposition is a hand-out's TODO here";
   const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-ab-{}", (long)::getpid());
   fs::remove_all(dir);
   fs::create_directories(dir);

@@ -60,16 +60,15 @@ def main(root):
                                text=True)
         check(table.returncode == 0, f"--table exited {table.returncode}: {table.stderr}")
         row = table.stdout.splitlines()[-1]
-        check("| stand-in |" in row and "; B: one group in 20 | 0 of 3 | 3 of 3 | 0.900 "
+        check("| stand-in |" in row and "; B: EVERY 20 | 0 of 3 | 3 of 3 | 0.900 "
               "(0.900-0.900) |" in row, row)
-        # --every auto: at most four probes first (the stand-in's B is 0.9x at any EVERY), kept.
+        # --every auto: probes first (the stand-in's B is 0.9x at any EVERY: the first), kept.
         auto = os.path.join(tmp, "auto.json")
-        run = subprocess.run([sys.executable, script, bench, "--trials", "1", "--every", "auto",
-                              "--out", auto], capture_output=True, text=True)
+        run = subprocess.run([sys.executable, script, bench, "--trials", "1", "--out", auto],
+                             capture_output=True, text=True)
         check(run.returncode == 0, f"--every auto exited {run.returncode}: {run.stderr}")
         s = json.load(open(auto))["settings"]
-        probed = [p["every"] for p in s["calibration"]]
-        check(probed[0] == 10 and len(probed) <= 4 and s["every"] in probed, f"{s}")
+        check(s["every"] == 1000 and s["calibration"] == [{"every": 1000, "ratio": 0.9}], f"{s}")
         bad = subprocess.run([sys.executable, script, bench, "--rounds", "5"], capture_output=True)
         check(bad.returncode == 2, f"--rounds 5 exited {bad.returncode}")
         # The slowed copy: only Reduction.cl differs, and only in ReduceDecomposition.
@@ -81,11 +80,13 @@ def main(root):
         old = open(os.path.join(kernels, "Reduction.cl")).read()
         new = open(os.path.join(copy, "Reduction.cl")).read()
         slow = ab_trials.SLOW.format(every=5)
-        check(new.replace(slow, "", 1).replace("#undef LoadOrIdentity\n", "", 1) == old,
-              "the copy differs by more than SlowLoad and its #undef")
+        check("get_group_id(0) % 5 != 0" in slow, slow)
+        check(new.replace(slow, "", 1).replace("#undef WorkGroupReduceSequential\n", "", 1) == old,
+              "the copy differs by more than SlowValue and its #undef")
         check(new.index(slow) > new.index("#if RSB_WANTS(ReduceDecomposition)") and
-              new.index("#undef LoadOrIdentity") < new.index("__kernel void ReduceUnrolled("),
-              "SlowLoad reaches past ReduceDecomposition")
+              new.index("#undef WorkGroupReduceSequential") <
+              new.index("__kernel void ReduceUnrolled("),
+              "SlowValue reaches past ReduceDecomposition")
     for f in failures:
         print("FAIL:", f)
     return 1 if failures else 0

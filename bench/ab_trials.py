@@ -2,11 +2,12 @@
 """How often `reduce-scan-bench ab` calls a change (docs/BENCHMARKS.md, "A/B in turns").
 
 TRIALS A/A runs (two copies of the same kernels/) and TRIALS A/B runs (B: a copy whose reduction
-`decomposition` kernel is slower: every work-item runs a masked extra load, and in one work-group
-in EVERY it reads an element, a real kernel made slower, not a scaled file; with --op max the
-element cannot change the result), alternating A/A, A/B, ..., each one `ab` run of that one case. The kernel needs the
-suite's own decomposition (a hand-out's TODO is not a kernel to slow down). A call in an A/A run is a
-false alarm; `slower` in an A/B run is the power. --busy K keeps K busy loops running beside it.
+`decomposition` kernel is slower: every work-item runs a masked extra load, which in one work-group
+in EVERY reads an element; a real kernel made slower, not a scaled file; with --op max the element
+cannot change the result), alternating A/A, A/B, ..., each one `ab` run of that one case. The
+kernel needs the suite's own decomposition (a hand-out's TODO is not one to slow down). A call in
+an A/A run is a false alarm; `slower` in an A/B run is the power. --busy K keeps K busy loops
+running beside it.
 
   bench/ab_trials.py BIN [--trials 20] [--rounds 16] [--size 2^20] [--time-budget 0.15]
                      [--every auto|N] [--platform P] [--busy 1] [--out ab-trials.json]
@@ -25,8 +26,8 @@ import os
 import shutil
 import socket
 import statistics
-import subprocess
 import signal
+import subprocess
 import sys
 import tempfile
 import time

@@ -4,6 +4,8 @@
 // and bad input is exit 2. The tests that run Oclgrind skip where it is not installed.
 #include "TestSupport.h"
 
+#include "engine/Oclgrind.h"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -98,6 +100,169 @@ TEST(Oclgrind, NaiveScanWritingPastTheEndFailsWithFileAndLine) {
   EXPECT_NE(gate.err.find(fmt::format("oclgrind: invalid-write at Scan.cl:{}", line)),
             std::string::npos)
       << gate.err;
+  fs::remove_all(dir);
+}
+
+namespace {
+
+// The line of `text` in the file (1-based; 0 where it is not there).
+size_t LineOf(const std::string& path, const std::string& text) {
+  const std::string all = rsb::test::ReadFile(path);
+  const size_t at = all.find(text);
+  return at == std::string::npos ? 0 : size_t(std::count(all.begin(), all.begin() + at, '\n')) + 1;
+}
+
+// An out-of-bounds access planted in a copy of the kernels, and where Oclgrind's finding must
+// point: the file and line of the access and, where it is in a helper function, the helper and
+// the lines of the kernel's calls to it.
+struct PlantedAccess {
+  std::string name, file, from, to, access;  // access: the text of the accessing line
+  std::string selection, kind, kernel, helper, callerFile;
+  std::vector<std::string> calls;  // the texts of the calling lines in callerFile
+};
+
+// A naive scan that reads past the end (its bound check moved to the write): the read is in
+// LoadShifted, inlined twice, and Oclgrind's optimiser merges each pair of loads into one, which
+// it reports at line 0; the same for a header's helper (Common.clh's LoadOrIdentity reading
+// in[n]), and a write past the end in a kernel and in a header's helper (the work-group tree's
+// local array).
+std::vector<PlantedAccess> PlantedAccesses() {
+  const std::string naive = " --task scan --variant naive --size 1000 --local-size 64";
+  const std::string decomposition =
+      " --task reduction --variant decomposition --size 1000 --local-size 64";
+  return {
+      {"kernel-read",
+       "Scan.cl",
+       "  if (i >= n)\n    return;\n  T v = LoadShifted(src, i, shift);\n  if (i >= offset)\n"
+       "    v = OP(LoadShifted(src, i - offset, shift), v);\n  dst[i] = v;",
+       "  T v = LoadShifted(src, i, shift);\n  if (i >= offset)\n"
+       "    v = OP(LoadShifted(src, i - offset, shift), v);\n  if (i < n)\n    dst[i] = v;",
+       "  return shift ? (i > 0 ? src[i - 1] : IDENTITY) : src[i];",
+       naive,
+       "invalid-read",
+       "ScanNaiveStep",
+       "LoadShifted",
+       "Scan.cl",
+       {"  T v = LoadShifted(src, i, shift);",
+        "    v = OP(LoadShifted(src, i - offset, shift), v);"}},
+      {"kernel-write",
+       "Scan.cl",
+       "  dst[i] = v;\n",
+       "  dst[i] = v;\n  if (i == n - 1)\n    dst[n] = v;\n",
+       "    dst[n] = v;",
+       naive,
+       "invalid-write",
+       "ScanNaiveStep",
+       "",
+       "",
+       {}},
+      {"header-read",
+       "Common.clh",
+       "  return i < n ? in[i] : IDENTITY;",
+       "  return i <= n ? in[i] : IDENTITY;",
+       "  return i <= n ? in[i] : IDENTITY;",
+       decomposition,
+       "invalid-read",
+       "ReduceDecomposition",
+       "LoadOrIdentity",
+       "Reduction.cl",
+       {"  const T v = OP(LoadOrIdentity(src, base, n), LoadOrIdentity(src, base + LOCAL_SIZE, "
+        "n));\n  const T r = WorkGroupReduceSequential"}},
+      {"header-write",
+       "WorkGroup.clh",
+       "  scratch[lid] = value;\n  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every work-item's",
+       "  scratch[lid + 1] = value;\n  barrier(CLK_LOCAL_MEM_FENCE);  // RAW: every work-item's",
+       "  scratch[lid + 1] = value;",
+       decomposition,
+       "invalid-write",
+       "ReduceDecomposition",
+       "WorkGroupReduceSequential",
+       "Reduction.cl",
+       {"  const T r = WorkGroupReduceSequential(scratch, v);"}},
+  };
+}
+
+}  // namespace
+
+// Each planted access: the diagnostic names the access's own file and line (never 0), and where
+// it is in a helper, the helper and the kernel's calls to it, in the JSON and in the message.
+TEST(Oclgrind, OutOfBoundsAccessesNameTheirLineAndTheHelpersCaller) {
+  SKIP_WITHOUT_OCLGRIND();
+  for (const PlantedAccess& a : PlantedAccesses()) {
+    SCOPED_TRACE(a.name);
+    const std::string dir = PatchedKernels("oclgrind-" + a.name, a.file, a.from, a.to);
+    const size_t line = LineOf(dir + "/" + a.file, a.access);
+    ASSERT_GT(line, 0u);
+    CommandResult run;
+    const nlohmann::json results =
+        Results("--check --oclgrind" + a.selection + " --kernels " + dir, run);
+    ASSERT_EQ(results.size(), 1u) << run.err;
+    ASSERT_FALSE(results[0]["oclgrind"]["diagnostics"].empty()) << results[0].dump();
+    const auto& d = results[0]["oclgrind"]["diagnostics"][0];
+    EXPECT_EQ(d["kind"], a.kind);
+    EXPECT_EQ(d["kernel"], a.kernel);
+    EXPECT_EQ(d["file"], a.file);
+    EXPECT_EQ(d["line"], line) << d.dump();
+    EXPECT_EQ(d["function"], a.helper) << d.dump();
+    std::string where = fmt::format("oclgrind: {} at {}:{} in {}", a.kind, a.file, line, a.kernel);
+    if (!a.helper.empty()) {
+      std::vector<size_t> lines;
+      for (const auto& call : a.calls)
+        lines.push_back(LineOf(dir + "/" + a.callerFile, call));
+      ASSERT_EQ(d["called_from"].size(), 1u) << d.dump();
+      EXPECT_EQ(d["called_from"][0]["function"], a.kernel);
+      EXPECT_EQ(d["called_from"][0]["file"], a.callerFile);
+      EXPECT_EQ(d["called_from"][0]["lines"].get<std::vector<size_t>>(), lines) << d.dump();
+      where += fmt::format(" ({}, called at {}:{}", a.helper, a.callerFile, lines[0]);
+    }
+    EXPECT_NE(results[0]["message"].get<std::string>().find(where), std::string::npos)
+        << results[0]["message"];
+    fs::remove_all(dir);
+  }
+}
+
+// Without Oclgrind: a message at line 0 (accesses the optimiser merged) takes the line of the
+// unoptimised run's message of the same work-item, and a line in a helper gets the helper and the
+// kernel's calls to it, read from the source (comments, strings and directives not taken for code).
+TEST(Oclgrind, ALineZeroIsLocatedAndAHelperNamesItsCallers) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-locate-{}", getpid());
+  fs::create_directories(dir);
+  std::ofstream(dir / "Common.clh") << "#define T int\n";
+  std::ofstream(dir / "K.cl") << "// Get(p, 9) in a comment is no call\n"
+                                 "inline int Get(__global const int* p, uint i) {\n"
+                                 "  return p[i];\n"
+                                 "}\n"
+                                 "#define CALL Get(p, 7)\n"
+                                 "__kernel void K(__global const int* p, __global int* q) {\n"
+                                 "  q[0] = Get(p, 1); /* Get(p, 8) */\n"
+                                 "  q[1] = Get(p, 2) + (int)\"Get(\";\n"
+                                 "}\n";
+  const auto message = [](const std::string& item, size_t line) {
+    return fmt::format(
+        "\nInvalid read of size 4 at global memory address 0x10\n\tKernel: K\n\tEntity: "
+        "Global({0},0,0) Local({0},0,0) Group(0,0,0)\n\t  %0 = load\n\tAt line {1} (column 3) "
+        "of input.cl:\n\t  (source not available)\n",
+        item, line);
+  };
+  OclgrindReport report;
+  ParseOclgrindLog(message("1", 0), dir.string(), report);
+  ASSERT_EQ(report.diagnostics.size(), 1u);
+  EXPECT_EQ(report.diagnostics[0].file, "K.cl");
+  EXPECT_TRUE(NeedsLocating(report));
+  LocateFrom(report, OclgrindMessages(message("0", 7) + message("1", 3), dir.string()),
+             dir.string());
+  ASSERT_EQ(report.diagnostics.size(), 1u);
+  const OclgrindDiagnostic& d = report.diagnostics[0];
+  EXPECT_FALSE(NeedsLocating(report));
+  EXPECT_EQ(d.line, 3u);
+  EXPECT_EQ(d.function, "Get");
+  ASSERT_EQ(d.calledFrom.size(), 1u);
+  EXPECT_EQ(d.calledFrom[0].function, "K");
+  EXPECT_EQ(d.calledFrom[0].file, "K.cl");
+  EXPECT_EQ(d.calledFrom[0].lines, (std::vector<size_t>{7, 8}));
+  EXPECT_NE(OclgrindSummary(report).find("invalid-read at K.cl:3 in K (Get, called at K.cl:7, 8)"),
+            std::string::npos)
+      << OclgrindSummary(report);
   fs::remove_all(dir);
 }
 

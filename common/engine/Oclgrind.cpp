@@ -5,13 +5,17 @@
 #include "platform/Pattern.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <set>
 #include <sstream>
 #include <tuple>
 
@@ -109,7 +113,51 @@ std::string Trimmed(std::string s) {
 
 }  // namespace
 
-void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, OclgrindReport& out) {
+namespace {
+
+// A message of Oclgrind's log (its first line, then its tab-indented lines) as a diagnostic,
+// its file as Oclgrind named it.
+OclgrindDiagnostic Diagnostic(const std::vector<std::string>& m) {
+  static const Pattern at(R"(At line (\d+) \(column \d+\) of (.+):$)");
+  OclgrindDiagnostic d;
+  d.text = Trimmed(m[0]);
+  d.kind = KindOf(d.text);
+  bool located = false;
+  for (size_t i = 1; i < m.size(); ++i) {
+    const std::string l = Trimmed(m[i]);
+    std::optional<PatternMatch> match;
+    if (d.kernel.empty() && l.rfind("Kernel:", 0) == 0) {
+      d.kernel = Trimmed(l.substr(7));
+    } else if (d.workItem.empty() && l.find("Global(") != std::string::npos) {
+      d.workItem = Trimmed(l.substr(l.find("Global(")));
+    } else if (d.workItem.empty() && l.rfind("Work-group:", 0) == 0) {
+      d.workItem = Trimmed(l.substr(11));
+    } else if (!located && (match = at.Search(l))) {
+      d.line = std::stoul((*match)[1]);
+      d.file = (*match)[2];
+      located = true;
+    }
+  }
+  return d;
+}
+
+std::tuple<const std::string&, const std::string&, const std::string&, const size_t&> KeyOf(
+    const OclgrindDiagnostic& d) {
+  return std::tie(d.kind, d.kernel, d.file, d.line);
+}
+
+// Adds d to the report's distinct diagnostics where none has its kind, kernel, file and line.
+void AddDistinct(std::vector<OclgrindDiagnostic>& distinct, OclgrindDiagnostic d) {
+  if (distinct.size() < kMaxOclgrindDiagnostics &&
+      std::none_of(distinct.begin(), distinct.end(),
+                   [&](const OclgrindDiagnostic& e) { return KeyOf(e) == KeyOf(d); }))
+    distinct.push_back(std::move(d));
+}
+
+}  // namespace
+
+std::vector<OclgrindDiagnostic> OclgrindMessages(const std::string& log,
+                                                 const std::string& kernelDir) {
   // Each message: a first line, then lines that start with a tab; messages are separated by
   // empty lines.
   std::vector<std::vector<std::string>> messages;
@@ -123,26 +171,10 @@ void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, Oclg
     else
       messages.back().push_back(line);
   }
-  static const Pattern at(R"(At line (\d+) \(column \d+\) of (.+):$)");
   std::map<std::string, std::string> files;
+  std::vector<OclgrindDiagnostic> out;
   for (const auto& m : messages) {
-    OclgrindDiagnostic d;
-    d.text = Trimmed(m[0]);
-    d.kind = KindOf(d.text);
-    for (size_t i = 1; i < m.size(); ++i) {
-      const std::string l = Trimmed(m[i]);
-      std::optional<PatternMatch> match;
-      if (d.kernel.empty() && l.rfind("Kernel:", 0) == 0) {
-        d.kernel = Trimmed(l.substr(7));
-      } else if (d.workItem.empty() && l.find("Global(") != std::string::npos) {
-        d.workItem = Trimmed(l.substr(l.find("Global(")));
-      } else if (d.workItem.empty() && l.rfind("Work-group:", 0) == 0) {
-        d.workItem = Trimmed(l.substr(11));
-      } else if (!d.line && (match = at.Search(l))) {
-        d.line = std::stoul((*match)[1]);
-        d.file = (*match)[2];
-      }
-    }
+    OclgrindDiagnostic d = Diagnostic(m);
     if (d.file == "input.cl" || (d.file.empty() && !d.kernel.empty())) {
       const std::string file = d.kernel.empty() ? "" : KernelFile(kernelDir, d.kernel, files);
       if (!file.empty() || d.file.empty())
@@ -150,14 +182,248 @@ void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, Oclg
     } else if (!d.file.empty()) {
       d.file = fs::path(d.file).filename().string();
     }
+    out.push_back(std::move(d));
+  }
+  return out;
+}
+
+void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, OclgrindReport& out) {
+  for (auto& d : OclgrindMessages(log, kernelDir)) {
     ++out.diagnosticCount;
-    const auto same = [&](const OclgrindDiagnostic& e) {
-      return std::tie(e.kind, e.kernel, e.file, e.line) ==
-             std::tie(d.kind, d.kernel, d.file, d.line);
-    };
-    if (out.diagnostics.size() < kMaxOclgrindDiagnostics &&
-        std::none_of(out.diagnostics.begin(), out.diagnostics.end(), same))
-      out.diagnostics.push_back(d);
+    AddDistinct(out.diagnostics, std::move(d));
+  }
+  AddCallers(out, kernelDir);
+}
+
+bool NeedsLocating(const OclgrindReport& report) {
+  return std::any_of(report.diagnostics.begin(), report.diagnostics.end(),
+                     [](const OclgrindDiagnostic& d) { return !d.kernel.empty() && !d.line; });
+}
+
+void LocateFrom(OclgrindReport& report, const std::vector<OclgrindDiagnostic>& unoptimised,
+                const std::string& kernelDir) {
+  std::vector<OclgrindDiagnostic> distinct;
+  for (OclgrindDiagnostic d : report.diagnostics) {
+    const OclgrindDiagnostic* found = nullptr;
+    for (const auto& u : unoptimised)
+      if (!d.line && u.line && u.kind == d.kind && u.kernel == d.kernel &&
+          (!found || (u.workItem == d.workItem && found->workItem != d.workItem)))
+        found = &u;
+    if (found) {
+      d.file = found->file;
+      d.line = found->line;
+      d.function.clear();
+      d.calledFrom.clear();
+    }
+    AddDistinct(distinct, std::move(d));
+  }
+  report.diagnostics = std::move(distinct);
+  AddCallers(report, kernelDir);
+}
+
+namespace {
+
+// The text with comments, string and character literals and preprocessor lines blanked (newlines
+// kept, so that offsets and lines are the file's), leaving code only.
+std::string CodeOnly(const std::string& text) {
+  enum class In { Code, LineComment, Block, String, Char, Directive };
+  In state = In::Code;
+  std::string code = text;
+  bool lineStart = true;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i], next = i + 1 < text.size() ? text[i + 1] : '\0';
+    const bool escaped = i > 0 && text[i - 1] == '\\';
+    if (c == '\n') {
+      if (state != In::Block && (state != In::Directive || !escaped))
+        state = In::Code;
+      lineStart = true;
+      continue;
+    }
+    if (state == In::Code) {
+      if (c == '/' && (next == '/' || next == '*'))
+        state = next == '/' ? In::LineComment : In::Block;
+      else if (c == '"')
+        state = In::String;
+      else if (c == '\'')
+        state = In::Char;
+      else if (c == '#' && lineStart)
+        state = In::Directive;
+      lineStart = lineStart && (c == ' ' || c == '\t');
+      if (state == In::Code)
+        continue;
+      if (state == In::LineComment || state == In::Block)
+        code[i++] = ' ';  // the comment's first character; its second below
+    } else if (state == In::Block && c == '*' && next == '/') {
+      code[i++] = ' ';
+      state = In::Code;
+    } else if ((state == In::String && c == '"' && !escaped) ||
+               (state == In::Char && c == '\'' && !escaped)) {
+      state = In::Code;
+    }
+    code[i] = ' ';
+  }
+  return code;
+}
+
+bool IdentifierChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+}
+
+// The offset of the bracket that closes the one at `open` ('(' or '{'); npos where none does.
+size_t Closing(const std::string& code, size_t open) {
+  const char o = code[open], c = o == '(' ? ')' : '}';
+  size_t depth = 0;
+  for (size_t i = open; i < code.size(); ++i)
+    if (code[i] == o)
+      ++depth;
+    else if (code[i] == c && --depth == 0)
+      return i;
+  return std::string::npos;
+}
+
+size_t SkipSpace(const std::string& code, size_t i) {
+  while (i < code.size() && std::isspace(static_cast<unsigned char>(code[i])))
+    ++i;
+  return i;
+}
+
+// A function defined in a source file: its name, its lines (from its name to its closing
+// brace) and its calls (each identifier followed by '(' in its body, with its line).
+struct SourceFunction {
+  std::string name, file;
+  size_t first = 0, last = 0;
+  std::vector<std::pair<std::string, size_t>> calls;
+};
+
+// The calls in code[begin, end): identifiers followed by '(' that are not keywords.
+std::vector<std::pair<std::string, size_t>> CallsIn(const std::string& code, size_t begin,
+                                                    size_t end,
+                                                    const std::function<size_t(size_t)>& lineAt) {
+  static const std::set<std::string> keywords = {"if",     "for",    "while",
+                                                 "switch", "return", "sizeof"};
+  std::vector<std::pair<std::string, size_t>> calls;
+  for (size_t i = begin; i < end; ++i) {
+    if (!IdentifierChar(code[i]) || (i > 0 && IdentifierChar(code[i - 1])))
+      continue;
+    size_t j = i;
+    while (j < end && IdentifierChar(code[j]))
+      ++j;
+    const std::string name = code.substr(i, j - i);
+    if (SkipSpace(code, j) < end && code[SkipSpace(code, j)] == '(' && !keywords.count(name) &&
+        !std::isdigit(static_cast<unsigned char>(name[0])))
+      calls.emplace_back(name, lineAt(i));
+    i = j - 1;
+  }
+  return calls;
+}
+
+// Every function defined in a file: at file scope, an identifier, its parenthesised parameters
+// and then '{' (where no '{' follows, a declaration or an attribute: scanning goes on after it).
+std::vector<SourceFunction> FunctionsOf(const std::string& file, const std::string& text) {
+  const std::string code = CodeOnly(text);
+  std::vector<size_t> starts = {0};
+  for (size_t i = 0; i < code.size(); ++i)
+    if (code[i] == '\n')
+      starts.push_back(i + 1);
+  const auto lineAt = [&](size_t offset) {
+    return size_t(std::upper_bound(starts.begin(), starts.end(), offset) - starts.begin());
+  };
+  std::vector<SourceFunction> functions;
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '{') {  // a struct, an initialiser: not a function's body
+      i = std::min(Closing(code, i), code.size());
+      continue;
+    }
+    if (!IdentifierChar(code[i]) || (i > 0 && IdentifierChar(code[i - 1])))
+      continue;
+    size_t j = i;
+    while (j < code.size() && IdentifierChar(code[j]))
+      ++j;
+    const size_t open = SkipSpace(code, j);
+    if (open >= code.size() || code[open] != '(') {
+      i = j - 1;
+      continue;
+    }
+    const size_t close = Closing(code, open);
+    const size_t body = close == std::string::npos ? close : SkipSpace(code, close + 1);
+    if (body >= code.size() || code[body] != '{') {
+      i = close == std::string::npos ? code.size() : close;
+      continue;
+    }
+    const size_t end = std::min(Closing(code, body), code.size() - 1);
+    functions.push_back(
+        {code.substr(i, j - i), file, lineAt(i), lineAt(end), CallsIn(code, body, end, lineAt)});
+    i = end;
+  }
+  return functions;
+}
+
+// The functions of kernelDir's .cl and .clh files.
+std::vector<SourceFunction> SourceFunctions(const std::string& kernelDir) {
+  std::vector<SourceFunction> all;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(kernelDir, ec)) {
+    const std::string ext = entry.path().extension().string();
+    if (ext != ".cl" && ext != ".clh")
+      continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    for (auto& f : FunctionsOf(entry.path().filename().string(), text.str()))
+      all.push_back(std::move(f));
+  }
+  return all;
+}
+
+// The calls from the kernel down to the helper (the helper's caller first), by the shortest
+// chain of calls among the functions; empty where none leads there.
+std::vector<OclgrindCall> CallChain(const std::vector<SourceFunction>& functions,
+                                    const std::string& kernel, const std::string& helper) {
+  std::map<std::string, std::string> caller = {{kernel, ""}};
+  std::vector<std::string> queue = {kernel};
+  for (size_t q = 0; q < queue.size() && !caller.count(helper); ++q)
+    for (const auto& f : functions)
+      if (f.name == queue[q])
+        for (const auto& call : f.calls)
+          if (!caller.count(call.first) &&
+              std::any_of(functions.begin(), functions.end(),
+                          [&](const SourceFunction& g) { return g.name == call.first; })) {
+            caller[call.first] = queue[q];
+            queue.push_back(call.first);
+          }
+  std::vector<OclgrindCall> chain;
+  for (std::string callee = helper; caller.count(callee) && !caller[callee].empty();
+       callee = caller[callee]) {
+    OclgrindCall c{caller[callee], "", {}};
+    for (const auto& f : functions)
+      if (f.name == c.function)
+        for (const auto& call : f.calls)
+          if (call.first == callee &&
+              std::find(c.lines.begin(), c.lines.end(), call.second) == c.lines.end()) {
+            c.file = c.file.empty() ? f.file : c.file;
+            c.lines.push_back(call.second);
+          }
+    chain.push_back(std::move(c));
+  }
+  return chain;
+}
+
+}  // namespace
+
+void AddCallers(OclgrindReport& report, const std::string& kernelDir) {
+  std::optional<std::vector<SourceFunction>> functions;  // read once, where needed
+  for (auto& d : report.diagnostics) {
+    if (!d.line || d.kernel.empty() || d.file.empty() || !d.function.empty())
+      continue;
+    if (!functions)
+      functions = SourceFunctions(kernelDir);
+    const auto in = std::find_if(functions->begin(), functions->end(), [&](const auto& f) {
+      return f.file == d.file && f.first <= d.line && d.line <= f.last;
+    });
+    if (in == functions->end() || in->name == d.kernel)
+      continue;
+    d.function = in->name;
+    d.calledFrom = CallChain(*functions, d.kernel, d.function);
   }
 }
 
@@ -194,6 +460,21 @@ std::string Where(const OclgrindDiagnostic& d) {
   return where;
 }
 
+// " (LoadOrIdentity, called at Scan.cl:43 in LoadTile, called at Scan.cl:190, 192)" where the
+// line is in a helper function; "" where it is in the kernel.
+std::string HelperText(const OclgrindDiagnostic& d) {
+  if (d.function.empty())
+    return "";
+  std::string s = " (" + d.function;
+  for (size_t i = 0; i < d.calledFrom.size(); ++i) {
+    const OclgrindCall& c = d.calledFrom[i];
+    s += fmt::format(", called at {}:{}", c.file, fmt::join(c.lines, ", "));
+    if (i + 1 < d.calledFrom.size())
+      s += " in " + c.function;
+  }
+  return s + ")";
+}
+
 }  // namespace
 
 std::string OclgrindSummary(const OclgrindReport& report) {
@@ -202,7 +483,7 @@ std::string OclgrindSummary(const OclgrindReport& report) {
   const OclgrindDiagnostic& d = report.diagnostics.front();
   std::string s = fmt::format("oclgrind: {} at {}", d.kind, Where(d));
   if (!d.kernel.empty())
-    s += " in " + d.kernel;
+    s += " in " + d.kernel + HelperText(d);
   if (!d.workItem.empty())
     s += ", work-item " + d.workItem;
   s += " (" + d.text + ")";

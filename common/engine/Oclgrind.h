@@ -21,6 +21,13 @@ namespace rsb {
 
 struct Result;
 
+// Where a helper function is called: the calling function, its file and the lines of its calls.
+struct OclgrindCall {
+  std::string function;
+  std::string file;
+  std::vector<size_t> lines;
+};
+
 struct OclgrindDiagnostic {
   // invalid-read, invalid-write (out of bounds), data-race, divergence (a barrier or a
   // work-group function not reached by every work-item), uninitialized, other.
@@ -30,6 +37,11 @@ struct OclgrindDiagnostic {
   size_t line = 0;       // 0: Oclgrind gave none
   std::string workItem;  // "Global(99,0,0) Local(3,0,0) Group(6,0,0)" (a race: the first)
   std::string text;      // Oclgrind's first line of the message
+  // Where the line is in a helper function, not in the kernel itself: the helper's name, and
+  // the calls that lead to it, its caller's first and the kernel's last (read from the source
+  // files, AddCallers: where a function calls the next on several lines, each line).
+  std::string function;
+  std::vector<OclgrindCall> calledFrom;
 };
 
 struct OclgrindReport {
@@ -57,10 +69,36 @@ bool UnderOclgrind();
 // counts and the order of atomics are then the same every run. Does not return.
 [[noreturn]] void ExecUnderOclgrind(const std::string& oclgrind, int argc, char** argv);
 
-// Oclgrind's messages (its --log file's text) as diagnostics. A message Oclgrind attributes to
-// input.cl (the program source, as this suite hands it over) is given the name of the .cl file
-// in kernelDir that defines its kernel.
+// Oclgrind's messages (its --log file's text) as diagnostics, each one. A message Oclgrind
+// attributes to input.cl (the program source, as this suite hands it over) is given the name of
+// the .cl file in kernelDir that defines its kernel; a header's path its file name.
+std::vector<OclgrindDiagnostic> OclgrindMessages(const std::string& log,
+                                                 const std::string& kernelDir);
+
+// The messages as a report's distinct diagnostics (and their count), each with its callers
+// (AddCallers).
 void ParseOclgrindLog(const std::string& log, const std::string& kernelDir, OclgrindReport& out);
+
+// Oclgrind optimises a program before it runs it (unless built with -cl-opt-disable), and where
+// the optimiser merges two accesses into one (a load of src[i - 1] or src[i] made one load), the
+// access has line 0. The options a run that locates such diagnostics builds with (through
+// OCLGRIND_BUILD_OPTIONS): unoptimised, every access keeps its line, while the instruction
+// counts come from the optimised run.
+constexpr const char* kOclgrindLocateOptions = "-cl-opt-disable";
+
+// Whether a diagnostic of the report has a kernel but no line.
+bool NeedsLocating(const OclgrindReport& report);
+
+// Each diagnostic without a line takes the file and line of a message of the unoptimised run
+// (OclgrindMessages) of the same kind and kernel, the same work-item's where there is one; then
+// the report's diagnostics are distinct again and have their callers.
+void LocateFrom(OclgrindReport& report, const std::vector<OclgrindDiagnostic>& unoptimised,
+                const std::string& kernelDir);
+
+// Each diagnostic whose line lies in a helper function, not in its kernel: the helper's name
+// and the calls from the kernel down to it (function and calledFrom), read from the .cl and
+// .clh files of kernelDir.
+void AddCallers(OclgrindReport& report, const std::string& kernelDir);
 
 // --inst-counts' histograms ("Instructions executed for kernel 'K':" then "  N - opcode" lines)
 // summed per kernel and in all.

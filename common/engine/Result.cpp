@@ -102,13 +102,19 @@ nlohmann::json SettingsJson(const SettingsSource& s) {
 
 nlohmann::json OclgrindJson(const OclgrindReport& g) {
   nlohmann::json diagnostics = nlohmann::json::array();
-  for (const auto& d : g.diagnostics)
+  for (const auto& d : g.diagnostics) {
+    nlohmann::json calls = nlohmann::json::array();
+    for (const auto& c : d.calledFrom)
+      calls.push_back({{"function", c.function}, {"file", c.file}, {"lines", c.lines}});
     diagnostics.push_back({{"kind", d.kind},
                            {"kernel", d.kernel},
                            {"file", d.file},
                            {"line", d.line},
                            {"work_item", d.workItem},
-                           {"text", d.text}});
+                           {"text", d.text},
+                           {"function", d.function},
+                           {"called_from", calls}});
+  }
   return {{"diagnostics", diagnostics},
           {"diagnostic_count", g.diagnosticCount},
           {"instructions", g.instructions},
@@ -117,11 +123,20 @@ nlohmann::json OclgrindJson(const OclgrindReport& g) {
 
 OclgrindReport OclgrindFromJson(const nlohmann::json& g) {
   OclgrindReport report;
-  for (const auto& d : g.at("diagnostics"))
-    report.diagnostics.push_back(
-        {d.at("kind").get<std::string>(), d.at("kernel").get<std::string>(),
-         d.at("file").get<std::string>(), d.at("line").get<size_t>(),
-         d.at("work_item").get<std::string>(), d.at("text").get<std::string>()});
+  for (const auto& d : g.at("diagnostics")) {
+    report.diagnostics.push_back({d.at("kind").get<std::string>(),
+                                  d.at("kernel").get<std::string>(),
+                                  d.at("file").get<std::string>(),
+                                  d.at("line").get<size_t>(),
+                                  d.at("work_item").get<std::string>(),
+                                  d.at("text").get<std::string>(),
+                                  d.value("function", std::string()),
+                                  {}});
+    for (const auto& c : d.value("called_from", nlohmann::json::array()))
+      report.diagnostics.back().calledFrom.push_back({c.at("function").get<std::string>(),
+                                                      c.at("file").get<std::string>(),
+                                                      c.at("lines").get<std::vector<size_t>>()});
+  }
   report.diagnosticCount = g.value("diagnostic_count", report.diagnostics.size());
   report.instructions = g.at("instructions").get<uint64_t>();
   report.kernels = g.at("kernels").get<std::map<std::string, uint64_t>>();

@@ -65,23 +65,36 @@ std::vector<std::string> WorkerArguments(std::vector<std::string> args, size_t j
 }
 
 // Under --oclgrind: the startup environment with Oclgrind's log in logPath and LC_ALL=C
-// (Oclgrind prints the counts in the environment's locale: 10,216 in en_US).
-std::vector<std::string> OclgrindEnvironment(const std::string& logPath) {
+// (Oclgrind prints the counts in the environment's locale: 10,216 in en_US); a worker that
+// locates diagnostics (locate) has its programs built unoptimised (kOclgrindLocateOptions added
+// to OCLGRIND_BUILD_OPTIONS).
+std::vector<std::string> OclgrindEnvironment(const std::string& logPath, bool locate) {
+  const std::string optionsVar = "OCLGRIND_BUILD_OPTIONS=";
   std::vector<std::string> env;
-  for (char* const* e = StartupEnvironment(); *e; ++e)
-    if (std::string(*e).rfind("OCLGRIND_LOG=", 0) != 0 && std::string(*e).rfind("LC_ALL=", 0) != 0)
-      env.push_back(*e);
+  std::string options = kOclgrindLocateOptions;
+  for (char* const* e = StartupEnvironment(); *e; ++e) {
+    const std::string v = *e;
+    if (locate && v.rfind(optionsVar, 0) == 0)
+      options = v.substr(optionsVar.size()) + " " + options;
+    else if (v.rfind("OCLGRIND_LOG=", 0) != 0 && v.rfind("LC_ALL=", 0) != 0)
+      env.push_back(v);
+  }
   env.push_back("OCLGRIND_LOG=" + logPath);
   env.push_back("LC_ALL=C");
+  if (locate)
+    env.push_back(optionsVar + options);
   return env;
 }
 
 // One worker process: its pid, the pipe it reports on and its stderr (forwarded, tail kept).
 class WorkerProcess {
  public:
-  // timer: the device's timer verdict, once known (TimerText; "": not known yet).
+  // timer: the device's timer verdict, once known (TimerText; "": not known yet). locate: a
+  // worker that runs a case again under Oclgrind, unoptimised, for its diagnostics' lines
+  // (OclgrindEnvironment); what it writes to stderr is kept, not forwarded.
   WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth,
-                const std::string& timer, const char* scope) {
+                const std::string& timer, const char* scope, bool locate = false)
+      : forward_(!locate) {
     static size_t started = 0;  // names each worker's Oclgrind files
     if (!settings.oclgrindDir.empty()) {
       logPath_ = fmt::format("{}/worker-{}.log", settings.oclgrindDir, started);
@@ -105,7 +118,7 @@ class WorkerProcess {
     std::vector<std::string> env;
     std::vector<char*> envp;
     if (!logPath_.empty()) {
-      env = OclgrindEnvironment(logPath_);
+      env = OclgrindEnvironment(logPath_, locate);
       for (auto& e : env)
         envp.push_back(e.data());
       envp.push_back(nullptr);
@@ -179,6 +192,11 @@ class WorkerProcess {
     return report;
   }
 
+  // Under --oclgrind: each message the worker added to its Oclgrind log since the last call.
+  std::vector<OclgrindDiagnostic> OclgrindMessagesSince(const std::string& kernelDir) {
+    return OclgrindMessages(NewText(logPath_, logRead_, 0), kernelDir);
+  }
+
   // Kills the worker (if it still runs) and says how it ended.
   std::string Finish(bool kill) {
     if (kill && !reaped_)
@@ -209,7 +227,8 @@ class WorkerProcess {
     if (isReport) {
       lines_.append(buf, size_t(got));
     } else {
-      (void)!write(2, buf, size_t(got));
+      if (forward_)
+        (void)!write(2, buf, size_t(got));
       stderrTail_.append(buf, size_t(got));
       if (stderrTail_.size() > 4096)
         stderrTail_.erase(0, stderrTail_.size() - 4096);
@@ -250,6 +269,7 @@ class WorkerProcess {
     return status;
   }
 
+  bool forward_ = true;  // stderr forwarded to this process's
   pid_t pid_ = -1;
   int report_ = -1, err_ = -1;
   bool reaped_ = false, reportClosed_ = false, errClosed_ = false;
@@ -407,7 +427,8 @@ class IsolatedRun {
         ResultFromJson(nlohmann::json::parse(json), FieldNames(JobAt(r).task->Parameters())));
     SetUtilisation(results.back(), ceilings_, device_);
     if (!settings_.oclgrindDir.empty()) {
-      ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir, r.outEnd, r.logEnd));
+      ApplyOclgrind(results.back(),
+                    Located(r.at, worker.OclgrindSince(settings_.kernelDir, r.outEnd, r.logEnd)));
       r.fresh = !results.back().oclgrind->diagnostics.empty();
       r.outEnd = r.logEnd = 0;
     }
@@ -420,6 +441,24 @@ class IsolatedRun {
     r.at = Skip({r.at.job, r.at.variant + 1});
     r.deadline = DeadlineFrom(Clock::now());
     return !r.fresh && !ScopeDone(r);
+  }
+
+  // The case's Oclgrind report, where a diagnostic has no line (the optimiser merged two
+  // accesses) with the lines of the same case run again unoptimised, in a worker of its own
+  // (kOclgrindLocateOptions; its counts are not taken).
+  OclgrindReport Located(const Position& at, OclgrindReport report) {
+    if (!NeedsLocating(report) || stop_())
+      return report;
+    WorkerProcess locator(settings_, at.job, at.variant, false, "", ScopeName(Scope::Case),
+                          /*locate=*/true);
+    bool timedOut = false;
+    const auto deadline = DeadlineFrom(Clock::now());
+    while (const auto line = locator.NextLine(deadline, stop_, timedOut))
+      if (line->rfind("result ", 0) == 0)
+        break;
+    locator.Finish(/*kill=*/true);
+    LocateFrom(report, locator.OclgrindMessagesSince(settings_.kernelDir), settings_.kernelDir);
+    return report;
   }
 
   // A case that crashed a shared worker and then ran alone: its own result, and what happened.
@@ -474,7 +513,7 @@ class IsolatedRun {
                                             settings_.timeoutS))
                    : Unfinished(job, variant, device_, Status::Error, how));
     if (!settings_.oclgrindDir.empty())  // what Oclgrind said before the worker ended
-      ApplyOclgrind(results.back(), worker.OclgrindSince(settings_.kernelDir));
+      ApplyOclgrind(results.back(), Located(r.at, worker.OclgrindSince(settings_.kernelDir)));
     if (confirming_) {
       results.back().message +=
           *confirming_ == how

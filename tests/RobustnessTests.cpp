@@ -8,6 +8,7 @@
 #include "platform/Pattern.h"
 #include "platform/ProfilingTimer.h"
 #include "platform/Subprocess.h"
+#include "tasks/CScanTask.h"
 #include "tasks/Tasks.h"
 
 #include <fmt/format.h>
@@ -21,6 +22,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <set>
 
 namespace rsb::test {
 namespace {
@@ -104,6 +106,89 @@ TEST(Robustness, BuildFailureIsThoseCasesErrorAndTheRunGoesOn) {
   // 11 reduction and scan variants, and convolution's four 1-D variants (its 2-D variants take
   // images, --size WxH, not a plain 1000).
   EXPECT_EQ(j["results"].size(), 11u + 4u);
+  std::filesystem::remove_all(dir);
+}
+
+// A program that does not build is built once per (file, options) and its error thrown again
+// for every case that needs it; where the whole file failed at a line of its source, other
+// options build only the named kernels (no whole file again). A runner told that a program does
+// not build (an earlier worker's failure) reports its cases `error` without building.
+TEST(Robustness, AProgramThatDoesNotBuildIsBuiltOncePerOptions) {
+  const std::string dir = CopyKernels("build-once");
+  PrependToKernel(dir + "/Scan.cl", "ScanNaiveStep", "this is not C;");
+  CScanTask task;
+  TaskContext ctx(Device().ctx->device, dir);
+  const auto options = [&](size_t localSize) {
+    const ProblemSpec spec =
+        Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1000, localSize, 1);
+    return task.KernelOptions(ctx.info, "naive", spec);
+  };
+  std::string first;
+  for (int round = 0; round < 2; ++round)
+    try {
+      ctx.programs.Get("Scan.cl", options(64));
+      ADD_FAILURE() << "built";
+    } catch (const KernelBuildError& e) {
+      EXPECT_TRUE(first.empty() || first == e.what()) << e.what();
+      first = e.what();
+    }
+  EXPECT_EQ(ctx.programs.Builds(), 2u) << "the whole file and its naive kernel, each once";
+  EXPECT_THROW(ctx.programs.Get("Scan.cl", options(32)), KernelBuildError);
+  EXPECT_EQ(ctx.programs.Builds(), 3u) << "the naive kernel alone at the other options";
+  ctx.programs.Get("Scan.cl", options(32).substr(0, options(32).find(kKernelSelection)) +
+                                  kKernelSelection + " -DRSB_KERNEL_ScanTileKoggeStone=1");
+  EXPECT_EQ(ctx.programs.Builds(), 4u);
+
+  TaskContext fresh(Device().ctx->device, dir);
+  RunSettings check;
+  check.timed = false;
+  Runner runner(fresh, check);
+  Result known;
+  known.task = task.Name();
+  known.kernelOptions = options(64);
+  runner.SetKnownBuildFailures({BuildKey(known)});
+  const Job job{
+      &task, Problem(ElementType::Uint, Op::Sum, ScanKind::Inclusive, 1000, 64, 1), {"naive"}};
+  const std::vector<Result> results = runner.Run({job});
+  ASSERT_EQ(results.size(), 1u);
+  EXPECT_EQ(results[0].status, Status::Error);
+  EXPECT_EQ(results[0].message, kKnownBuildFailure);
+  EXPECT_EQ(fresh.programs.Builds(), 0u);
+  std::filesystem::remove_all(dir);
+}
+
+// In an isolated run, a worker per problem or one for all: every case of the program that does
+// not build is `error` with the first failure's message and log (the parent reports the cases it
+// knows fail without starting a worker; a worker told of them builds nothing for them), and the
+// variant beside it passes.
+TEST(Robustness, EveryCaseOfAProgramThatDoesNotBuildCarriesTheFirstFailure) {
+  const std::string dir = CopyKernels("build-once-isolated");
+  PrependToKernel(dir + "/Scan.cl", "ScanNaiveStep", "this is not C;");
+  for (const std::string isolation : {"--isolate", ""}) {
+    const std::string out = dir + "/results.json";
+    const auto r = RunBench("--check -q " + isolation +
+                            " --task scan --variant kogge-stone,naive --size 1,2,3 --type int,uint "
+                            "--format json -o " +
+                            out + " --kernels " + dir);
+    EXPECT_EQ(r.status, 3) << r.err;
+    const auto j = ReadJson(out);
+    ASSERT_EQ(j["results"].size(), 12u) << r.err;
+    std::set<std::string> logs;
+    for (const auto& res : j["results"]) {
+      if (res["variant"] == "kogge-stone") {
+        EXPECT_EQ(res["status"], "passed") << res.dump();
+        continue;
+      }
+      EXPECT_EQ(res["status"], "error") << res.dump();
+      EXPECT_NE(res["message"].get<std::string>().find("Scan.cl:"), std::string::npos)
+          << res["message"];
+      EXPECT_NE(res.value("build_log", std::string()).find("Scan.cl:"), std::string::npos)
+          << res.dump();
+      logs.insert(res.value("build_log", std::string()));
+    }
+    EXPECT_EQ(logs.size(), 1u);
+    EXPECT_EQ(r.err.find(kKnownBuildFailure), std::string::npos) << r.err;
+  }
   std::filesystem::remove_all(dir);
 }
 

@@ -358,6 +358,7 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--worker-device", o.worker.device)->group("");
   app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
   app.add_option("--worker-timer", o.worker.timer)->group("");
+  app.add_option("--worker-build-failed", o.worker.buildFailed)->group("")->allow_extra_args(false);
   // Hidden: the grader's speed runs on a CPU device, two processes timing in turns (TimedTurns.h).
   app.add_option("--timed-turns", o.run.turnsFd)->group("")->check(CLI::NonNegativeNumber);
 }

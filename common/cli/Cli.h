@@ -104,6 +104,7 @@ struct Options {
     // The device's profiling timer as an earlier worker found it (TimerText): "usable", or why
     // it is not; empty: not known yet (a timed run's worker checks it and says so).
     std::string timer;
+    std::vector<std::string> buildFailed;  // programs known not to build (BuildKey, Runner.h)
   } worker;
   // Which of these were on the command line: a bare --check (none of --size, --type, --op and
   // the parameters that are keys of a case, TaskParameter::field: --scan-kind) runs the

@@ -563,6 +563,10 @@ void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo
   SetUtilisation(r, c, device);
 }
 
+std::string BuildKey(const Result& r) {
+  return r.task + "\n" + r.kernelOptions;
+}
+
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
   Result r = NewResult(task, variant, spec, ctx_.info);
   if (!contextLost_.empty()) {
@@ -582,6 +586,11 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
                       spec.localSize, ctx_.info.maxWorkGroupSize));
     r.cost = task.Cost(ctx_.info, variant, spec);
     r.kernelOptions = task.KernelOptions(ctx_.info, variant, spec);
+    if (knownBuildFailures_.count(BuildKey(r))) {
+      r.status = Status::Error;
+      r.message = kKnownBuildFailure;
+      return r;
+    }
     if (!inputSeed_)  // the problem is not made yet: the host must have room for it
       RequireHostMemory(task.MemoryNeeded(ctx_.info, variant, spec), ctx_.info);
     if (!ValidateRuns(task, variant, spec, r))

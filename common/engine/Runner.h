@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,10 @@ void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo
 Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                  const DeviceInfo& device);
 
+// The program a case builds, as a key: its task and kernel build options (Result::kernelOptions,
+// which name the kernels it selects, so the file too).
+std::string BuildKey(const Result& r);
+
 // Every case stands alone: an OpenCL or system error in one (a build failure, an allocation
 // failure, a queue broken by an out-of-bounds write) makes that case `error` with the error's
 // name and what failed; the context and queue are made anew and the run goes on.
@@ -187,6 +192,10 @@ class Runner {
   // contexts to a process whose kernel had faulted). EndedEarly() then says so.
   void SetEndJobAfterError(bool on) { endJobAfterError_ = on; }
   bool EndedEarly() const { return endedEarly_; }
+  // Programs an earlier worker of the run found not to build (BuildKey): a case that needs one is
+  // `error` at once, without a build, its message kKnownBuildFailure (the run that passed them
+  // puts the first failure's message and log in its place).
+  void SetKnownBuildFailures(std::set<std::string> keys) { knownBuildFailures_ = std::move(keys); }
 
  private:
   Result RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec);
@@ -219,6 +228,10 @@ class Runner {
   std::string contextLost_;  // why the device gave no new context after an error (empty: it did)
   cl::Buffer flush_;         // --cold: written before every timed run to evict the cache
   size_t flushBytes_ = 0;
+  std::set<std::string> knownBuildFailures_;
 };
+
+inline constexpr const char* kKnownBuildFailure =
+    "kernel build failed: the program of an earlier case of this run, with the same options";
 
 }  // namespace rsb

@@ -13,8 +13,10 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include <fcntl.h>
 #include <poll.h>
@@ -48,19 +50,33 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// How a worker starts: where (job, skip: its first case), how far (scope), what it measures first
+// (bandwidth: the ceilings), the device's timer verdict once known (TimerText; "": not known
+// yet), the programs the run knows not to build (BuildKey), and locate: a worker that runs a case
+// again under Oclgrind, unoptimised, for its diagnostics' lines (OclgrindEnvironment); what it
+// writes to stderr is kept, not forwarded.
+struct WorkerStart {
+  size_t job = 0, skip = 0;
+  const char* scope = "job";
+  bool bandwidth = false;
+  std::string timer;
+  std::vector<std::string> knownBuildFailures;
+  bool locate = false;
+};
+
 // The worker's arguments: the run's own, and which job and variants it runs.
-std::vector<std::string> WorkerArguments(std::vector<std::string> args, size_t job, size_t skip,
-                                         bool bandwidth, const std::string& timer,
-                                         const char* scope) {
+std::vector<std::string> WorkerArguments(std::vector<std::string> args, const WorkerStart& w) {
   for (const std::string& a :
        {std::string("--worker-fd"), std::string("3"), std::string("--worker-job"),
-        std::to_string(job), std::string("--worker-skip"), std::to_string(skip),
-        std::string("--worker-scope"), std::string(scope)})
+        std::to_string(w.job), std::string("--worker-skip"), std::to_string(w.skip),
+        std::string("--worker-scope"), std::string(w.scope)})
     args.push_back(a);
-  if (bandwidth)
+  if (w.bandwidth)
     args.push_back("--worker-bandwidth");
-  if (!timer.empty())
-    args.insert(args.end(), {"--worker-timer", timer});
+  if (!w.timer.empty())
+    args.insert(args.end(), {"--worker-timer", w.timer});
+  for (const auto& key : w.knownBuildFailures)  // one argument each: a key holds spaces and '-'
+    args.push_back("--worker-build-failed=" + key);
   return args;
 }
 
@@ -89,12 +105,8 @@ std::vector<std::string> OclgrindEnvironment(const std::string& logPath, bool lo
 // One worker process: its pid, the pipe it reports on and its stderr (forwarded, tail kept).
 class WorkerProcess {
  public:
-  // timer: the device's timer verdict, once known (TimerText; "": not known yet). locate: a
-  // worker that runs a case again under Oclgrind, unoptimised, for its diagnostics' lines
-  // (OclgrindEnvironment); what it writes to stderr is kept, not forwarded.
-  WorkerProcess(const IsolationSettings& settings, size_t job, size_t skip, bool bandwidth,
-                const std::string& timer, const char* scope, bool locate = false)
-      : forward_(!locate) {
+  WorkerProcess(const IsolationSettings& settings, const WorkerStart& start)
+      : forward_(!start.locate) {
     static size_t started = 0;  // names each worker's Oclgrind files
     if (!settings.oclgrindDir.empty()) {
       logPath_ = fmt::format("{}/worker-{}.log", settings.oclgrindDir, started);
@@ -110,7 +122,7 @@ class WorkerProcess {
     // whose environment lists the NVIDIA ICD there.
     ChildSetup setup;
     setup.program = "/proc/self/exe";
-    setup.argv = WorkerArguments(settings.command, job, skip, bandwidth, timer, scope);
+    setup.argv = WorkerArguments(settings.command, start);
     setup.fds = {{report[1], 3}, {err[1], 2}};
     setup.closeFrom = 4;
     // Under --oclgrind: Oclgrind's log to a file of this worker's, stdout (the instruction
@@ -118,7 +130,7 @@ class WorkerProcess {
     std::vector<std::string> env;
     std::vector<char*> envp;
     if (!logPath_.empty()) {
-      env = OclgrindEnvironment(logPath_, locate);
+      env = OclgrindEnvironment(logPath_, start.locate);
       for (auto& e : env)
         envp.push_back(e.data());
       envp.push_back(nullptr);
@@ -321,9 +333,10 @@ class IsolatedRun {
     Position at = Skip({0, 0});
     Scope scope = settings_.perProblem ? Scope::Job : Scope::Rest;
     while (at.job < jobs_.size() && !stop_()) {
-      WorkerProcess worker(settings_, at.job, at.variant, wantBandwidth_,
-                           ceilings_.timer.checked ? TimerText(ceilings_.timer) : "",
-                           ScopeName(scope));
+      at = PastKnownFailures(at, scope);
+      if (at.job >= jobs_.size())
+        break;
+      WorkerProcess worker(settings_, Start(at, scope, wantBandwidth_));
       Round r(at, scope);
       r.measuring = wantBandwidth_;  // the ceilings first: no case's clock runs
       r.deadline = r.measuring ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -362,6 +375,76 @@ class IsolatedRun {
       p = {p.job + 1, 0};
     return p;
   }
+  WorkerStart Start(Position at, Scope scope, bool bandwidth) const {
+    WorkerStart w{at.job,
+                  at.variant,
+                  ScopeName(scope),
+                  bandwidth,
+                  ceilings_.timer.checked ? TimerText(ceilings_.timer) : "",
+                  {}};
+    for (const auto& failure : buildFailures_)
+      w.knownBuildFailures.push_back(failure.first);
+    return w;
+  }
+
+  // The case at p as the run's known build failure (buildFailures_) reports it, without a
+  // worker; nullopt where its program is not known to fail.
+  std::optional<Result> KnownFailure(Position p) const {
+    const Job& job = jobs_[p.job];
+    const std::string& variant = job.variants[p.variant];
+    Result r;
+    try {
+      r = Unfinished(job, variant, device_, Status::Error, "");
+      ProblemSpec spec = job.SpecFor(variant);
+      spec.localSize = r.localSize;
+      r.kernelOptions = job.task->KernelOptions(device_, variant, spec);
+      r.cost = job.task->Cost(device_, variant, spec);
+    } catch (const std::exception&) {  // a case the worker decides (a skip)
+      return std::nullopt;
+    }
+    const auto it = buildFailures_.find(BuildKey(r));
+    if (it == buildFailures_.end())
+      return std::nullopt;
+    r.message = it->second.first;
+    r.buildLog = it->second.second;
+    if (!settings_.oclgrindDir.empty())  // as a worker's case: nothing ran under Oclgrind
+      ApplyOclgrind(r, OclgrindReport());
+    return r;
+  }
+
+  // From p on, the cases whose program the run knows not to build, each reported from the first
+  // failure without starting a worker; where the next case to run is.
+  Position PastKnownFailures(Position p, Scope scope) {
+    if (scope == Scope::Case || buildFailures_.empty())
+      return p;
+    while (p.job < jobs_.size()) {
+      const std::optional<Result> known = KnownFailure(p);
+      if (!known)
+        break;
+      Report(Progress{++index_, total_, &jobs_[p.job], jobs_[p.job].variants[p.variant], nullptr});
+      results.push_back(*known);
+      Report(Progress{index_, total_, &jobs_[p.job], jobs_[p.job].variants[p.variant],
+                      &results.back()});
+      p = Skip({p.job, p.variant + 1});
+    }
+    return p;
+  }
+
+  // A build failure joins the run's known ones; a case a worker reported as a known one takes
+  // the first failure's message and log.
+  void NoteBuildFailure(Result& r) {
+    if (r.status != Status::Error)
+      return;
+    const std::string key = BuildKey(r);
+    if (!r.buildLog.empty()) {
+      buildFailures_.emplace(key, std::make_pair(r.message, r.buildLog));
+    } else if (const auto it = buildFailures_.find(key);
+               it != buildFailures_.end() && r.message == kKnownBuildFailure) {
+      r.message = it->second.first;
+      r.buildLog = it->second.second;
+    }
+  }
+
   // Whether a worker of this round has run every case of its scope.
   bool ScopeDone(const Round& r) const {
     if (r.at.job >= jobs_.size())
@@ -425,6 +508,7 @@ class IsolatedRun {
   bool OnResult(WorkerProcess& worker, Round& r, const std::string& json) {
     results.push_back(
         ResultFromJson(nlohmann::json::parse(json), FieldNames(JobAt(r).task->Parameters())));
+    NoteBuildFailure(results.back());
     SetUtilisation(results.back(), ceilings_, device_);
     if (!settings_.oclgrindDir.empty()) {
       ApplyOclgrind(results.back(),
@@ -449,8 +533,9 @@ class IsolatedRun {
   OclgrindReport Located(const Position& at, OclgrindReport report) {
     if (!NeedsLocating(report) || stop_())
       return report;
-    WorkerProcess locator(settings_, at.job, at.variant, false, "", ScopeName(Scope::Case),
-                          /*locate=*/true);
+    WorkerStart start = Start(at, Scope::Case, false);
+    start.locate = true;
+    WorkerProcess locator(settings_, start);
     bool timedOut = false;
     const auto deadline = DeadlineFrom(Clock::now());
     while (const auto line = locator.NextLine(deadline, stop_, timedOut))
@@ -538,6 +623,8 @@ class IsolatedRun {
   const double ceilingsLimitS_;
   // Set while the case that ended a shared worker runs again alone: how that worker ended.
   std::optional<std::string> confirming_;
+  // The programs that did not build (BuildKey): the first failure's message and build log.
+  std::map<std::string, std::pair<std::string, std::string>> buildFailures_;
 };
 
 }  // namespace

@@ -569,13 +569,15 @@ std::string WithRealFileName(const std::string& log, const std::string& path) {
 
 cl::Program& ProgramCache::Get(const std::string& file, const std::string& options) {
   const size_t selected = options.find(kKernelSelection);
-  if (selected != std::string::npos) {
+  if (selected != std::string::npos && !brokenWhole_.count(file)) {
     auto whole = std::make_pair(file, options.substr(0, selected));
     if (!failedWhole_.count(whole)) {
       try {
         return Build(whole.first, whole.second);
-      } catch (const KernelBuildError&) {
+      } catch (const KernelBuildError& e) {
         failedWhole_.insert(std::move(whole));
+        if (Location(FirstError(e.Log())))
+          brokenWhole_.insert(file);
       }
     }
   }
@@ -587,6 +589,9 @@ cl::Program& ProgramCache::Build(const std::string& file, const std::string& opt
   auto it = programs_.find(key);
   if (it != programs_.end())
     return it->second;
+  if (const auto failed = failed_.find(key); failed != failed_.end())
+    throw failed->second;
+  ++builds_;
 
   const fs::path path = fs::path(kernelDir_) / file;
   // The source as it is: compilers then count lines as the file does (a #line directive is not
@@ -610,7 +615,9 @@ cl::Program& ProgramCache::Build(const std::string& file, const std::string& opt
       log = ReplaceAll(log, include_->ForOptions(), include_->Real());
     if (e.err() != CL_BUILD_PROGRAM_FAILURE)  // the driver's own error, not the compiler's
       log = ClErrorName(e.err()) + "\n" + log;
-    throw KernelBuildError(path.string(), fullOptions, WithSourceLines(Trim(log)));
+    throw failed_
+        .emplace(key, KernelBuildError(path.string(), fullOptions, WithSourceLines(Trim(log))))
+        .first->second;
   }
   return programs_.emplace(key, std::move(program)).first->second;
 }

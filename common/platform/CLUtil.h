@@ -143,10 +143,14 @@ class ProgramCache {
   // Options that name kernels (kKernelSelection onwards) build the whole file first, once for
   // every case that shares the other options (the fewest compiles); only where that build fails
   // (a kernel that does not compile or does not fit the device) are the named kernels built
-  // alone, so that one kernel never breaks the cases of another.
+  // alone, so that one kernel never breaks the cases of another. A file whose whole build failed
+  // at a line of its source (a compiler error, not a limit of the device) is not built whole
+  // again, with any options. A build that failed is not run again: its error is thrown again.
   cl::Program& Get(const std::string& file, const std::string& options);
   const cl::Context& Context() const { return context_; }
   const cl::Device& Device() const { return device_; }
+  // How many builds this cache ran, failed ones too.
+  size_t Builds() const { return builds_; }
 
  private:
   cl::Context context_;
@@ -156,7 +160,10 @@ class ProgramCache {
   cl::Program& Build(const std::string& file, const std::string& options);
 
   std::map<std::pair<std::string, std::string>, cl::Program> programs_;
+  std::map<std::pair<std::string, std::string>, KernelBuildError> failed_;
   std::set<std::pair<std::string, std::string>> failedWhole_;  // whole files that did not build
+  std::set<std::string> brokenWhole_;  // files whose whole build failed at a source line
+  size_t builds_ = 0;
 };
 
 // "CL_OUT_OF_RESOURCES (-5)" for an OpenCL error code.

@@ -154,6 +154,7 @@ int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
     throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
+  runner.SetKnownBuildFailures({o.worker.buildFailed.begin(), o.worker.buildFailed.end()});
   const std::optional<Ceilings> ceilings = WorkerCeilings(o, ctx);
   if (!ceilings)
     return kExitOk;

@@ -785,6 +785,74 @@ TEST(Cli, BrokenReductionKernelFailsValidationNamingTheVariant) {
   std::filesystem::remove_all(dir);
 }
 
+// A stubbed variant (its kernel returns at once) fails every case alike: a person reads one line
+// for them, the first case and how many more (the table's notes, and the FAILED lines with -q),
+// while the JSON keeps every case's own message.
+TEST(Cli, CasesThatFailAlikeAreListedOnceWithTheirCount) {
+  const std::string dir = CopyKernels("stubbed");
+  Patch(dir + "/Scan.cl", "  const IDX i = get_global_id(0);\n  if (i >= n)\n    return;",
+        "  const IDX i = get_global_id(0);\n  if (i >= 0)\n    return;");
+  const std::string json = dir + "/results.json";
+  const std::string sel =
+      " --task scan --variant naive --size 1,2,3,257 --type int,uint --kernels " + dir;
+  const auto count = [](const std::string& text, const std::string& what) {
+    size_t k = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+      ++k;
+    return k;
+  };
+  const CommandResult quiet = RunBench("--check -q --json " + json + sel);
+  EXPECT_EQ(quiet.status, 1) << quiet.err;
+  EXPECT_EQ(count(quiet.err, "FAILED "), 1u) << quiet.err;
+  EXPECT_NE(quiet.err.find("FAILED scan/naive int sum inclusive n=1 L="), std::string::npos)
+      << quiet.err;
+  EXPECT_NE(quiet.err.find("(and 7 more cases with this message but for its numbers): naive: "
+                           "wrong result at index 0"),
+            std::string::npos)
+      << quiet.err;
+  EXPECT_EQ(count(quiet.out, "\nfailed "), 1u) << quiet.out;
+  const auto j = nlohmann::json::parse(ReadFile(json));
+  ASSERT_EQ(j["results"].size(), 8u);
+  std::set<std::string> messages;
+  for (const auto& r : j["results"])
+    messages.insert(r["message"].get<std::string>());
+  EXPECT_GT(messages.size(), 1u) << "each case's own message (its n, its values)";
+  std::filesystem::remove_all(dir);
+}
+
+// Alike: the same status and device, and the same message but for its numbers; a number right
+// after ':' (a file's line and column) counts, and passed cases are never grouped.
+TEST(Cli, GroupAlikeIgnoresValuesButNotLinesOrStatus) {
+  const auto result = [](Status s, const std::string& message, size_t device = 0) {
+    Result r;
+    r.status = s;
+    r.message = message;
+    r.device = device;
+    return r;
+  };
+  const std::vector<Result> rs = {
+      result(Status::Failed, "v: wrong result at index 0: expected 500, got 2139062143 (1 of 1)"),
+      result(Status::Failed, "v: wrong result at index 7: expected -inf, got 1.38e+306 (9 of 9)"),
+      result(Status::Error, "v: wrong result at index 7: expected -inf, got 1.38e+306 (9 of 9)"),
+      result(Status::Failed, "v: wrong result at index 3: expected 5, got 0x7f0 (2 of 2)", 1),
+      result(Status::Error, "kernel build failed: k/Scan.cl:171:13: expected ';'"),
+      result(Status::Error, "kernel build failed: k/Scan.cl:172:13: expected ';'"),
+      result(Status::Error, "kernel build failed: k/Scan.cl:171:13: expected ';'"),
+      result(Status::Passed, "oclgrind: no diagnostic, 100 instructions"),
+      result(Status::Passed, "oclgrind: no diagnostic, 200 instructions"),
+  };
+  std::vector<const Result*> all;
+  for (const auto& r : rs)
+    all.push_back(&r);
+  std::vector<std::pair<size_t, size_t>> groups;
+  for (const auto& g : GroupAlike(all))
+    groups.emplace_back(g.first, g.count);
+  EXPECT_EQ(groups, (std::vector<std::pair<size_t, size_t>>{
+                        {0, 2}, {2, 1}, {3, 1}, {4, 2}, {5, 1}, {7, 1}, {8, 1}}));
+  EXPECT_EQ(AlikeText(1), "");
+  EXPECT_EQ(AlikeText(2), " (and 1 more case with this message but for its numbers)");
+}
+
 TEST(Cli, JsonOutputHasTheDocumentedFields) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const CommandResult r = RunBench(

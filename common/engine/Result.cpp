@@ -1,6 +1,10 @@
 #include "engine/Result.h"
 
+#include "platform/Pattern.h"
+
 #include <fmt/format.h>
+
+#include <map>
 
 namespace rsb {
 
@@ -55,6 +59,32 @@ std::string CaseLabel(const Result& r) {
   for (const auto& [name, value] : r.params)
     label += fmt::format(" {}={}", name, value);
   return label;
+}
+
+std::vector<AlikeGroup> GroupAlike(const std::vector<const Result*>& results) {
+  // A number: digits (with letters, dots and an exponent's sign: 1.5e+30, 0x7f0), inf or nan,
+  // where no letter, digit, dot or ':' comes right before it.
+  static const Pattern number(R"((^|[^\w.:])[-+]?(\d(?:[eE][-+]\d|[\w.])*|(?:inf|nan)\b))");
+  std::vector<AlikeGroup> groups;
+  std::map<std::string, size_t> byKey;  // the key: device, status, message with numbers as #
+  for (size_t i = 0; i < results.size(); ++i) {
+    const Result& r = *results[i];
+    const std::string key = r.status == Status::Passed
+                                ? std::to_string(i)
+                                : fmt::format("{}|{}|{}", r.device, ToString(r.status),
+                                              number.Replace(r.message, "$1#"));
+    const auto [it, fresh] = byKey.emplace(key, groups.size());
+    if (fresh)
+      groups.push_back({i, 0});
+    ++groups[it->second].count;
+  }
+  return groups;
+}
+
+std::string AlikeText(size_t count) {
+  return count > 1 ? fmt::format(" (and {} more case{} with this message but for its numbers)",
+                                 count - 1, count > 2 ? "s" : "")
+                   : "";
 }
 
 namespace {

@@ -98,6 +98,18 @@ struct Result {
 // fields' values after the operator. With a local size (not 0) it ends in " L=<local size>". An
 // image is n=<width>x<height>; a result's label ends with its task parameters (" mask-width=5").
 std::string CaseLabel(const Result& r);
+// Results alike for a person reading a list of them (the table's notes, the FAILED lines): one
+// device, the same status, and the same message but for its numbers (a value, an index, n, a
+// work-item; a number right after ':', a file's line and column, counts). Passed results are
+// never grouped. Each group: the index of its first result and how many there are, in the
+// order of their first results.
+struct AlikeGroup {
+  size_t first = 0, count = 0;
+};
+std::vector<AlikeGroup> GroupAlike(const std::vector<const Result*>& results);
+// " (and 341 more cases with this message but for its numbers)" for a group of 342; "" for one.
+std::string AlikeText(size_t count);
+
 // "inclusive": the values of a result's fields, in their order, joined by sep ("" without any).
 std::string FieldsText(const Result& r, const std::string& sep = " ");
 // "1000", or "100x10" for an image.

@@ -330,15 +330,25 @@ void WriteNotes(std::ostream& out, const RunInfo& info, const DeviceRun& device,
         bullet, bullet.empty() ? "*" : "\\*", 100 * (info.ciTarget > 0 ? info.ciTarget : 0.01));
     header = true;
   }
-  for (const auto& r : results) {
-    // A passed case is listed only under --oclgrind, with its instruction count; untimed ones
-    // are said once, in the timer line.
-    if ((r.status == Status::Passed && !r.oclgrind) || r.status == Status::Untimed)
-      continue;
-    if (!header)
-      out << "\n";
-    header = true;
-    out << fmt::format("{}{} {}: {}\n", bullet, ToString(r.status), CaseLabel(r), r.message);
+  // A passed case is listed only under --oclgrind, with its instruction count; untimed ones
+  // are said once, in the timer line. The table (no bullet, for a person at a terminal) lists
+  // cases alike once, the first with how many more there are (GroupAlike); Markdown each.
+  std::vector<const Result*> listed;
+  for (const auto& r : results)
+    if (!((r.status == Status::Passed && !r.oclgrind) || r.status == Status::Untimed))
+      listed.push_back(&r);
+  std::vector<AlikeGroup> groups;
+  if (bullet.empty())
+    groups = GroupAlike(listed);
+  else
+    for (size_t i = 0; i < listed.size(); ++i)
+      groups.push_back({i, 1});
+  if (!groups.empty() && !header)
+    out << "\n";
+  for (const AlikeGroup& g : groups) {
+    const Result& r = *listed[g.first];
+    out << fmt::format("{}{} {}{}: {}\n", bullet, ToString(r.status), CaseLabel(r),
+                       AlikeText(g.count), r.message);
   }
 }
 

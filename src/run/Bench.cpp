@@ -193,21 +193,25 @@ int ExitStatus(const Options& o, const std::vector<Result>& results, const RunIn
                const ReportOutput& output, BuildLogs& logs) {
   const bool listed = !o.quiet && output.ForTerminal();
   int status = kExitOk;
+  std::vector<const Result*> bad;  // listed once per message but for its numbers (GroupAlike)
   for (const auto& r : results) {
-    if (!listed &&
-        (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout)) {
-      std::string word = ToString(r.status);
-      std::transform(word.begin(), word.end(), word.begin(), ::toupper);
-      const std::string on =
-          info.devices.size() > 1 && r.device < info.devices.size()
-              ? fmt::format(" on device {} ({})", r.device, info.devices[r.device].info.name)
-              : "";
-      std::cerr << fmt::format("{} {}{}: {}\n", word, CaseLabel(r), on, r.message);
-    }
+    if (r.status == Status::Failed || r.status == Status::Error || r.status == Status::Timeout)
+      bad.push_back(&r);
     if (r.status == Status::Error || r.status == Status::Timeout)
       status = kExitDevice;
     else if (r.status == Status::Failed && status == kExitOk)
       status = kExitValidationFailed;
+  }
+  for (const AlikeGroup& g : listed ? std::vector<AlikeGroup>() : GroupAlike(bad)) {
+    const Result& r = *bad[g.first];
+    std::string word = ToString(r.status);
+    std::transform(word.begin(), word.end(), word.begin(), ::toupper);
+    const std::string on =
+        info.devices.size() > 1 && r.device < info.devices.size()
+            ? fmt::format(" on device {} ({})", r.device, info.devices[r.device].info.name)
+            : "";
+    std::cerr << fmt::format("{} {}{}{}: {}\n", word, CaseLabel(r), on, AlikeText(g.count),
+                             r.message);
   }
   for (const auto& r : results)
     std::cerr << logs.Once(r);

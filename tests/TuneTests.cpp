@@ -434,6 +434,76 @@ TEST(Tune, InterruptWritesNoUnconfirmedWinner) {
   EXPECT_EQ(ReadFile(file), before) << ReadFile(err);
 }
 
+// Runs `script` (bash, job control on: a background job has a process group of its own, as a
+// terminal's job, with SIGINT at its default) and returns what it prints.
+std::string RunScript(const CacheHome& home, const std::string& script) {
+  const std::string file = home.Path() + "/script.sh";
+  std::ofstream(file) << "set -m\n" << script;
+  return RunCommand("bash '" + file + "'").out;
+}
+
+// Ctrl-C reaches a terminal's whole foreground process group: also the linker pocl starts for each
+// kernel (`ld`, found on PATH). Here a linker that takes a second (a Python wrapper: a shell would
+// unblock the signals at its start), and the SIGINT to tune's group once it has started: the
+// linker must finish (pocl aborted the process when it died: exit 134), and tune ends with 130.
+TEST(Tune, CtrlCDuringTheDriversLinkExits130) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  if (Device().info.platform.find("Portable Computing Language") == std::string::npos)
+    GTEST_SKIP() << "pocl's linker (ld on PATH) only";
+  const CacheHome home("ctrl-c-link");
+  std::string ld = RunCommand("command -v ld").out;
+  ld = ld.substr(0, ld.find('\n'));
+  if (ld.empty() || RunCommand("command -v python3").out.empty())
+    GTEST_SKIP() << "no ld or python3 on PATH";
+  const std::string bin = home.Path() + "/bin", err = home.Path() + "/err";
+  fs::create_directories(bin);
+  std::ofstream(bin + "/ld") << fmt::format(
+      "#!/usr/bin/env python3\nimport os, sys, time\nopen('{0}/linking', 'w').close()\n"
+      "time.sleep(1)\nos.execv('{1}', ['{1}'] + sys.argv[1:])\n",
+      bin, ld);
+  fs::permissions(bin + "/ld", fs::perms::owner_all);
+  const std::string out = RunScript(
+      home,
+      fmt::format("PATH='{0}':$PATH POCL_CACHE_DIR='{1}/pocl' RSB_NO_PROFILE= XDG_CACHE_HOME='{1}' "
+                  "'{2}' tune --budget 60 --variant reduction/single-pass --size-class small "
+                  "--type-bytes 4 -o '{1}/p.json'{3} 2>'{4}' & pid=$!\n"
+                  "i=0; while [ ! -e '{0}/linking' ] && [ $i -lt 600 ]; do sleep 0.1; "
+                  "i=$((i+1)); done\n"
+                  "[ -e '{0}/linking' ] || echo no-link\n"
+                  "kill -INT -$pid; wait $pid; echo $?\n",
+                  bin, home.Path(), RSB_BINARY, Selectors(), err));
+  if (out.find("no-link") != std::string::npos)
+    GTEST_SKIP() << "this pocl links without starting ld";
+  EXPECT_EQ(out, "130\n") << ReadFile(err);
+  EXPECT_FALSE(fs::exists(home.Path() + "/p.json")) << ReadFile(err);
+}
+
+// Each group's entry is in the profile once its "written:" line is said: a tune ended then by
+// anything (SIGKILL here, while it searches the next groups) leaves the groups it reported.
+TEST(Tune, EachGroupIsInTheProfileWhenItIsSaidWritten) {
+  RSB_SKIP_IF(Lacks(Need::UsableTimer));
+  const CacheHome home("written");
+  const std::string err = home.Path() + "/err", file = home.Path() + "/p.json";
+  const std::string out = RunScript(
+      home, fmt::format("RSB_NO_PROFILE= XDG_CACHE_HOME='{0}' '{1}' tune --budget 120 --variant "
+                        "reduction/single-pass --size-class small,large --type-bytes 4,8 -o "
+                        "'{2}'{3} 2>'{4}' & pid=$!\n"
+                        "i=0; while ! grep -q 'written:' '{4}' && [ $i -lt 2400 ]; do sleep 0.05; "
+                        "i=$((i+1)); done\n"
+                        "kill -0 $pid 2>/dev/null && kill -KILL -$pid && echo killed; wait $pid\n",
+                        home.Path(), RSB_BINARY, file, Selectors(), err));
+  const std::string said = ReadFile(err);
+  ASSERT_NE(said.find("written:"), std::string::npos) << said;
+  ASSERT_EQ(out, "killed\n") << "tune ended before its other groups were searched\n" << said;
+  size_t written = 0;
+  for (size_t at = said.find("written:"); at != std::string::npos;
+       at = said.find("written:", at + 1))
+    ++written;
+  ASSERT_TRUE(fs::exists(file)) << said;
+  const json p = json::parse(ReadFile(file));
+  EXPECT_EQ(p["entries"].size(), written) << p.dump() << "\n" << said;
+}
+
 // tune's own usage errors: exit 2, one line, before anything runs.
 TEST(Tune, UsageErrors) {
   const CacheHome home("usage");

@@ -135,6 +135,34 @@ void InstallInterruptHandler(bool secondEnds) {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+void InstallInterruptThread(bool secondEnds) {
+  static std::once_flag once;
+  std::call_once(once, [secondEnds] {
+    InstallInterruptHandler(false);  // for a thread that unblocks them (none of this program's)
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    std::thread([set, secondEnds] {
+      for (;;) {
+        int sig = 0;
+        if (sigwait(&set, &sig) != 0)
+          continue;
+        if (gInterrupted && secondEnds) {  // the second: the end, as from the default action
+          sigset_t one;
+          sigemptyset(&one);
+          sigaddset(&one, sig);
+          ::signal(sig, SIG_DFL);
+          pthread_sigmask(SIG_UNBLOCK, &one, nullptr);
+          ::raise(sig);
+        }
+        gInterrupted = true;
+      }
+    }).detach();
+  });
+}
+
 bool Interrupted() {
   return gInterrupted;
 }
@@ -218,13 +246,15 @@ pid_t SpawnChild(const ChildSetup& setup, int& error) {
   AddFileActions(setup, actions, moved);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
-  sigset_t defaults;
+  sigset_t defaults, none;
   sigemptyset(&defaults);
   sigaddset(&defaults, SIGINT);
   sigaddset(&defaults, SIGTERM);
+  sigemptyset(&none);
   posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setsigmask(&attr, &none);  // none blocked (InstallInterruptThread blocks two)
   posix_spawnattr_setflags(&attr, (setup.newSession ? POSIX_SPAWN_SETSID : POSIX_SPAWN_SETPGROUP) |
-                                      POSIX_SPAWN_SETSIGDEF);
+                                      POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK);
   posix_spawnattr_setpgroup(&attr, 0);
   pid_t pid = -1;
   if (std::find(moved.begin(), moved.end(), -1) != moved.end()) {

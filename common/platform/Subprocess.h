@@ -127,6 +127,15 @@ std::string SignalName(int sig);
 // `interrupted`), the runner and the isolated runs check; the caller decides how to stop.
 // secondEnds: a second signal of the same kind ends the process at once (SA_RESETHAND).
 void InstallInterruptHandler(bool secondEnds = false);
+// The same for a process whose OpenCL driver starts children of its own (pocl links each kernel
+// with a linker it starts): a terminal's Ctrl-C signals the whole foreground process group, that
+// linker too, which then dies mid-link and pocl aborts the process (exit 134). Here SIGINT and
+// SIGTERM are blocked in the calling thread, and so in every thread and child started after it (a
+// blocked signal stays blocked across exec: the linker finishes), and one thread of its own takes
+// them (sigwait) and sets the flag; with secondEnds a second one ends the process. Call it first,
+// before any OpenCL call (pocl starts its threads then). SpawnChild gives its children an empty
+// signal mask.
+void InstallInterruptThread(bool secondEnds = false);
 // True once such a signal has arrived; InterruptFlag() is the flag itself (Runner::SetStopFlag).
 bool Interrupted();
 const std::atomic<bool>& InterruptFlag();

@@ -22,6 +22,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -592,11 +593,7 @@ std::optional<Found> Tuner::TuneGroup(const Group& g, Clock::time_point end,
     Say("      not tuned: interrupted before its best was confirmed");
     return std::nullopt;
   }
-  Found f = Finish(g, start, c, deflt.gelemS, candidates);
-  Say(fmt::format("      written: {}: {:.3f} Gelem/s, {:+.1f}% over the default ({} candidates)",
-                  best_.Text(), f.entry.gelemS, 100 * (f.entry.gelemS / f.entry.defaultGelemS - 1),
-                  candidates));
-  return f;
+  return Finish(g, start, c, deflt.gelemS, candidates);
 }
 
 // Every --task and --variant named must have something to tune.
@@ -691,9 +688,19 @@ void CheckWritable(const std::string& path, bool given) {
     CheckOutputFolder("profile folder", std::filesystem::path(path).parent_path().string());
 }
 
-// The groups in turn, each given an equal share of what is left of the budget.
+// The line that says a group's entry is in the profile.
+std::string WrittenLine(const Found& f) {
+  const ProfileEntry& e = f.entry;
+  return fmt::format("      written: {}: {:.3f} Gelem/s, {:+.1f}% over the default ({} candidates)",
+                     Point{e.localSize, e.tune}.Text(), e.gelemS,
+                     100 * (e.gelemS / e.defaultGelemS - 1), e.candidates);
+}
+
+// The groups in turn, each given an equal share of what is left of the budget; each group's entry
+// written (write: the profile with every entry found so far) as soon as it is found.
 std::vector<Found> Search(Tuner& tuner, const std::vector<Group>& groups, const TuneOptions& o,
-                          const std::atomic<bool>& stop) {
+                          const std::atomic<bool>& stop,
+                          const std::function<void(const std::vector<Found>&)>& write) {
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                            std::chrono::duration<double>(o.budgetS));
   std::vector<Found> found;
@@ -706,8 +713,12 @@ std::vector<Found> Search(Tuner& tuner, const std::vector<Group>& groups, const 
       continue;
     }
     const auto end = now + (deadline - now) / std::ptrdiff_t(groups.size() - i);
-    if (auto e = tuner.TuneGroup(groups[i], end, label))
+    if (auto e = tuner.TuneGroup(groups[i], end, label)) {
       found.push_back(*e);
+      write(found);
+      if (!o.quiet)
+        std::cerr << WrittenLine(found.back()) << "\n";
+    }
   }
   return found;
 }
@@ -761,8 +772,9 @@ std::string ProfilePath(const TuneOptions& o, const DeviceInfo& device) {
   return o.output.empty() ? UserProfileDir() + "/" + ProfileSlug(device) + ".json" : o.output;
 }
 
-void WriteFound(const TuneOptions& o, const std::string& path, const TaskCatalog& catalog,
-                const DeviceInfo& device, const std::vector<Found>& found, size_t tried) {
+// The profile at path: what was there for this device, with the entries found (Merged).
+Profile WriteEntries(const TuneOptions& o, const std::string& path, const TaskCatalog& catalog,
+                     const DeviceInfo& device, const std::vector<Found>& found) {
   std::vector<ProfileEntry> entries;
   for (const auto& f : found)
     entries.push_back(f.entry);
@@ -773,6 +785,12 @@ void WriteFound(const TuneOptions& o, const std::string& path, const TaskCatalog
   p.seed = o.seed;
   p.note = o.note;
   WriteProfile(path, p);
+  return p;
+}
+
+void WriteFound(const TuneOptions& o, const std::string& path, const TaskCatalog& catalog,
+                const DeviceInfo& device, const std::vector<Found>& found, size_t tried) {
+  const Profile p = WriteEntries(o, path, catalog, device, found);
   WriteTuneTable(std::cout, found);
   std::cout.flush();
   if (!o.quiet)
@@ -788,6 +806,10 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
   TuneOptions o;
   if (!ParseTuneOptions(argc, argv, knobs, o))
     return kExitOk;
+  // Ctrl-C or SIGTERM: the search stops where it is, what was found is in the profile, exit
+  // 130; a second one ends the process. Before the device is touched: its linker children too
+  // must not see the signal (InstallInterruptThread).
+  InstallInterruptThread(/*secondEnds=*/true);
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   TaskContext ctx(TuneDevice(o), kernelDir);
   const std::vector<Group> groups = MakeGroups(tasks, o, ctx.info);
@@ -807,9 +829,10 @@ int RunTune(int argc, char** argv, const Tasks& tasks) {
         "{}\n",
         ctx.info.name, ctx.info.platform, ctx.info.driverVersion, groups.size(), o.budgetS,
         o.budgetS / double(groups.size()), o.candidateS, o.rounds, path);
-  InstallInterruptHandler(/*secondEnds=*/true);
   Tuner tuner(ctx, o, InterruptFlag());
-  const std::vector<Found> found = Search(tuner, groups, o, InterruptFlag());
+  const std::vector<Found> found = Search(
+      tuner, groups, o, InterruptFlag(),
+      [&](const std::vector<Found>& so_far) { WriteEntries(o, path, catalog, ctx.info, so_far); });
   if (InterruptFlag() && found.empty()) {
     std::cerr << fmt::format(
         "tune: interrupted before any winner was confirmed: {} left as it was\n", path);

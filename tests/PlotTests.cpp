@@ -185,6 +185,38 @@ TEST_F(PlotCommand, WithoutMatplotlibNamesThePackage) {
   }
 }
 
+// Ctrl-C while plot.py draws (its interpreter a wrapper that says so, then waits a second): plot
+// and report end with 130 and leave nothing behind, in TMPDIR (the child's captured output) or
+// beside the output (plot.py's file); plot.py's process group is killed with them.
+TEST_F(PlotCommand, InterruptedPlotAndReportLeaveNoFile) {
+  const std::string python = fs::exists("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+  if (RunCommand(python + " -c 'import matplotlib'").status != 0)
+    GTEST_SKIP() << "matplotlib missing; install python3-matplotlib to run this test";
+  const fs::path wrapper = dir_ / "python", drawing = dir_ / "drawing";
+  std::ofstream(wrapper) << fmt::format(
+      "#!/bin/sh\ncase \"$*\" in *--variant-order*) : > '{}'; sleep 1;; esac\nexec {} \"$@\"\n",
+      drawing.string(), python);
+  fs::permissions(wrapper, fs::perms::owner_all);
+  for (const std::string command : {"plot", "report"}) {
+    SCOPED_TRACE(command);
+    const fs::path tmp = dir_ / (command + "-tmp"), out = dir_ / (command + "-out");
+    fs::create_directories(tmp);
+    fs::create_directories(out);
+    fs::remove(drawing);
+    std::ofstream(dir_ / "script.sh") << fmt::format(
+        "set -m\nTMPDIR='{0}' RSB_PYTHON='{1}' '{2}' {3} '{4}' -o '{5}/figure.{6}' 2>/dev/null & "
+        "pid=$!\ni=0; while [ ! -e '{7}' ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done\n"
+        "kill -INT -$pid; wait $pid; echo $?\n",
+        tmp.string(), wrapper.string(), RSB_BINARY, command, FixturePath("base.json"), out.string(),
+        command == "plot" ? "png" : "html", drawing.string());
+    const CommandResult r = RunCommand("bash '" + (dir_ / "script.sh").string() + "'");
+    EXPECT_EQ(r.out, "130\n") << r.err;
+    EXPECT_TRUE(fs::exists(drawing));
+    EXPECT_TRUE(fs::is_empty(tmp)) << fs::directory_iterator(tmp)->path();
+    EXPECT_TRUE(fs::is_empty(out)) << fs::directory_iterator(out)->path();
+  }
+}
+
 TEST_F(PlotCommand, HelpNeedsNoFiles) {
   const CommandResult r = Run("--help");
   EXPECT_EQ(r.status, 0) << r.err;

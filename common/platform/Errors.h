@@ -28,6 +28,13 @@ class VariantSkipped : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The command was interrupted (SIGINT, SIGTERM) before it finished: nothing half-written is
+// left; exit 130 with "interrupted: <what>" on stderr.
+class InterruptedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 enum ExitStatus {
   kExitOk = 0,
   kExitValidationFailed = 1,
@@ -37,11 +44,15 @@ enum ExitStatus {
 };
 
 // A subcommand's body run to an exit status: its return value, or "error: <what>" on stderr and
-// kExitUsage for a UsageError, kExitDevice for any other exception.
+// kExitUsage for a UsageError, kExitDevice for any other exception ("interrupted: <what>" and
+// kExitInterrupted for an InterruptedError).
 template <class Body>
 int ExitStatusOf(Body&& body) {
   try {
     return body();
+  } catch (const InterruptedError& e) {
+    std::cerr << "interrupted: " << e.what() << "\n";
+    return kExitInterrupted;
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

@@ -87,12 +87,33 @@ void OnInterrupt(int) {
   gInterrupted = true;
 }
 
-// A new temporary file (close-on-exec: no other child inherits it); "" where none was made.
-int TempFile(std::string& path) {
-  std::string templ = (std::filesystem::temp_directory_path() / "rsb-child-XXXXXX").string();
+// A new temporary file, removed from its folder at once (close-on-exec: no other child inherits
+// it): only its descriptor names it, so it outlives no process, however that ends; -1 where none
+// was made.
+int TempFile() {
+  std::error_code ec;
+  const auto dir = std::filesystem::temp_directory_path(ec);
+  std::string templ = ((ec ? std::filesystem::path("/tmp") : dir) / "rsb-child-XXXXXX").string();
   const int fd = ::mkostemp(templ.data(), O_CLOEXEC);
-  path = fd >= 0 ? templ : "";
+  if (fd >= 0)
+    ::unlink(templ.c_str());
   return fd;
+}
+
+// The first kMaxCapture bytes of the file open as fd, from its start.
+std::string ReadCappedFd(int fd) {
+  std::string s(kMaxCapture, '\0');
+  size_t got = 0;
+  while (fd >= 0 && got < s.size()) {
+    const ssize_t n = ::pread(fd, s.data() + got, s.size() - got, off_t(got));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      break;
+    got += size_t(n);
+  }
+  s.resize(got);
+  return s;
 }
 
 }  // namespace
@@ -285,33 +306,26 @@ int ReapChild(pid_t pid) {
 
 namespace {
 
-// The child's stdout and stderr: temporary files, read (capped) and removed at the end.
+// The child's stdout and stderr: temporary files of no name (TempFile), read (capped) at the end.
 class Capture {
  public:
-  Capture() : outFd_(TempFile(outPath_)), errFd_(TempFile(errPath_)) {}
+  Capture() : outFd_(TempFile()), errFd_(TempFile()) {}
   ~Capture() {
-    Close();
-    for (const std::string* path : {&outPath_, &errPath_})
-      if (!path->empty())
-        std::remove(path->c_str());
+    for (int fd : {outFd_, errFd_})
+      if (fd >= 0)
+        ::close(fd);
   }
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
   bool Ok() const { return outFd_ >= 0 && errFd_ >= 0; }
   int Out() const { return outFd_; }
   int Err() const { return errFd_; }
-  void Close() {
-    for (int* fd : {&outFd_, &errFd_})
-      if (*fd >= 0)
-        ::close(*fd), *fd = -1;
-  }
   void Read(ProcessResult& r) const {
-    r.out = ReadCapped(outPath_);
-    r.err = ReadCapped(errPath_);
+    r.out = ReadCappedFd(outFd_);
+    r.err = ReadCappedFd(errFd_);
   }
 
  private:
-  std::string outPath_, errPath_;
   int outFd_, errFd_;
 };
 
@@ -416,7 +430,6 @@ ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
   }
   const pid_t pid = Start(argv, workDir, capture, {}, false, r);
   const auto start = std::chrono::steady_clock::now();
-  capture.Close();
   if (pid < 0)
     return r;
   const auto deadline = After(start, timeoutS);
@@ -464,7 +477,6 @@ void StartInTurns(const TurnRun& run, int childFd, InTurns& p) {
   p.pid = Start(run.argv, run.workDir, p.capture, {{sv[1], childFd}}, run.newSession, p.r);
   p.start = std::chrono::steady_clock::now();
   p.deadline = After(p.start, run.timeoutS);
-  p.capture.Close();
   ::close(sv[1]);
   p.socket = p.pid < 0 ? (::close(sv[0]), -1) : sv[0];
 }

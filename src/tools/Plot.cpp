@@ -114,6 +114,8 @@ std::string FindPython() {
   bool anyStarted = false;
   for (const auto& py : candidates) {
     const ProcessResult r = RunProcess({py, "-c", "import matplotlib"}, 60);
+    if (r.interrupted)
+      throw InterruptedError("no figure written");
     if (r.started && r.exitCode == 0)
       return py;
     const bool ran = r.started && r.exitCode != 127 && r.exitCode != 126;
@@ -176,6 +178,10 @@ void RunPlotScript(const std::vector<std::string>& files, const std::string& tit
   args.insert(args.end(), files.begin(), files.end());
   const ProcessResult r = RunProcess(args, 600);
   std::cerr << r.err;
+  if (r.interrupted || Interrupted()) {  // its group killed: what it began goes too
+    DiscardTemp(tmp);
+    throw InterruptedError(fmt::format("{} '{}': not written", option, output));
+  }
   if (!r.started || r.timedOut || r.exitCode != 0) {
     DiscardTemp(tmp);
     throw DeviceError(fmt::format("{} '{}': not written: {} {} failed: {}", option, output, python,
@@ -188,6 +194,8 @@ void RunPlotScript(const std::vector<std::string>& files, const std::string& tit
 }
 
 int RunPlot(int argc, char** argv) {
+  // Ctrl-C or SIGTERM: plot.py's process group is killed, its file removed, exit 130.
+  InstallInterruptHandler();
   bool help = false;
   const PlotOptions o = ParsePlotOptions(argc, argv, help);
   if (help) {

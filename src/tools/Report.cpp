@@ -3,6 +3,7 @@
 #include "cli/CliChecks.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
+#include "platform/Subprocess.h"
 #include "report/HtmlPage.h"
 #include "tasks/Tasks.h"
 #include "tools/Compare.h"
@@ -100,6 +101,9 @@ void AddFigure(Page& page, const ReportOptions& o) {
 }
 
 int RunReport(int argc, char** argv) {
+  // Ctrl-C or SIGTERM: the figure's plot.py is killed with its file (PlotSvg), nothing written,
+  // exit 130.
+  InstallInterruptHandler();
   bool help = false;
   const ReportOptions o = ParseReportOptions(argc, argv, help);
   if (help) {
@@ -119,6 +123,8 @@ int RunReport(int argc, char** argv) {
     page.comparison = CompareTwoFiles(files[0], files[1], CompareSettings{});
   }
   AddFigure(page, o);
+  if (Interrupted())
+    throw InterruptedError(fmt::format("--output '{}': not written", o.output));
   WriteWhole("--output", o.output, HtmlPage(page));
   if (!o.quiet)
     std::cerr << fmt::format("report: wrote {}\n", o.output);

@@ -388,6 +388,25 @@ SignalledRun SignalOnceSaid(const std::string& args, const std::string& said, do
 // ceilings' streams do not take: each has its own 0.5 s) ends the run at once, in process and
 // isolated: exit 130; no case finished, so the file -o names is left as it was (it was replaced
 // by an empty report).
+// The same for a run in this process (--no-isolate), which builds its kernels itself: Ctrl-C
+// while pocl links one (its linker in the run's process group) ends it with 130, not pocl's
+// abort (134).
+TEST(Robustness, InterruptDuringAKernelsLinkExits130) {
+  if (Device().info.platform.find("Portable Computing Language") == std::string::npos)
+    GTEST_SKIP() << "pocl's linker (ld on PATH) only";
+  const std::string dir = std::filesystem::temp_directory_path() /
+                          fmt::format("rsb-link-{}", static_cast<long>(::getpid()));
+  const std::string status = InterruptDuringLink(
+      dir, fmt::format("POCL_CACHE_DIR='{}/pocl' '{}' --check --no-isolate --task reduction "
+                       "--size 1000 2>'{}/err'",
+                       dir, RSB_BINARY, dir));
+  const std::string err = ReadFile(dir + "/err");
+  std::filesystem::remove_all(dir);
+  if (status == "no-link" || status == "no-ld")
+    GTEST_SKIP() << status << ": this pocl starts no ld, or there is none";
+  EXPECT_EQ(status, "130") << err;
+}
+
 TEST(Robustness, InterruptDuringTheCeilingsExits130AtOnce) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));  // no ceilings are measured there
   for (const std::string mode : {" --no-isolate", " --isolate"}) {

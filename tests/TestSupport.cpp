@@ -313,6 +313,27 @@ CommandResult RunCommand(const std::string& command) {
   return r;
 }
 
+std::string InterruptDuringLink(const std::string& dir, const std::string& command) {
+  std::string ld = RunCommand("command -v ld").out;
+  ld = ld.substr(0, ld.find('\n'));
+  if (ld.empty() || RunCommand("command -v python3").status != 0)
+    return "no-ld";
+  const fs::path bin = fs::path(dir) / "slow-ld", marker = bin / "linking";
+  fs::create_directories(bin);
+  std::ofstream(bin / "ld") << fmt::format(
+      "#!/usr/bin/env python3\nimport os, sys, time\nopen('{}', 'w').close()\ntime.sleep(1)\n"
+      "os.execv('{}', ['{}'] + sys.argv[1:])\n",
+      marker.string(), ld, ld);
+  fs::permissions(bin / "ld", fs::perms::owner_all);
+  std::ofstream(bin / "job.sh") << fmt::format(
+      "set -m\nPATH='{0}':$PATH {1} >/dev/null & pid=$!\n"
+      "i=0; while [ ! -e '{2}' ] && [ $i -lt 1200 ]; do sleep 0.05; i=$((i+1)); done\n"
+      "[ -e '{2}' ] || echo no-link\nkill -INT -$pid; wait $pid; echo $?\n",
+      bin.string(), command, marker.string());
+  const std::string out = RunCommand("bash '" + (bin / "job.sh").string() + "'").out;
+  return out.find("no-link") != std::string::npos ? "no-link" : out.substr(0, out.find('\n'));
+}
+
 namespace {
 // The copies CopyKernels made, removed when the test process ends (a test that skips or fails an
 // ASSERT before its own clean-up leaves none in /tmp); only by the process that made them.

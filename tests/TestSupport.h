@@ -125,6 +125,12 @@ inline constexpr const char* kFullCeilings = "RSB_CEILINGS_MAX_BYTES= ";
 CommandResult RunBenchWithFullCeilings(const std::string& args);
 // Runs a shell command line (no device selectors added), capturing as RunBench does.
 CommandResult RunCommand(const std::string& command);
+// Ctrl-C while pocl links a kernel (with `ld` from PATH): runs the shell line `command` as a job of
+// its own (a process group, SIGINT at its default) with an `ld` first on PATH that waits a second
+// before the real one (a Python wrapper: a shell would unblock signals at its start), sends SIGINT
+// to the job's group once a link has begun, and returns its exit status; "no-link" where none
+// began within a minute, "no-ld" without ld or python3. dir: a folder of the test's own.
+std::string InterruptDuringLink(const std::string& dir, const std::string& command);
 
 // The whole file at path, byte for byte ("" where it cannot be read).
 std::string ReadFile(const std::filesystem::path& path);

@@ -370,7 +370,7 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
   // Ctrl-C or SIGTERM: the run stops after the case in progress (an isolated run, or the
   // ceilings' streams, at once), writes what is done and exits 130; a second one ends the
   // process at once (its workers die with it: PR_SET_PDEATHSIG).
-  InstallInterruptHandler(/*secondEnds=*/true);
+  InstallInterruptThread(/*secondEnds=*/true);  // RunBenchmark's (once per process)
   const std::atomic<bool>& interrupted = InterruptFlag();
   std::optional<TempFolder> oclgrindFiles;  // the workers' Oclgrind logs and stdout
   if (o.oclgrind)
@@ -429,6 +429,8 @@ int RunBenchmark(int argc, char** argv) {
   // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
   if (o.oclgrind && o.worker.fd < 0 && !UnderOclgrind())
     ExecUnderOclgrind(FindOclgrind(), argc, argv);
+  if (o.worker.fd < 0 && !o.explain)  // before any OpenCL call: the driver's linker keeps on
+    InstallInterruptThread(/*secondEnds=*/true);
   const std::string kernelDir = FindKernelDir(o.kernels, argv[0]);
   if (o.worker.fd >= 0) {
     const std::vector<Job> problems =

@@ -1677,6 +1677,39 @@ TEST_F(Grade, AFailingCaseIsRunAgainUnderOclgrindSoTheReportNamesTheLine) {
   EXPECT_EQ(runs, 1) << ReadFile(trace);
 }
 
+// A read past the end inside a helper of the kernel file (the naive scan's LoadShifted): the
+// item's detail names the helper's line and the kernel's lines that call it.
+TEST_F(Grade, AReadPastTheEndInAHelperNamesItsLineAndItsCallers) {
+  if (!HaveOclgrind())
+    GTEST_SKIP() << "oclgrind is not installed (scripts/install-deps.sh installs it)";
+  const std::string h = HandIn("helper");
+  Patch(ScanCl(h), "  T v = LoadShifted(src, i, shift);",
+        "  T v = LoadShifted(src, i + 1, shift);");
+  size_t helper = 0, call = 0, number = 0;
+  std::istringstream in(ReadFile(ScanCl(h)));
+  for (std::string line; std::getline(in, line);) {
+    ++number;
+    if (line.rfind("inline T LoadShifted(", 0) == 0)
+      helper = number + 1;  // its one line of loads
+    if (line == "  T v = LoadShifted(src, i + 1, shift);")
+      call = number;
+  }
+  ASSERT_TRUE(helper && call) << ReadFile(ScanCl(h));
+  std::ofstream(root_ / "helper.json") << R"({"items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257]}}]})";
+  ASSERT_EQ(RunGrade(h, "", (root_ / "helper.json").string()).status, 0);
+  const json report = Report("helper");
+  const json& item = Item(report, "scan-naive");
+  EXPECT_EQ(item["points"], 0) << item.dump(2);
+  EXPECT_NE(item["detail"].get<std::string>().find(
+                fmt::format("oclgrind: invalid-read at Scan.cl:{} in ScanNaiveStep (LoadShifted, "
+                            "called at Scan.cl:{}",
+                            helper, call)),
+            std::string::npos)
+      << item.dump(2);
+}
+
 // Where there is no oclgrind, the report says once that the failing case was not diagnosed, and
 // why; the item's detail is the device's alone.
 TEST_F(Grade, WithoutOclgrindTheReportSaysOnceThatTheDiagnosisWasNotRun) {

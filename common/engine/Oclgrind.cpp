@@ -460,9 +460,11 @@ std::string Where(const OclgrindDiagnostic& d) {
   return where;
 }
 
+}  // namespace
+
 // " (LoadOrIdentity, called at Scan.cl:43 in LoadTile, called at Scan.cl:190, 192)" where the
 // line is in a helper function; "" where it is in the kernel.
-std::string HelperText(const OclgrindDiagnostic& d) {
+std::string OclgrindHelperText(const OclgrindDiagnostic& d) {
   if (d.function.empty())
     return "";
   std::string s = " (" + d.function;
@@ -475,15 +477,13 @@ std::string HelperText(const OclgrindDiagnostic& d) {
   return s + ")";
 }
 
-}  // namespace
-
 std::string OclgrindSummary(const OclgrindReport& report) {
   if (report.diagnostics.empty())
     return fmt::format("oclgrind: no diagnostic, {} instructions", report.instructions);
   const OclgrindDiagnostic& d = report.diagnostics.front();
   std::string s = fmt::format("oclgrind: {} at {}", d.kind, Where(d));
   if (!d.kernel.empty())
-    s += " in " + d.kernel + HelperText(d);
+    s += " in " + d.kernel + OclgrindHelperText(d);
   if (!d.workItem.empty())
     s += ", work-item " + d.workItem;
   s += " (" + d.text + ")";

@@ -112,5 +112,8 @@ void ApplyOclgrind(Result& r, OclgrindReport report);
 
 // "oclgrind: no diagnostic, 12345 instructions" or the diagnostic's line: for the table's notes.
 std::string OclgrindSummary(const OclgrindReport& report);
+// " (LoadOrIdentity, called at Scan.cl:43 in LoadTile, called at Scan.cl:190, 192)" where the
+// diagnostic's line is in a helper function; "" where it is in the kernel.
+std::string OclgrindHelperText(const OclgrindDiagnostic& d);
 
 }  // namespace rsb

@@ -273,6 +273,20 @@ void GradeSpeed(Context& ctx, Device& device, const Item& it, const Code& code, 
   g.speed = s;
 }
 
+// Where a diagnostic's line is in a helper function: its name and the calls that lead to it, as
+// the run's own summary says them (" (LoadShifted, called at Scan.cl:166, 168)"); "" elsewhere or
+// where the child's JSON does not say.
+std::string CallersOf(const json& d) {
+  OclgrindDiagnostic diagnostic;
+  diagnostic.function = d.value("function", "");
+  const json calls = d.value("called_from", json::array());
+  for (const auto& c : calls.is_array() ? calls : json::array())
+    if (c.is_object())
+      diagnostic.calledFrom.push_back(
+          {c.value("function", ""), c.value("file", "?"), c.value("lines", std::vector<size_t>{})});
+  return OclgrindHelperText(diagnostic);
+}
+
 // The diagnostics of an Oclgrind run, one line each.
 std::string Diagnostics(const json& oclgrind) {
   std::string out;
@@ -282,9 +296,9 @@ std::string Diagnostics(const json& oclgrind) {
              (!d.is_object() ? d.dump()
               : d.value("file", "").empty()  // Oclgrind's own notes, of no place
                   ? fmt::format("{}: {}", d.value("kind", "?"), d.value("text", ""))
-                  : fmt::format("{} at {}:{} in {}, work-item {} ({})", d.value("kind", "?"),
+                  : fmt::format("{} at {}:{} in {}{}, work-item {} ({})", d.value("kind", "?"),
                                 d.value("file", "?"), d.value("line", 0), d.value("kernel", "?"),
-                                d.value("work_item", "?"), d.value("text", "")));
+                                CallersOf(d), d.value("work_item", "?"), d.value("text", "")));
   return out;
 }
 

@@ -216,10 +216,9 @@ __kernel void ConvolutionBasic2D(__global const T* in, __global const T* mask, _
 #endif
 // UNROLL: `#pragma unroll` for the loop that follows (each has compile-time bounds, below); where
 // the host passes -DNO_UNROLL=1 (a CPU device, Oclgrind: every variant's build, as each compiles
-// the whole file), nothing: there the unrolled loops gain no speed and cost compile time (pocl:
-// the tiled-2d check matrix 54 -> 14 CPU-s cold, as fast warm, 2026-11-29; Oclgrind: the bare
-// gate's convolution 60 -> 30 CPU-s, 2026-12-01), the most at wide masks. The GPU's code is the
-// same as with `#pragma unroll`.
+// the whole file), nothing: there the unrolled loops gain no speed and cost compile time (pocl's
+// tiled-2d check matrix compiles about 4 times as long unrolled, Oclgrind's gate twice as long),
+// the most at wide masks. The GPU's code is the same as with `#pragma unroll`.
 #ifdef NO_UNROLL
 #define UNROLL
 #else
@@ -309,7 +308,7 @@ __kernel void ConvolutionTiled2D(__global const T* in, __constant T* mask, __glo
   // the row's cells stay in registers and every test on them is settled by the compiler.
   // The block's first tile row: every row it reads is a constant offset from this one pointer.
   // (Each row's address as tile4 + a uint index was a 64-bit register of its own: 80 registers
-  // at mask 9 against 64, and 6% slower; H100, 2026-11-24, docs/BENCHMARKS.md.)
+  // at mask 9 against 64, and 6% slower on the H100.)
   const __local T4* rows = tile4 + ty * (ITEMS * TW4) + tx;
   UNROLL
   for (uint g = 0; g < MASK_WIDTH; g += G) {  // mask rows g .. g + G - 1

@@ -7,7 +7,7 @@
 //
 // Some defects cannot show on a CPU device: pocl runs a work-group's work-items as loops
 // between barriers. Those tests are skipped on a CPU device (saying why) and must fail the run
-// on a GPU (RSB_TEST_PLATFORM=NVIDIA ctest; they did on the H100, 2026-11-23).
+// on a GPU (RSB_TEST_PLATFORM=NVIDIA ctest; they do on the H100).
 #include "TestSupport.h"
 #include "run/CheckMatrix.h"
 #include "tasks/CReductionTask.h"
@@ -193,8 +193,8 @@ TEST(BrokenKernel, WrongBlockOffsetBound) {
 //
 // Not tested: a plain store in place of the atomic publish (of this partial or of a scan tile's
 // prefix). No device here can show it: pocl's x86 orders the store before the atomic ticket, and
-// on the H100 global stores write through to L2, where the atomics resolve (measured 2026-11-23,
-// NVIDIA 580.159.04: the bare check passed with either defect).
+// on the H100 global stores write through to L2, where the atomics resolve (NVIDIA 580.159.04:
+// the bare check passes with either defect).
 TEST(BrokenKernel, MissingPublishInSinglePassReduction) {
   ExpectCaught({"no-publish-reduction", "reduction", "single-pass", "SinglePassReduction.cl",
                 "    const ATOMIC_BITS old = ATOMIC_XCHG_BITS(&partials[get_group_id(0)], "

@@ -100,7 +100,7 @@ namespace {
 // made per run). The streams run again over just past twice the last-level cache: the smallest
 // input the `c` mark (SetUtilisation) leaves unmarked. A cache that keeps part of what it
 // streamed from one run to the next (pocl's 32 MiB L3 on 64 MiB inputs: up to 135% of the 256
-// MiB read stream, 2026-11-23) makes such an input faster than a stream far past the cache; a
+// MiB read stream) makes such an input faster than a stream far past the cache; a
 // case smaller than the large streams is held against the faster of the two sizes (CeilingFor).
 // RSB_CEILINGS_MAX_BYTES (a test setting, bytes): caps the streams' buffer. The test suite times
 // a few hundred short runs; each would otherwise stream four times the last-level cache (on pocl
@@ -154,7 +154,7 @@ class Streams {
         // Tiled shape: TILE_ITEMS 16-byte elements per work-item, a work-group per tile; on a
         // CPU a tile of 256 KiB, the single-pass scan's default CPU tile (65,536 4-byte
         // elements), which it reads and writes a tile at a time and which moved more than the
-        // contiguous runs' copy did (pocl, 2026-11-23: up to 110% of it, docs/BENCHMARKS.md).
+        // contiguous runs' copy did (pocl: up to 110% of it).
         tileItems_(cpu_ ? size_t(16384) : size_t(8)),
         program_(ctx.programs.Get(
             "Bandwidth.cl",
@@ -289,7 +289,7 @@ Ceiling CeilingFor(const Ceilings& c, uint64_t bytesRead, uint64_t bytesWritten)
 void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
   // Within twice the last-level cache a part of the input can stay cached from one run to the
   // next (caches that do not evict in LRU order: pocl's 64 MiB inputs on a 32 MiB L3 ran at up
-  // to 162% of the read ceiling, 2026-11-23); such a case may pass the ceilings.
+  // to 162% of the read ceiling); such a case may pass the ceilings.
   r.fitsInCache = device.globalMemCacheBytes > 0 &&
                   r.cost.DistinctBytesRead() <= 2 * device.globalMemCacheBytes;
   if (r.gbytesS <= 0 || !c.Known())
@@ -305,7 +305,7 @@ void SetUtilisation(Result& r, const Ceilings& c, const DeviceInfo& device) {
   r.ceilingStreamBytes = ceiling.streamBytes;
   r.utilisation = Utilisation(memoryGBs(r.cost.MemoryBytes(), r.timeMs.median), ceiling.gbytesS);
   r.bandwidthUtil = Utilisation(r.gbytesS, c.copyGBs);
-  // Past the ceiling, and no cache to explain it (pocl, 2026-11-24: kernels of a breakdown at
+  // Past the ceiling, and no cache to explain it (pocl: kernels of a breakdown at
   // 494-510%): a figure to doubt, said so beside it.
   const auto suspect = [&](double util) {
     return !r.fitsInCache && util > kSuspectUtilisation ? UtilisationSuspectReason(device) : "";

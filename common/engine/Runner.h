@@ -93,7 +93,7 @@ std::vector<double> TimeRepeatedly(const RunSettings& settings,
 // CPU, each stream repeated like a variant (the interval target as for variants); a ceiling is
 // the FASTEST run's throughput, what the device reached with that traffic: on a shared CPU the
 // median of a stream moved by 10-20% from run to run with other load, and a variant's median
-// then passed it (pocl, 2026-11-23: a reduction at 120-160% of a median read stream). The
+// then passed it (pocl: a reduction at 120-160% of a median read stream). The
 // fastest of the shapes (GPU: grid-stride and tiled) is taken per stream.
 struct StreamRates {  // one set of streams' GB/s
   double readGBs = 0, writeGBs = 0, copyGBs = 0;

@@ -26,7 +26,7 @@ std::map<std::string, std::string> KernelFileHashes(const std::string& kernelDir
 // This machine's host name ("" if unknown).
 std::string HostName();
 
-// The time now, ISO 8601 in UTC ("2026-11-27T21:34:00Z"): when a result file was written.
+// The time now, ISO 8601 in UTC ("YYYY-MM-DDTHH:MM:SSZ"): when a result file was written.
 std::string UtcNow();
 
 }  // namespace rsb

@@ -15,11 +15,10 @@ namespace {
 const std::vector<TuningKnob> kKnobs = {
     {"convolution-items", "tiled-1d, cached-1d: outputs per work-item (tile = local size x items)",
      4, 1, 16},
-    // 8 rows: on the H100 (NVIDIA 580.159.04) at 8192x8192, L = 256, 2026-11-23 about 17:50 UTC
-    // (docs/BENCHMARKS.md, "The tiled 2-D convolution"): 331-334 against 342 Gelem/s at 4 rows for
-    // mask 5, 227-231 against 207 for mask 9: a tile row read into registers serves more outputs.
-    // With the whole load share in flight (21:06-21:17 UTC): 343-344 and 244-245 against 341.5 and
-    // 207.4 at 4 rows.
+    // 8 rows: on the H100 (NVIDIA 580.159.04) at 8192x8192, L = 256 (docs/BENCHMARKS.md, "The
+    // tiled 2-D convolution"), with the whole load share in flight: 343-344 Gelem/s at mask 5 and
+    // 244-245 at mask 9 against 341.5 and 207.4 at 4 rows: a tile row read into registers serves
+    // more outputs.
     {"convolution-rows", "tiled-2d: rows (outputs) per work-item", 8, 1, 16},
     // Wider tiles read less halo per output (HP columns each side of 4 x across).
     {"convolution-across", "tiled-2d: work-items across a tile (at most; 4 columns each)", 16, 1,

@@ -20,9 +20,9 @@ const std::vector<TuningKnob> kKnobs = {
      "single-pass reduction, GPU path: work-items launched per compute unit", 1024, 1, 65536},
     {"reduction-cpu-unroll",
      "single-pass reduction, CPU path: independent accumulators per work-item", 4, 1, 32},
-    // 32: enough work-groups that the cores end together (pocl, 2 cores, 2026-11-23 22:16 UTC,
-    // two rounds: 13.0-13.9 against 11.0-12.3 Gelem/s at 2^24, 8.6-8.9 against 8.1-8.5 at
-    // 2^26, uint and float; 128 no better), as the ceilings' tiled streams do.
+    // 32: enough work-groups that the cores end together (pocl, 2 cores, two rounds: 13.0-13.9
+    // against 11.0-12.3 Gelem/s at 2^24, 8.6-8.9 against 8.1-8.5 at 2^26, uint and float; 128 no
+    // better), as the ceilings' tiled streams do.
     {"reduction-cpu-groups-per-cu",
      "single-pass reduction, CPU path: work-groups launched per compute unit", 32, 1, 1024},
 };

@@ -33,4 +33,11 @@ struct Page {
 
 std::string HtmlPage(const Page& page);
 
+// The same files as Markdown, for docs (`report --format markdown`): per file its provenance
+// (path, command, revision, date, host), its device and ceilings, the results' table (the
+// table's columns and marks) with every case that did not pass and the count; given two files,
+// compare's comparison as `compare --format markdown` prints it. No figure, no breakdown: the
+// text depends on the files alone.
+std::string MarkdownPage(const Page& page);
+
 }  // namespace rsb

@@ -27,14 +27,31 @@ namespace {
 struct ReportOptions {
   std::vector<std::string> files;
   std::string output;
+  std::string format = "html";
   bool quiet = false;
 };
 
-bool HtmlFileName(const std::string& v) {
+bool FileNameEndingIn(const std::string& v, const char* wanted) {
   std::string ext = fs::path(v).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),
                  [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return !fs::path(v).stem().empty() && ext == ".html";
+  return !fs::path(v).stem().empty() && ext == wanted;
+}
+
+// --format markdown: the page on stdout, or in FILE.md; html: in FILE.html, which it needs.
+void CheckOutputName(const ReportOptions& o) {
+  if (o.format == "markdown") {
+    if (!o.output.empty() && !FileNameEndingIn(o.output, ".md"))
+      throw UsageError(
+          fmt::format("--output: '{}': not allowed with --format markdown; allowed: "
+                      "a file name ending in .md, or none (stdout)",
+                      o.output));
+  } else if (o.output.empty()) {
+    throw UsageError("--output is required");
+  } else if (!FileNameEndingIn(o.output, ".html")) {
+    throw UsageError(
+        fmt::format("--output: '{}': not allowed; allowed: a file name ending in .html", o.output));
+  }
 }
 
 ReportOptions ParseReportOptions(int argc, char** argv, bool& help) {
@@ -45,18 +62,26 @@ ReportOptions ParseReportOptions(int argc, char** argv, bool& help) {
       "host, command, ceilings, timer), its results' table with the table's marks, and each\n"
       "timed case's per-kernel breakdown; the figure of `plot` inline (SVG; left out, saying\n"
       "why, without Python 3 and matplotlib); given exactly two files, `compare`'s comparison\n"
-      "of the second (NEW) against the first (BASE), at its default --threshold 5%.",
+      "of the second (NEW) against the first (BASE), at its default --threshold 5%.\n"
+      "With --format markdown: the same files as Markdown on stdout (or -o FILE.md), for docs:\n"
+      "per file its provenance (command, revision, date, host), device and ceilings, the\n"
+      "results' table and the cases that did not pass; given two files, the comparison as\n"
+      "`compare --format markdown` prints it; no figure, no breakdown.",
       "reduce-scan-bench report"};
   app.set_help_flag();
   app.add_flag("-h,--help", help, "Print this help and exit");
   app.add_option("RESULTS", o.files, "Result files (one per device or run)")->required();
-  app.add_option("-o,--output", o.output, "The page: FILE.html")
-      ->required()
-      ->check(cli::Allowed("a file name ending in .html", HtmlFileName));
+  app.add_option(
+      "-o,--output", o.output,
+      "The page: FILE.html (required); with --format markdown FILE.md (default: stdout)");
+  app.add_option("--format", o.format, "html (default) or markdown")
+      ->check(cli::OneOf({"html", "markdown"}, false));
   app.add_flag("--quiet,-q", o.quiet, "Do not say where the page went");
   cli::Parse(app, argc, argv, &help);
   if (help)
     std::cout << app.help();
+  else
+    CheckOutputName(o);
   return o;
 }
 
@@ -100,6 +125,18 @@ void AddFigure(Page& page, const ReportOptions& o) {
     std::cerr << "note: report: plots left out: " << page.plotsLeftOut << "\n";
 }
 
+int WriteMarkdown(const Page& page, const ReportOptions& o) {
+  const std::string text = MarkdownPage(page);
+  if (o.output.empty()) {
+    std::cout << text << std::flush;
+    return kExitOk;
+  }
+  WriteWhole("--output", o.output, text);
+  if (!o.quiet)
+    std::cerr << fmt::format("report: wrote {}\n", o.output);
+  return kExitOk;
+}
+
 int RunReport(int argc, char** argv) {
   // Ctrl-C or SIGTERM: the figure's plot.py is killed with its file (PlotSvg), nothing written,
   // exit 130.
@@ -113,7 +150,10 @@ int RunReport(int argc, char** argv) {
   std::vector<ResultFile> files;
   for (const auto& path : o.files)
     files.push_back(LoadResultFile(path, "RESULTS"));
-  CheckOutputFile("--output", o.output);
+  if (!o.output.empty())
+    CheckOutputFile("--output", o.output);
+  else
+    CheckStdout();
   Page page;
   for (const auto& f : files)
     page.files.push_back(ReadPageFile(f));
@@ -122,6 +162,8 @@ int RunReport(int argc, char** argv) {
     files[1].role = "NEW";
     page.comparison = CompareTwoFiles(files[0], files[1], CompareSettings{});
   }
+  if (o.format == "markdown")
+    return WriteMarkdown(page, o);
   AddFigure(page, o);
   if (Interrupted())
     throw InterruptedError(fmt::format("--output '{}': not written", o.output));

@@ -130,14 +130,8 @@ std::string ResultNotes(const PageFile& f) {
 }
 
 std::string ResultsTable(const PageFile& f) {
-  std::vector<Result> results;
-  std::vector<DeviceId> devices;
-  for (const auto& s : f.results) {
-    results.push_back(s.result);
-    if (std::find(devices.begin(), devices.end(), s.device) == devices.end())
-      devices.push_back(s.device);
-  }
-  const bool params = AnyParams(results), several = devices.size() > 1;
+  const std::vector<Result> results = f.Results();
+  const bool params = AnyParams(results), several = f.Devices().size() > 1;
   std::string h = "<h3>Results</h3>\n<table class=\"results\">\n<tr>";
   if (several)
     h += "<th data-column=\"device\">device</th>";
@@ -252,6 +246,21 @@ std::string Figure(const Page& page) {
 }
 
 }  // namespace
+
+std::vector<Result> PageFile::Results() const {
+  std::vector<Result> v;
+  for (const auto& s : results)
+    v.push_back(s.result);
+  return v;
+}
+
+std::vector<DeviceId> PageFile::Devices() const {
+  std::vector<DeviceId> devices;
+  for (const auto& s : results)
+    if (std::find(devices.begin(), devices.end(), s.device) == devices.end())
+      devices.push_back(s.device);
+  return devices;
+}
 
 std::string HtmlPage(const Page& page) {
   std::string h = fmt::format(

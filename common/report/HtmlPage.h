@@ -22,6 +22,8 @@ struct PageFile {
   // compare reads (partial: no utilisation, marks or breakdown shown).
   std::vector<StoredResult> results;
   std::vector<bool> partial;
+  std::vector<Result> Results() const;    // each result's record, in order
+  std::vector<DeviceId> Devices() const;  // the devices its results ran on, each once, in order
 };
 
 struct Page {

@@ -58,14 +58,8 @@ std::string DeviceText(const PageFile& f) {
 // The results' table: the table's columns and cells (a device column where there are several),
 // then every case that did not pass and the count line.
 void WriteResults(std::ostream& out, const PageFile& f) {
-  std::vector<Result> results;
-  std::vector<DeviceId> devices;
-  for (const auto& s : f.results) {
-    results.push_back(s.result);
-    if (std::find(devices.begin(), devices.end(), s.device) == devices.end())
-      devices.push_back(s.device);
-  }
-  const bool params = AnyParams(results), several = devices.size() > 1;
+  const std::vector<Result> results = f.Results();
+  const bool params = AnyParams(results), several = f.Devices().size() > 1;
   std::vector<std::string> columns = Columns(params);
   if (!params)
     columns.pop_back();  // the params column, empty without any

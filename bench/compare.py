@@ -42,7 +42,8 @@ def main():
     ap.add_argument("--sizes", default="2^24,2^26,2^28")
     ap.add_argument("--types", default="uint,float")
     ap.add_argument("--variants", default="single-pass")
-    ap.add_argument("--json-out", help="also write the suite's JSON here")
+    ap.add_argument("--json-out", help="also write the suite's JSON here, the reference's results\n"
+                    "(its JSON lines, of the first round) in its `reference`")
     ap.add_argument("--bench-args", default="",
                     help="more options for the suite, e.g. \"--portable\" (the reference runs as is)")
     ap.add_argument("--rounds", type=int, default=1,
@@ -69,6 +70,7 @@ def main():
             if line.startswith("{"):
                 r = json.loads(line)
                 refs[(r["task"], r["type"], r["n"])] = r
+        ours["reference"] = list(refs.values())
         rounds.append((ours, refs))
     if args.json_out:
         with open(args.json_out, "w") as f:

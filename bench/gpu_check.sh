@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The suite on an NVIDIA GPU in one device call (docs/BENCHMARKS.md, "Keeping it fast"):
+# The suite on an NVIDIA GPU in one device call (docs/BENCHMARKS.md, "NVIDIA H100"):
 #   bench/gpu_check.sh [BUILD_DIR]        (default build-gpu; output in $OUT, else gpu-out)
 # 1. build with the tests and the CUB reference (-j16);
 # 2. the single-pass reduction and scan against CUB at 2^24, 2^26, 2^28 (bench/compare.py;
-#    uint, float, ulong, double);
+#    uint, float, ulong, double; result files $OUT/cub-uint-float.json, cub-ulong-double.json
+#    with CUB's lines in `reference`), and the default run ($OUT/default-run.json);
 # 3. cases past the device's limits: every convolution variant at local sizes 512 and 1024 with
 #    --tune convolution-items=8 and 12 (tiled-2d's tile then needs more local memory than the
 #    device has): each passes or is skipped with the reason, none is an error;
@@ -25,8 +26,10 @@ bin=$build/reduce-scan-bench
 at "single-pass against CUB"
 for t in uint,float ulong,double; do
   timeout 200 python3 bench/compare.py --bench "$bin" --reference "$build/cub-reference" \
-    --platform NVIDIA --sizes 2^24,2^26,2^28 --types $t > "$out/cub-${t/,/-}.txt" 2>&1
+    --platform NVIDIA --sizes 2^24,2^26,2^28 --types $t --json-out "$out/cub-${t/,/-}.json" \
+    > "$out/cub-${t/,/-}.txt" 2>&1
 done
+"$bin" --platform NVIDIA -q --format json -o "$out/default-run.json" > "$out/default-run.txt" 2>&1
 at "cases past the device's limits"
 for k in 8 12; do
   "$bin" --platform NVIDIA --check -q --task convolution --local-size 512,1024 --size 2^20,1024x1024 \

@@ -5,6 +5,7 @@ prints our throughput over the reference's, per task, type and size.
   GPU (NVIDIA):  bench/compare.py --reference build/cub-reference --platform NVIDIA
   CPU (pocl):    bench/compare.py --reference build/boost-reference --platform Portable
   against the host's cores:  bench/compare.py --reference build/cpu-reference --platform NVIDIA
+  the Markdown table of stored runs:  bench/compare.py --table FILE.json [FILE.json...]
 
 The reference is CUB (cub-reference, built where CMake finds CUDA), Boost.Compute
 (boost-reference, built where Boost's headers are installed) or std::reduce /
@@ -16,6 +17,13 @@ On a shared machine one round can land in a slow spell of the host (pocl on a 2-
 machine: the same case 45-116% of the copy ceiling from run to run, the reduction and
 std::reduce slowed with it); --rounds N runs the pair N times in turn and prints, per case, the
 median over the rounds with the lowest and highest beside it.
+
+--table reads files that --json-out wrote (the suite's results with the reference's in
+`reference`; one round, or a list of rounds: the median over them) and prints, per file, where it
+came from (command, revision, date, host, device), then one Markdown table of the single-pass
+cases: a row per n, a column per task and file, each cell "ours / ours (ratio / ratio)" in Gelem/s
+for the file's types in their order, the ratio ours over the reference's ("-" where a case did not
+pass or has no reference). Exit 2 on a file that is not such a result file.
 """
 import argparse
 import json
@@ -34,10 +42,14 @@ def run(cmd):
 
 
 def main():
+    if sys.argv[1:2] == ["--table"]:
+        return table(sys.argv[2:])
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--bench", default=os.path.join(here, "..", "build", "reduce-scan-bench"))
     ap.add_argument("--reference", required=True, help="cub-reference, boost-reference or cpu-reference binary")
+    ap.add_argument("--table", nargs="+", metavar="FILE.json",
+                    help="(first, alone) the Markdown table of files --json-out wrote; runs nothing")
     ap.add_argument("--platform", default="", help="OpenCL platform substring for both")
     ap.add_argument("--sizes", default="2^24,2^26,2^28")
     ap.add_argument("--types", default="uint,float")
@@ -104,6 +116,82 @@ def main():
               + (f"{median(ratio):>5.2f}x" if ratio else f"{'-':>6}")
               + spread(ours_g, util, ratio))
     return 1 if failed else 0
+
+
+def usage_error(text):
+    print(f"error: {text}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_rounds(path):
+    """The rounds of a --json-out file: [(results by (task, type, n), reference by (task, type, n))]."""
+    try:
+        with open(path) as f:
+            doc = json.load(f)
+        rounds = doc if isinstance(doc, list) else [doc]
+        out = []
+        for r in rounds:
+            ours = {(c["task"], c["type"], c["n"]): c for c in r["results"]
+                    if c["variant"] == "single-pass"}
+            refs = {(c["task"], c["type"], c["n"]): c for c in r["reference"]}
+            out.append((ours, refs))
+        if not out:
+            raise ValueError("no rounds")
+        return rounds[0], out
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        usage_error(f"--table: '{path}': not a file of `bench/compare.py --json-out` ({e!r}); "
+                    "allowed: the suite's JSON with the reference's results in `reference`")
+
+
+def size_text(n):
+    """2^k for a power of two, else the number."""
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+def cell(rounds, task, types, n):
+    """'ours / ours (ratio / ratio)' over the types, medians over the rounds; '-' where missing."""
+    gelem, ratios = [], []
+    for t in types:
+        ours = [o.get((task, t, n)) for o, _ in rounds]
+        refs = [rf.get((task, t, n)) for _, rf in rounds]
+        ok = [(o, rf) for o, rf in zip(ours, refs) if o and o.get("status") == "passed"
+              and o.get("gelem_s")]
+        gelem.append(f"{median(o['gelem_s'] for o, _ in ok):.1f}" if ok else "-")
+        ratio = [o["gelem_s"] / rf["gelem_s"] for o, rf in ok if rf and rf.get("gelem_s")]
+        ratios.append(f"{median(ratio):.2f}x" if ratio else "-")
+    return f"{' / '.join(gelem)} ({' / '.join(ratios)})"
+
+
+def table(paths):
+    """Prints the provenance of each file and the Markdown table of their single-pass cases."""
+    if not paths:
+        usage_error("--table: no file given; allowed: one or more files of --json-out")
+    files = []
+    for path in paths:
+        first, rounds = load_rounds(path)
+        types, sizes, tasks = [], [], []
+        for c in (c for c in first["results"] if c["variant"] == "single-pass"):
+            for value, seen in ((c["type"], types), (c["n"], sizes), (c["task"], tasks)):
+                if value not in seen:
+                    seen.append(value)
+        dev = first.get("device", {})
+        rev = first.get("suite", {}).get("git_revision", "?")
+        print(f"`{path}`: `{first.get('command', '?')}`; revision {rev}, {first.get('date', '?')}, "
+              f"host {first.get('host', '?')}, {dev.get('name', '?')}, driver "
+              f"{dev.get('driver_version', '?')}  ")
+        files.append((rounds, types, sizes, tasks))
+    print()
+    all_tasks = [t for t in ("reduction", "scan") if any(t in f[3] for f in files)]
+    all_tasks += sorted({t for f in files for t in f[3]} - set(all_tasks))
+    columns = [(task, rounds, types) for task in all_tasks for rounds, types, _, tasks in files
+               if task in tasks]
+    sizes = sorted({n for f in files for n in f[2]})
+    print("| n | " + " | ".join(f"{task} {' / '.join(types)}" for task, _, types in columns) + " |")
+    print("|---|" + "---|" * len(columns))
+    for n in sizes:
+        print(f"| {size_text(n)} | "
+              + " | ".join(cell(rounds, task, types, n) for task, rounds, types in columns) + " |")
+    return 0
 
 
 def spread(ours_g, util, ratio):

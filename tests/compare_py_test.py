@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """bench/compare.py against stand-ins for the suite and a reference: fixed figures per round, so
 the table it prints (one round as is; several: the median over the rounds and the spread) and
-its exit status can be checked exactly, with no device and no reference library.
+its exit status can be checked exactly, with no device and no reference library; and --table
+against the stored files in tests/fixtures/compare-table (one round of uint/float with a failed
+case and a case without a reference; three rounds of ulong/double): the Markdown table exactly.
 
 usage: compare_py_test.py SOURCE_DIR
 """
@@ -47,6 +49,38 @@ def check(cond, what):
 def row(out, task):
     lines = [l for l in out.splitlines() if l.startswith(task + " ")]
     return lines[0] if len(lines) == 1 else ""
+
+
+TABLE = """\
+| n | reduction uint / float | reduction ulong / double | scan uint / float | scan ulong / double |
+|---|---|---|---|---|
+| 2^24 | 500.0 / 400.0 (1.25x / 1.00x) | 300.0 / 300.0 (1.50x / 1.00x) | 300.0 / 240.0 (1.20x / 1.20x) \
+| 150.0 / 150.0 (1.50x / 1.00x) |
+| 2^26 | 700.0 / 690.0 (1.00x / -) | - / - (- / -) | 350.0 / - (1.25x / -) | - / - (- / -) |
+"""
+
+
+def check_table(source, compare):
+    """--table: each file's provenance, then the table of the single-pass cases; exit 2 on a file
+    that --json-out did not write."""
+    files = [os.path.join("tests", "fixtures", "compare-table", f)
+             for f in ("uint-float.json", "ulong-double-rounds.json")]
+    got = subprocess.run([sys.executable, compare, "--table", *files], cwd=source,
+                         capture_output=True, text=True)
+    check(got.returncode == 0, f"--table: exit {got.returncode}, {got.stderr}")
+    lines = got.stdout.splitlines()
+    for i, f in enumerate(files):
+        line = lines[i] if len(lines) > i else ""
+        check(line.startswith(f"`{f}`: `reduce-scan-bench --format json`; revision 0123456789ab, "
+                              "2030-01-02T03:04:05Z, host fixture, Fixture GPU, driver 1.0"),
+              f"--table: provenance of {f}: {line!r}")
+    check("\n".join(lines[len(files) + 1:]) + "\n" == TABLE,
+          f"--table: the table differs:\n{got.stdout}")
+    for bad in (["docs/results/h100-convolution.json"], ["README.md"], []):
+        run = subprocess.run([sys.executable, compare, "--table", *bad], cwd=source,
+                             capture_output=True, text=True)
+        check(run.returncode == 2 and run.stderr.startswith("error: --table: ")
+              and not run.stdout, f"--table {bad}: exit {run.returncode}, {run.stderr!r}")
 
 
 def main():
@@ -95,6 +129,8 @@ def main():
         bad = run("--rounds", "0")
         check(bad.returncode == 2 and "--rounds must be at least 1, got 0" in bad.stderr,
               f"--rounds 0: exit {bad.returncode}, {bad.stderr!r}")
+
+    check_table(sys.argv[1], compare)
 
     for f in failures:
         print("FAIL:", f)

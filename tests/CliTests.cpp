@@ -1572,5 +1572,22 @@ TEST(Cli, FailFastStopsAfterTheFirstCaseThatDoesNotPass) {
   std::filesystem::remove_all(dir);
 }
 
+// --list-variants in every format, byte for byte: the table as it always read, Markdown the
+// README's variant table (tests/generated_test.py), CSV and JSON with each variant's kernel file.
+TEST(Report, VariantListInEveryFormatKeepsItsBytes) {
+  const std::vector<VariantListing> rows = {
+      {"reduction", "interleaved", "Reduction.cl", "tree in global memory, one launch per step"},
+      {"scan", "single-pass", "SinglePassScan.cl", "one launch, a \"chained\" scan | look-back"}};
+  for (const std::string& format : FormatNames()) {
+    std::ostringstream out;
+    MakePrinter(ParseFormat(format))->Variants(out, rows);
+    ExpectGolden("variants." + GoldenExtension(format), out.str());
+  }
+  const CommandResult r = RunBench("--list-variants --format markdown");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("| task | variant | what it does |\n|---|---|---|\n| reduction | `", 0), 0u)
+      << r.out;
+}
+
 }  // namespace
 }  // namespace rsb::test

@@ -187,7 +187,8 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
   std::vector<std::string> taskNames;
   for (const auto& t : catalog)
     taskNames.push_back(t.name);
-  app.add_flag("--list-variants", o.listVariants, "List tasks and variants and exit");
+  app.add_flag("--list-variants", o.listVariants,
+               "List tasks and variants and exit (in --format: markdown is the README's table)");
   app.add_option("--task", raw.tasks, "Task(s): " + Join(taskNames) + " or all (default all)")
       ->delimiter(',')
       ->check(OneOf(taskNames));

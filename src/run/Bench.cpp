@@ -427,10 +427,10 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
 
 }  // namespace
 
-int RunBenchmark(int argc, char** argv) {
+int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp) {
   const Tasks tasks = MakeTasks();
   const TaskCatalog catalog = CatalogOf(tasks);
-  const Options o = ParseCommandLine(argc, argv, catalog);
+  const Options o = ParseCommandLine(argc, argv, catalog, subcommandsHelp);
   if (PrintListings(o, tasks))
     return kExitOk;
   // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
@@ -456,9 +456,9 @@ int RunBenchmark(int argc, char** argv) {
   return RunAll(o, tasks, s, info, output, std::vector<std::string>(argv, argv + argc));
 }
 
-int RunCommand(int argc, char** argv) {
+int RunCommand(int argc, char** argv, const std::string& subcommandsHelp) {
   try {
-    return RunBenchmark(argc, argv);
+    return RunBenchmark(argc, argv, subcommandsHelp);
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

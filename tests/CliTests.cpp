@@ -1002,7 +1002,7 @@ TEST(Cli, HelpListDevicesAndListVariantsExit0) {
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--local-size"), std::string::npos);
   // The subcommands, a line each, and each answers its own --help.
-  for (const char* sub : {"grade", "grade merge", "compare", "plot", "tune"}) {
+  for (const char* sub : {"grade", "grade merge", "grade autograding", "compare", "plot", "tune"}) {
     EXPECT_NE(r.out.find(fmt::format("\n  {} ", sub)), std::string::npos) << sub << "\n" << r.out;
     // Without the test device's selectors: not every subcommand takes --platform.
     const CommandResult h = RunCommand(fmt::format("'{}' {} --help", RSB_BINARY, sub));

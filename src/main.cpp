@@ -15,26 +15,68 @@
 #include "tools/Tune.h"
 #include "tools/grade/Grade.h"
 
-#include <iostream>
+#include <fmt/format.h>
+
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace rsb;
 
+namespace {
+
+// A subcommand: the first argument that picks it, what runs it (argv[0] its name) and the lines
+// --help lists for it (usage, what it does; none: not listed).
+struct Subcommand {
+  const char* name;
+  int (*run)(int argc, char** argv);
+  std::vector<std::pair<const char*, const char*>> help;
+};
+
+// The one place a subcommand is named and chosen; --help's list is made from it.
+const std::vector<Subcommand>& Subcommands() {
+  static const std::vector<Subcommand> table = {
+      {"grade",
+       Grade,
+       {{"grade HANDIN...", "score course hand-ins against a rubric (grading/rubric.json)"},
+        {"grade merge DIR...", "join the outputs of `grade --shard K/N` into one"},
+        {"grade autograding", "GitHub Classroom's autograding.json of a rubric, on stdout"}}},
+      {"compare",
+       Compare,
+       {{"compare BASE NEW", "per-case ratios of two result files, with significance"}}},
+      {"ab",
+       [](int argc, char** argv) { return AB(argc, argv, MakeTasks()); },
+       {{"ab --kernels-b DIR ...", "two kernel folders or builds timed in turns, paired rounds"}}},
+      {"plot", Plot, {{"plot RESULTS...", "throughput plots (PNG/SVG) of result files"}}},
+      {"report",
+       Report,
+       {{"report RESULTS... -o F",
+         "one self-contained HTML page of result files (and their comparison)"}}},
+      {"tune",
+       [](int argc, char** argv) { return Tune(argc, argv, MakeTasks()); },
+       {{"tune", "search this device's best settings and write its profile"}}},
+      {"serve", Serve, {}},
+  };
+  return table;
+}
+
+// The benchmark's --help after its options: the subcommands, a line each.
+std::string SubcommandsHelp() {
+  std::string text = "Subcommands (each with its own --help):\n";
+  for (const auto& s : Subcommands())
+    for (const auto& [usage, what] : s.help)
+      text += fmt::format("  {:<24} {}\n", usage, what);
+  return text +
+         "Beside it: build/kernel-info (a kernel's registers, local and private memory per "
+         "device).";
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   SaveEnvironment();
-  if (argc > 1 && std::string(argv[1]) == "grade")
-    return Grade(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "compare")
-    return Compare(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "ab")
-    return AB(argc - 1, argv + 1, MakeTasks());
-  if (argc > 1 && std::string(argv[1]) == "plot")
-    return Plot(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "report")
-    return Report(argc - 1, argv + 1);
-  if (argc > 1 && std::string(argv[1]) == "tune")
-    return Tune(argc - 1, argv + 1, MakeTasks());
-  if (argc > 1 && std::string(argv[1]) == "serve")
-    return Serve(argc - 1, argv + 1);
-  return RunCommand(argc, argv);
+  for (const auto& s : Subcommands())
+    if (argc > 1 && std::string(argv[1]) == s.name)
+      return s.run(argc - 1, argv + 1);
+  return RunCommand(argc, argv, SubcommandsHelp());
 }

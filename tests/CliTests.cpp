@@ -1002,7 +1002,7 @@ TEST(Cli, HelpListDevicesAndListVariantsExit0) {
   EXPECT_EQ(r.status, 0);
   EXPECT_NE(r.out.find("--local-size"), std::string::npos);
   // The subcommands, a line each, and each answers its own --help.
-  for (const char* sub : {"grade", "grade merge", "compare", "plot", "tune"}) {
+  for (const char* sub : {"grade", "grade merge", "grade autograding", "compare", "plot", "tune"}) {
     EXPECT_NE(r.out.find(fmt::format("\n  {} ", sub)), std::string::npos) << sub << "\n" << r.out;
     // Without the test device's selectors: not every subcommand takes --platform.
     const CommandResult h = RunCommand(fmt::format("'{}' {} --help", RSB_BINARY, sub));
@@ -1570,6 +1570,23 @@ TEST(Cli, FailFastStopsAfterTheFirstCaseThatDoesNotPass) {
   EXPECT_EQ(all.status, 1) << all.err;
   EXPECT_NE(all.out.find("\n3 passed, 3 failed\n"), std::string::npos) << all.out;
   std::filesystem::remove_all(dir);
+}
+
+// --list-variants in every format, byte for byte: the table as it always read, Markdown the
+// README's variant table (tests/generated_test.py), CSV and JSON with each variant's kernel file.
+TEST(Report, VariantListInEveryFormatKeepsItsBytes) {
+  const std::vector<VariantListing> rows = {
+      {"reduction", "interleaved", "Reduction.cl", "tree in global memory, one launch per step"},
+      {"scan", "single-pass", "SinglePassScan.cl", "one launch, a \"chained\" scan | look-back"}};
+  for (const std::string& format : FormatNames()) {
+    std::ostringstream out;
+    MakePrinter(ParseFormat(format))->Variants(out, rows);
+    ExpectGolden("variants." + GoldenExtension(format), out.str());
+  }
+  const CommandResult r = RunBench("--list-variants --format markdown");
+  EXPECT_EQ(r.status, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("| task | variant | what it does |\n|---|---|---|\n| reduction | `", 0), 0u)
+      << r.out;
 }
 
 }  // namespace

@@ -187,7 +187,8 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
   std::vector<std::string> taskNames;
   for (const auto& t : catalog)
     taskNames.push_back(t.name);
-  app.add_flag("--list-variants", o.listVariants, "List tasks and variants and exit");
+  app.add_flag("--list-variants", o.listVariants,
+               "List tasks and variants and exit (in --format: markdown is the README's table)");
   app.add_option("--task", raw.tasks, "Task(s): " + Join(taskNames) + " or all (default all)")
       ->delimiter(',')
       ->check(OneOf(taskNames));
@@ -631,7 +632,8 @@ std::map<std::string, size_t> TuningOf(const std::vector<std::string>& tune) {
   return tuning;
 }
 
-Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog) {
+Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog,
+                         const std::string& subcommandsHelp) {
   Options o;
   Raw raw;
   CLI::App app{
@@ -639,18 +641,7 @@ Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& c
       "Every variant is validated against a CPU reference on every run, then timed with OpenCL\n"
       "profiling events (median of repeated runs).",
       "reduce-scan-bench"};
-  app.footer(
-      "Subcommands (each with its own --help):\n"
-      "  grade HANDIN...          score course hand-ins against a rubric (grading/rubric.json)\n"
-      "  grade merge DIR...       join the outputs of `grade --shard K/N` into one\n"
-      "  compare BASE NEW         per-case ratios of two result files, with significance\n"
-      "  ab --kernels-b DIR ...   two kernel folders or builds timed in turns, paired rounds\n"
-      "  plot RESULTS...          throughput plots (PNG/SVG) of result files\n"
-      "  report RESULTS... -o F   one self-contained HTML page of result files (and their "
-      "comparison)\n"
-      "  tune                     search this device's best settings and write its profile\n"
-      "Beside it: build/kernel-info (a kernel's registers, local and private memory per "
-      "device).");
+  app.footer(subcommandsHelp);
   app.set_help_flag();  // handled below so that --help exits 0 with the text on stdout
   app.add_flag("-h,--help", raw.help, "Print this help and exit");
   app.add_flag("--version", raw.version,

@@ -141,7 +141,8 @@ CLI::Validator TuneCheck(const std::vector<TuningKnob>& knobs);
 // The values of --tune arguments that TuneCheck passed, by knob name.
 std::map<std::string, size_t> TuningOf(const std::vector<std::string>& tune);
 
-// Throws UsageError on bad input.
-Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog);
+// Throws UsageError on bad input. subcommandsHelp: --help's footer (main's table of subcommands).
+Options ParseCommandLine(int argc, const char* const* argv, const TaskCatalog& catalog,
+                         const std::string& subcommandsHelp = "");
 
 }  // namespace rsb

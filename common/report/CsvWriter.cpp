@@ -222,6 +222,12 @@ void WriteCompareCsv(std::ostream& out, const Comparison& c,
     row("new", r, nullptr, &r, nullptr);
 }
 
+void WriteVariantsCsv(std::ostream& out, const std::vector<VariantListing>& rows) {
+  out << "task,variant,file,description\n";
+  for (const auto& r : rows)
+    out << fmt::format("{},{},{},{}\n", r.task, r.variant, r.file, CsvQuote(r.description));
+}
+
 // For CSV tools: one rectangular table each, a header line first.
 class CsvPrinter : public Printer {
  public:
@@ -235,6 +241,9 @@ class CsvPrinter : public Printer {
   }
   void Compare(std::ostream& out, const CompareReport& report) const override {
     WriteCompareCsv(out, report.comparison, report.fields);
+  }
+  void Variants(std::ostream& out, const std::vector<VariantListing>& rows) const override {
+    WriteVariantsCsv(out, rows);
   }
 };
 

@@ -213,6 +213,16 @@ void WriteCompareJson(std::ostream& out, const CompareReport& report) {
   out << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
 }
 
+void WriteVariantsJson(std::ostream& out, const std::vector<VariantListing>& rows) {
+  json j = {{"schema", "reduce-scan-bench-variants/1"}, {"variants", json::array()}};
+  for (const auto& r : rows)
+    j["variants"].push_back({{"task", r.task},
+                             {"variant", r.variant},
+                             {"file", r.file},
+                             {"description", r.description}});
+  out << j.dump(2, ' ', false, json::error_handler_t::replace) << "\n";
+}
+
 // One document each, for programs, its schema named in it.
 class JsonPrinter : public Printer {
  public:
@@ -226,6 +236,9 @@ class JsonPrinter : public Printer {
   }
   void Compare(std::ostream& out, const CompareReport& report) const override {
     WriteCompareJson(out, report);
+  }
+  void Variants(std::ostream& out, const std::vector<VariantListing>& rows) const override {
+    WriteVariantsJson(out, rows);
   }
 };
 

@@ -92,6 +92,14 @@ void WriteCompareMarkdown(std::ostream& out, const CompareReport& report) {
   out << "\n" << CompareSummaryLine(c, report.settings) << "\n";
 }
 
+// --list-variants as the README's variant table (its block is this output,
+// tests/generated_test.py).
+void WriteVariantsMarkdown(std::ostream& out, const std::vector<VariantListing>& rows) {
+  out << MarkdownRow({"task", "variant", "what it does"}) << "|---|---|---|\n";
+  for (const auto& r : rows)
+    out << MarkdownRow({r.task, "`" + r.variant + "`", r.description});
+}
+
 // The table's rows as Markdown pipe tables, under a device line: for READMEs, issues, reports.
 class MarkdownPrinter : public Printer {
  public:
@@ -105,6 +113,9 @@ class MarkdownPrinter : public Printer {
   }
   void Compare(std::ostream& out, const CompareReport& report) const override {
     WriteCompareMarkdown(out, report);
+  }
+  void Variants(std::ostream& out, const std::vector<VariantListing>& rows) const override {
+    WriteVariantsMarkdown(out, rows);
   }
 };
 

@@ -58,6 +58,12 @@ std::string FormatList();
 // csv, json, markdown".
 OutputFormat ParseFormat(const std::string& name, const std::string& option = "--format");
 
+// One line of --list-variants: a task's variant, in its table's order, with its kernel file
+// (kernels/FILE) and the table's one-line description.
+struct VariantListing {
+  std::string task, variant, file, description;
+};
+
 struct PrinterOptions {
   // --breakdown: each timed case's per-kernel breakdown under it (the table; CSV and JSON always
   // carry it).
@@ -84,6 +90,10 @@ class Printer {
   // `compare`: a row per case in both files, the cases in one only, the notes and the summary
   // (JSON: schema reduce-scan-bench-compare/1).
   virtual void Compare(std::ostream& out, const CompareReport& report) const = 0;
+  // --list-variants: every task's variants in table order. Table: `task variant description`
+  // lines; Markdown: the README's variant table; CSV: task,variant,file,description; JSON:
+  // {"schema": "reduce-scan-bench-variants/1", "variants": [{task, variant, file, description}]}.
+  virtual void Variants(std::ostream& out, const std::vector<VariantListing>& rows) const = 0;
   // A report for a person at the terminal (the table), read beside the progress lines: a run that
   // prints it to stdout does not list its failures on stderr again, the report has them.
   virtual bool ForTerminal() const { return false; }

@@ -135,6 +135,12 @@ void WriteCompareTable(std::ostream& out, const CompareReport& report) {
   out << "\n" << CompareSummaryLine(c, report.settings) << "\n";
 }
 
+// --list-variants for a person: a line a variant, as it has always read.
+void WriteVariantsTable(std::ostream& out, const std::vector<VariantListing>& rows) {
+  for (const auto& r : rows)
+    out << fmt::format("{:<11} {:<14} {}\n", r.task, r.variant, r.description);
+}
+
 // For a person at the terminal: aligned columns, the marks' legend under them.
 class TablePrinter : public Printer {
  public:
@@ -149,6 +155,9 @@ class TablePrinter : public Printer {
   }
   void Compare(std::ostream& out, const CompareReport& report) const override {
     WriteCompareTable(out, report);
+  }
+  void Variants(std::ostream& out, const std::vector<VariantListing>& rows) const override {
+    WriteVariantsTable(out, rows);
   }
   bool ForTerminal() const override { return true; }
 

@@ -58,6 +58,15 @@ int ExplainCases(const Options& o, const Tasks& tasks, const std::vector<Job>& p
   return kExitOk;
 }
 
+// Every task's variants in table order, for --list-variants.
+std::vector<VariantListing> VariantListings(const Tasks& tasks) {
+  std::vector<VariantListing> rows;
+  for (const auto& t : tasks)
+    for (const auto& v : t->Variants())
+      rows.push_back({t->Name(), v, t->KernelFiles({v}).front(), t->Describe(v)});
+  return rows;
+}
+
 // Lists and help: true when one was asked for (and printed).
 bool PrintListings(const Options& o, const Tasks& tasks) {
   if (o.help)
@@ -65,9 +74,7 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
   else if (o.listDevices)
     std::cout << ListDevices();
   else if (o.listVariants)
-    for (const auto& t : tasks)
-      for (const auto& v : t->Variants())
-        std::cout << fmt::format("{:<11} {:<14} {}\n", t->Name(), v, t->Describe(v));
+    MakePrinter(o.format)->Variants(std::cout, VariantListings(tasks));
   return o.help || o.listDevices || o.listVariants;
 }
 
@@ -420,10 +427,10 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
 
 }  // namespace
 
-int RunBenchmark(int argc, char** argv) {
+int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp) {
   const Tasks tasks = MakeTasks();
   const TaskCatalog catalog = CatalogOf(tasks);
-  const Options o = ParseCommandLine(argc, argv, catalog);
+  const Options o = ParseCommandLine(argc, argv, catalog, subcommandsHelp);
   if (PrintListings(o, tasks))
     return kExitOk;
   // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
@@ -449,9 +456,9 @@ int RunBenchmark(int argc, char** argv) {
   return RunAll(o, tasks, s, info, output, std::vector<std::string>(argv, argv + argc));
 }
 
-int RunCommand(int argc, char** argv) {
+int RunCommand(int argc, char** argv, const std::string& subcommandsHelp) {
   try {
-    return RunBenchmark(argc, argv);
+    return RunBenchmark(argc, argv, subcommandsHelp);
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

@@ -3,15 +3,18 @@
 // worker side of an isolated run (Worker.h), the same binary started with --worker-* options.
 #pragma once
 
+#include <string>
+
 namespace rsb {
 
 // The whole run; exit status 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL or
 // system error (in a case or outside), 130 interrupted. Throws UsageError, DeviceError and
 // cl::Error for main to report.
-int RunBenchmark(int argc, char** argv);
+// subcommandsHelp: what --help lists after the options (main's table of subcommands).
+int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp = "");
 
 // RunBenchmark with what escapes it reported on stderr ("error: ...") as its exit status: 2 for a
 // UsageError, 3 for any other (main's, and each run of a resident child run, Serve.h).
-int RunCommand(int argc, char** argv);
+int RunCommand(int argc, char** argv, const std::string& subcommandsHelp = "");
 
 }  // namespace rsb

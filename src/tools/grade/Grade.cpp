@@ -10,12 +10,11 @@
 #include "tools/grade/ChildRun.h"
 #include "tools/grade/Class.h"
 #include "tools/grade/Context.h"
+#include "tools/grade/Engines.h"
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/HostBuild.h"
-#include "tools/grade/Junit.h"
 #include "tools/grade/Lists.h"
 #include "tools/grade/Options.h"
-#include "tools/grade/PrairieLearn.h"
 #include "tools/grade/Report.h"
 #include "tools/grade/Resident.h"
 #include "tools/grade/Rubric.h"
@@ -319,7 +318,7 @@ struct ClassProgress {
   std::vector<std::string> names;  // every hand-in given, in the order given
   std::vector<size_t> mine;        // the indices this run grades (its shard)
   std::vector<std::optional<SummaryRow>> rows;
-  std::vector<std::string> junit;  // --format junit: each hand-in's <testsuite> ("" not yet)
+  std::vector<std::string> parts;  // --format: each hand-in's part of its file ("" not yet)
   size_t done = 0;
   std::mutex mu;
 };
@@ -349,24 +348,20 @@ ClassManifest Manifest(const Context& ctx, const Device& device, const ClassProg
 // What --format writes of a hand-in for the engine that runs the grader (GradeFormats).
 void WriteEngineFiles(const Context& ctx, ClassProgress& cls, size_t index, const RunInfo& info,
                       const HandinGrade& h) {
-  const fs::path dir(ctx.opt.outputDir);
-  const auto text = [](const json& j) {
-    return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-  };
-  if (ctx.opt.format == "gradescope")
-    WriteFile(dir / "results.json", text(ToGradescope(info, h)));
-  if (ctx.opt.format == "prairielearn")
-    WriteFile(dir / "results.json", text(ToPrairieLearn(info, h)));
-  if (ctx.opt.format == "github-classroom")  // the autograding action's log shows stdout
-    std::cout << ToMarkdown(info, h) << std::flush;
-  if (ctx.opt.format == "junit") {
-    cls.junit[index] = JunitTestsuite(info, h);
-    std::vector<std::string> suites;
-    for (const auto& s : cls.junit)
-      if (!s.empty())
-        suites.push_back(s);
-    WriteFile(dir / "junit.xml", JunitDocument(ctx.rubric.name, suites));
+  const GradeFormat* format = FindGradeFormat(ctx.opt.format);
+  if (!format)
+    return;
+  cls.parts[index] = format->part(info, h);
+  if (!format->file) {
+    std::cout << cls.parts[index] << std::flush;
+    return;
   }
+  std::vector<std::string> parts;
+  for (const auto& s : cls.parts)
+    if (!s.empty())
+      parts.push_back(s);
+  WriteFile(fs::path(ctx.opt.outputDir) / format->file,
+            format->document ? format->document(ctx.rubric.name, parts) : cls.parts[index]);
 }
 
 // A hand-in's reports, then the class's files as they stand (summary.csv and index.md of the
@@ -422,7 +417,7 @@ void GradeClass(Context& ctx, Device& device, ClassProgress& cls, const HostBuil
 void ListClass(const GradeOptions& opt, ClassProgress& cls) {
   cls.names = HandinNames(opt.handins);
   cls.rows.resize(cls.names.size());
-  cls.junit.resize(cls.names.size());
+  cls.parts.resize(cls.names.size());
   for (size_t i = 0; i < cls.names.size(); ++i)
     if (ShardOf(cls.names[i], opt.shardCount) + 1 == opt.shardIndex)
       cls.mine.push_back(i);
@@ -572,8 +567,9 @@ int FinishClass(const Context& ctx, const Device& device, const ClassProgress& c
   if (!ctx.opt.quiet)
     std::cerr << fmt::format("reports in {} (the class at a glance: index.html)\n",
                              ctx.opt.outputDir);
-  // GitHub Classroom's autograding passes a test whose command exits 0: every point, or 1.
-  if (ctx.opt.format == "github-classroom" &&
+  // An engine that passes a test whose command exits 0 (GitHub Classroom): every point, or 1.
+  const GradeFormat* format = FindGradeFormat(ctx.opt.format);
+  if (format && format->exitsOneUnlessFull &&
       std::any_of(rows.begin(), rows.end(), [](const SummaryRow& r) { return r.total < r.max; }))
     return kExitValidationFailed;
   return kExitOk;
@@ -621,8 +617,12 @@ size_t DefaultJobs(bool cpuDevice, bool residents, bool sandboxNone, size_t core
 }
 
 int Grade(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "merge")
-    return grade::GradeMerge(argc - 1, argv + 1);
+  // grade's own subcommands (Class.h, Engines.h), each with its own --help.
+  static const std::pair<const char*, int (*)(int, char**)> subcommands[] = {
+      {"merge", grade::GradeMerge}, {"autograding", grade::GradeAutograding}};
+  for (const auto& [name, run] : subcommands)
+    if (argc > 1 && std::string(argv[1]) == name)
+      return run(argc - 1, argv + 1);
   return ExitStatusOf([&]() -> int {
     try {
       return grade::GradeAll(argc, argv);

@@ -9,31 +9,6 @@
 
 namespace rsb::grade {
 
-// --format: what a grading run writes beside the usual reports for an engine that runs it
-// (Grade.cpp writes each; the writers are Report.h's, PrairieLearn.h's and Junit.h's): grade's one
-// list of formats, which --format's check and --help read.
-struct GradeFormat {
-  const char* name;
-  const char* engine;  // who reads it: "Gradescope"
-  bool oneHandin;      // grades exactly one HANDIN: the engine runs one submission at a time
-  const char* help;    // what it writes
-};
-inline const std::vector<GradeFormat>& GradeFormats() {
-  static const std::vector<GradeFormat> formats = {
-      {"gradescope", "Gradescope", true,
-       "DIR/results.json of the one HANDIN, Gradescope's autograder results "
-       "(grading/gradescope/run_autograder)"},
-      {"prairielearn", "PrairieLearn", true,
-       "DIR/results.json of the one HANDIN, PrairieLearn's external grader results "
-       "(grading/prairielearn/run)"},
-      {"github-classroom", "GitHub Classroom", false,
-       "each hand-in's report on stdout, and exit status 1 unless every item got all its points "
-       "(grading/github-classroom/autograding.json runs one item a test)"},
-      {"junit", "a CI", false,
-       "DIR/junit.xml: JUnit XML, a testcase per item per hand-in, for any CI"}};
-  return formats;
-}
-
 struct GradeOptions {
   std::vector<std::string> handins;
   std::string rubric, outputDir = "grades", platform, device, handinKit, suiteSource;
@@ -43,7 +18,7 @@ struct GradeOptions {
   std::optional<std::string> checkPlatform, checkDevice;
   std::vector<std::string> items;  // --items: grade only these rubric items
   std::string sandbox = "bwrap";   // --sandbox: bwrap (Sandbox.h) or none
-  std::string format;              // --format: one of GradeFormats(), or "" (none)
+  std::string format;              // --format: one of GradeFormats() (Engines.h), or "" (none)
   double timeoutS = 60, buildTimeoutS = 120;
   size_t jobs = 0;  // --jobs: hand-ins graded at once (0: the cores)
   // --speed-alone: what of a timed child run has the device alone: "run" (the whole child run),

@@ -4,6 +4,7 @@
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
+#include "tools/grade/Engines.h"
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/Sandbox.h"
 
@@ -23,17 +24,6 @@ namespace fs = std::filesystem;
 namespace rsb::grade {
 
 namespace {
-
-// The shipped rubric: installed next to the kernels, else in the source tree of this binary.
-std::string DefaultRubric() {
-  std::error_code ec;
-  const fs::path exe = fs::canonical("/proc/self/exe", ec);
-  const fs::path installed =
-      exe.parent_path().parent_path() / "share" / "reduce-scan-bench" / "grading" / "rubric.json";
-  if (!ec && fs::is_regular_file(installed, ec))
-    return installed.string();
-  return (fs::path(RSB_SOURCE_DIR) / "grading" / "rubric.json").string();
-}
 
 // The hand-ins, the rubric, the time limits, the device, the kit (in --help's order).
 void AddInputOptions(CLI::App& app, GradeOptions& o, bool& help) {
@@ -95,12 +85,8 @@ void AddFormatOption(CLI::App& app, GradeOptions& o) {
     names += (names.empty() ? "" : ", ") + std::string(f.name);
   }
   app.add_option("--format", o.format, formatHelp)
-      ->check(cli::Allowed(names, [](const std::string& v) {
-        for (const auto& f : GradeFormats())
-          if (v == f.name)
-            return true;
-        return false;
-      }));
+      ->check(
+          cli::Allowed(names, [](const std::string& v) { return FindGradeFormat(v) != nullptr; }));
 }
 
 // How a speed item is timed: --speed-alone, --speed-seconds.
@@ -194,9 +180,8 @@ void CheckKernelCache(const std::string& dir) {
 // --format: "" (the usual reports) or one of GradeFormats(). Gradescope and PrairieLearn grade
 // exactly one hand-in (not named `results`), as they run one submission per container.
 void CheckFormat(const std::string& format, const std::vector<std::string>& handins) {
-  const auto f = std::find_if(GradeFormats().begin(), GradeFormats().end(),
-                              [&](const GradeFormat& g) { return format == g.name; });
-  if (f == GradeFormats().end() || !f->oneHandin)
+  const GradeFormat* f = FindGradeFormat(format);
+  if (!f || !f->oneHandin)
     return;
   if (handins.size() != 1)
     throw UsageError(
@@ -287,6 +272,16 @@ std::string TaskSourcePatterns() {
 }
 
 }  // namespace
+
+std::string DefaultRubric() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  const fs::path installed =
+      exe.parent_path().parent_path() / "share" / "reduce-scan-bench" / "grading" / "rubric.json";
+  if (!ec && fs::is_regular_file(installed, ec))
+    return installed.string();
+  return (fs::path(RSB_SOURCE_DIR) / "grading" / "rubric.json").string();
+}
 
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;

@@ -426,7 +426,7 @@ std::optional<Confirmation> Tuner::Confirm(const Group& g, const Point& start) {
   }
   if (stop_)
     return std::nullopt;
-  const Confirmation c = Judge(best, deflt);
+  const Confirmation c = rsb::Judge(best, deflt);  // Tune.h's: a unity build joins compare's
   Say(fmt::format("      {}: {:+.1f}% (medians of {}+{} rounds), p={:.3f}: {}", best_.Text(),
                   100 * c.gain, best.size(), deflt.size(), c.p, c.Verdict()));
   if (c.Noisy())  // a warning, not progress: said with --quiet too

@@ -21,7 +21,10 @@
 set(RSB_KIT ${CMAKE_CURRENT_BINARY_DIR}/handin-kit)
 set(RSB_KIT_INSTALL_DIR ${CMAKE_INSTALL_LIBDIR}/reduce-scan-bench/handin-kit)
 
-add_library(rsb-kit STATIC EXCLUDE_FROM_ALL $<TARGET_OBJECTS:rsb-core>)
+set(rsb_kit_objects ${RSB_LAYERS})
+list(REMOVE_ITEM rsb_kit_objects rsb-tasks)
+list(TRANSFORM rsb_kit_objects REPLACE "(.+)" "$<TARGET_OBJECTS:\\1>")
+add_library(rsb-kit STATIC EXCLUDE_FROM_ALL ${rsb_kit_objects})
 set_target_properties(rsb-kit PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${RSB_KIT}/lib)
 # The grader looks for the kit next to its binary, then where it is installed.
 # In a build tree it builds the kit itself when it is missing, with the CMake that configured it.

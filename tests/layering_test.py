@@ -3,6 +3,8 @@
 
   python3 tests/layering_test.py [SOURCE_DIR]
 
+  python3 tests/layering_test.py SOURCE_DIR --targets BUILD_DIR/layers.json
+
 The layers, lowest first (docs/ARCHITECTURE.md draws them):
   common/platform  OpenCL, errors, sizes, types, child processes, the device lock
   common/engine    launch plans, the task interface, the runner, results, workers, Oclgrind
@@ -10,28 +12,90 @@ The layers, lowest first (docs/ARCHITECTURE.md draws them):
   common/cli       the command line's options
   src/tasks        the tasks (the files a student edits) and their table
   src/run          the benchmark command: job expansion, case files, profiles, the check matrix
-  src/tools        grade, compare, plot, tune and result files
+  src/tools        compare, ab, plot, report, tune and result files
+  src/tools/grade  grade
   src/main.cpp     the entry point
 Every include of the suite's own headers names its layer folder ("engine/Runner.h"), so the
-folder says the layer. Exit 1 with one line per include that points upwards or names no layer.
+folder says the layer. Exit 1 with one line per include that points upwards or names no layer,
+or where CMakeLists.txt's layers (its rsb_layer lines, one library each) are not these, in this
+order. With --targets (the layers' libraries as the build configured them, written by
+CMakeLists.txt): also where a layer's library links one above it, or the compiler, given a
+layer's include folders, finds a header of a layer above it or misses one of its own.
 """
+import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
-LAYERS = ["platform", "engine", "report", "cli", "tasks", "run", "tools", "main"]
+# Each layer and its folder, lowest first.
+FOLDERS = [("platform", "common/platform"), ("engine", "common/engine"),
+           ("report", "common/report"), ("cli", "common/cli"), ("tasks", "src/tasks"),
+           ("run", "src/run"), ("tools", "src/tools"), ("grade", "src/tools/grade")]
+LAYERS = [name for name, _ in FOLDERS] + ["main"]
 # Headers generated at build time (cmake/BuildInfo.cmake): below every layer.
 GENERATED = {"GitRevision.h"}
 
 
 def layer_of(rel):
     """The layer of a file given relative to the source tree (common/engine/Runner.h)."""
-    parts = rel.split("/")
-    if parts == ["src", "main.cpp"]:
+    if rel == "src/main.cpp":
         return "main"
-    if len(parts) >= 3 and parts[0] in ("common", "src") and parts[1] in LAYERS:
-        return parts[1]
-    return None
+    folder = os.path.dirname(rel)
+    return next((name for name, f in FOLDERS if f == folder), None)
+
+
+def layer_included(include):
+    """The layer of an include as spelled ("tools/grade/Rubric.h"), None where it names none."""
+    folder = os.path.dirname(include)
+    return next((name for name, f in FOLDERS if f.split("/", 1)[1] == folder), None)
+
+
+def check_cmake(root):
+    """CMakeLists.txt's layers (rsb_layer NAME FOLDER, lowest first) are FOLDERS."""
+    with open(os.path.join(root, "CMakeLists.txt"), encoding="utf-8") as f:
+        found = re.findall(r"^rsb_layer\((\S+) (\S+?)[ )]", f.read(), re.M)
+    if found != FOLDERS:
+        return [f"CMakeLists.txt: the layers' libraries are {found}, not, lowest first, {FOLDERS}"]
+    return []
+
+
+def check_targets(root, path):
+    """The configured layers' libraries (layers.json): each links only layers below it, and its
+    include folders hold its own headers and no header of a layer above it."""
+    with open(path, encoding="utf-8") as f:
+        targets = json.load(f)
+    problems = []
+    names = [t["name"] for t in targets["layers"]]
+    if names != LAYERS[:-1]:
+        return [f"{path}: the layers' libraries are {names}, not {LAYERS[:-1]}"]
+    def header(layer):
+        folder = os.path.join(root, dict(FOLDERS)[layer])
+        first = sorted(n for n in os.listdir(folder) if n.endswith(".h"))[0]
+        return os.path.relpath(os.path.join(folder, first), root).split("/", 1)[1]
+    for i, t in enumerate(targets["layers"]):
+        for link in t["links"]:
+            if link.startswith("rsb-") and link[4:] in LAYERS and LAYERS.index(link[4:]) >= i:
+                problems.append(f"rsb-{t['name']} links {link}, not a layer below it")
+        for j, other in enumerate(LAYERS[:-1]):
+            found = includes(targets["compiler"], t["includes"], header(other))
+            if found != (j <= i):
+                problems.append(f"rsb-{t['name']}'s include folders "
+                                f"{'find' if found else 'miss'} \"{header(other)}\" ({other})")
+    return problems
+
+
+def includes(compiler, folders, header):
+    """Whether the compiler, given these include folders, preprocesses #include "header"."""
+    with tempfile.TemporaryDirectory() as tmp:
+        source = os.path.join(tmp, "probe.cpp")
+        with open(source, "w", encoding="utf-8") as f:
+            f.write(f'#include "{header}"\n')
+        command = [compiler, "-std=c++17", "-E", "-o", os.devnull, source]
+        command += [f"-I{d}" for d in folders]
+        return subprocess.run(command, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL).returncode == 0
 
 
 def check(root):
@@ -45,15 +109,16 @@ def check(root):
                 rel = os.path.relpath(path, root)
                 mine = layer_of(rel)
                 if mine is None:
-                    problems.append(f"{rel}: not in a layer folder ({', '.join(LAYERS[:-1])})")
+                    problems.append(f"{rel}: not in a layer folder "
+                                    f"({', '.join(f for _, f in FOLDERS)})")
                     continue
                 with open(path, encoding="utf-8") as f:
                     for number, line in enumerate(f, 1):
                         m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
                         if not m or m.group(1) in GENERATED:
                             continue
-                        target = m.group(1).split("/")[0]
-                        if target not in LAYERS[:-1]:
+                        target = layer_included(m.group(1))
+                        if target is None:
                             problems.append(f"{rel}:{number}: #include \"{m.group(1)}\" names no "
                                             f"layer folder")
                         elif LAYERS.index(target) > LAYERS.index(mine):
@@ -63,14 +128,22 @@ def check(root):
 
 
 def main():
-    root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
-    problems = check(os.path.abspath(root))
+    args = sys.argv[1:]
+    targets = None
+    if "--targets" in args:
+        targets = args[args.index("--targets") + 1]
+        del args[args.index("--targets"):args.index("--targets") + 2]
+    root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), ".."))
+    problems = check(root) + check_cmake(root)
+    if targets:
+        problems += check_targets(root, targets)
     for p in problems:
         print(p)
     if problems:
-        print(f"{len(problems)} include(s) break the layering (tests/layering_test.py)")
+        print(f"{len(problems)} problem(s) with the layering (tests/layering_test.py)")
         return 1
-    print("layering holds: every include points to its own layer or a lower one")
+    print("layering holds: every include points to its own layer or a lower one"
+          + (", and so do the layers' libraries" if targets else ""))
     return 0
 
 

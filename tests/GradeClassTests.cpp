@@ -39,12 +39,27 @@ using nlohmann::json;
 namespace rsb::test {
 namespace {
 
+// The small class at --jobs 1 with the speed floor, graded once for the tests below that compare
+// another way of grading it with it (the ctest fixture grade-small-class).
+class GradeShared : public Grade {};
+TEST_F(GradeShared, SmallClassIsGradedOnceForTheTestsThatCompareWithIt) {
+  const SmallClass c = GradedSmallClass(true);
+  EXPECT_EQ(c.summary,
+            "name,total,max,scan-naive,reduction-sequential\n"
+            "ann,5,5,2,3\n"
+            "bob,3,5,0,3\n"
+            "cyd,3,5,0,3\n"
+            "dee,3,5,0,3\n"
+            "eli,5,5,2,3\n");
+  EXPECT_EQ(c.items.size(), 5u);
+}
+
 TEST_F(Grade, JobsGiveExactlyThePointsOfOneAtATime) {
   WithSpeedFloor();
-  const std::string handins = MakeSmallClass();
-  ASSERT_EQ(RunGrade(handins, "--jobs 1").status, 0);
-  const std::string sequential = ReadFile(root_ / "out" / "summary.csv");
-  const std::map<std::string, json> items = SmallClassItems();
+  const SmallClass graded = GradedSmallClass();
+  const std::string& handins = graded.handIns;
+  const std::string& sequential = graded.summary;
+  const std::map<std::string, json>& items = graded.items;
   // In parallel; then with only the timed loops alone (a device lock shared by the children,
   // the suite's own speed rounds timed once for the class), as on a GPU.
   // And with the loop mode's residents (Resident.h) running the hand-ins' kernels too (outside a
@@ -116,11 +131,11 @@ TEST_F(Grade, CheckPlatformValidatesElsewhereWithTheSamePointsAndTimesOnTheDevic
   if (RunCommand(fmt::format("'{}' --list-devices", RSB_BINARY)).out.find("llvmpipe") ==
       std::string::npos)
     GTEST_SKIP() << "no rusticl CPU device (mesa-opencl-icd, RUSTICL_ENABLE=llvmpipe)";
-  const std::string handins = MakeSmallClass();
-  ASSERT_EQ(RunGrade(handins, "--jobs 2").status, 0);
-  const std::string onDevice = ReadFile(root_ / "out" / "summary.csv");
-  const std::map<std::string, json> items = SmallClassItems();
-  fs::remove_all(root_ / "out");
+  // (Graded on the device at --jobs 1: the test above has --jobs N give what --jobs 1 gives.)
+  const SmallClass graded = GradedSmallClass();
+  const std::string& handins = graded.handIns;
+  const std::string& onDevice = graded.summary;
+  const std::map<std::string, json>& items = graded.items;
   const CommandResult r = RunGrade(handins, "--jobs 2 --check-platform rusticl");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(ReadFile(root_ / "out" / "summary.csv"), onDevice);
@@ -140,7 +155,7 @@ TEST_F(Grade, CheckPlatformValidatesElsewhereWithTheSamePointsAndTimesOnTheDevic
   const json m = json::parse(ReadFile(root_ / "out" / "grading.json"));
   EXPECT_NE(m["check_device"].get<std::string>().find("llvmpipe"), std::string::npos) << m;
 
-  const std::string one = (root_ / "ann").string();
+  const std::string one = HandIn("ann");
   CommandResult bad = RunGrade(one, "--check-platform nosuch");
   EXPECT_EQ(bad.status, 2);
   EXPECT_NE(bad.err.find("--check-platform 'nosuch' matches no platform"), std::string::npos)

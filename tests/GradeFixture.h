@@ -239,6 +239,50 @@ class Grade : public testing::Test {
     return items;
   }
 
+  // MakeSmallClass's class graded once at --jobs 1 with the speed floor: the baseline that the
+  // tests of other ways to grade it (jobs, residents, another check platform) compare with, graded
+  // once for them all (RSB_TEST_SHARED_DIR/small-class: the hand-ins, rubric.json, out/). The
+  // test GradeShared.SmallClassIsGradedOnceForTheTestsThatCompareWithIt grades it afresh in each
+  // ctest run (the fixture grade-small-class, tests/TestFixtures.cmake); run by hand, a test
+  // grades it where it is missing or was graded by another binary or kernels. The tests grade the
+  // shared hand-ins in place (a grader only reads a hand-in), their reports in their own root_.
+  struct SmallClass {
+    std::string handIns;                // the hand-in folders, as RunGrade takes them
+    std::string summary;                // out/summary.csv
+    std::map<std::string, json> items;  // every hand-in's items
+  };
+  SmallClass GradedSmallClass(bool afresh = false) {
+    const fs::path shared = fs::path(RSB_TEST_SHARED_DIR) / "small-class";
+    fs::create_directories(shared.parent_path());
+    const int lock = ::open((shared.string() + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    EXPECT_GE(lock, 0) << shared;
+    ::flock(lock, LOCK_EX);
+    std::string stamp =
+        fmt::format("{}", fs::last_write_time(RSB_BINARY).time_since_epoch().count());
+    std::set<fs::path> kernels;
+    for (const auto& e : fs::directory_iterator(fs::path(RSB_SOURCE_DIR) / "kernels"))
+      kernels.insert(e.path());
+    for (const auto& k : kernels)
+      stamp += "\n" + k.filename().string() + "\n" + ReadFile(k);
+    const fs::path mine = root_;
+    root_ = shared;
+    std::string handIns;
+    for (const char* n : {"ann", "bob", "cyd", "dee", "eli"})
+      handIns += " " + (shared / n).string();
+    if (afresh || !fs::exists(shared / "stamp") || ReadFile(shared / "stamp") != stamp) {
+      fs::remove_all(shared);
+      fs::create_directories(shared);
+      WithSpeedFloor();
+      EXPECT_EQ(MakeSmallClass(), handIns);
+      const CommandResult r = RunGrade(handIns, "--jobs 1");
+      EXPECT_EQ(r.status, 0) << r.err;
+      std::ofstream(shared / "stamp") << stamp;
+    }
+    SmallClass c{handIns, ReadFile(shared / "out" / "summary.csv"), SmallClassItems()};
+    root_ = mine;
+    ::close(lock);
+    return c;
+  }
   // A hand-in's items graded again (now) as before: each item's status and points and every
   // case's status; its detail too where `detail` (a compiler's message names its implementation).
   static void ExpectSameItems(const json& now, const json& before, const std::string& what,

@@ -14,6 +14,7 @@
 
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +47,15 @@ size_t CountOf(const std::string& text, const std::string& what) {
   size_t count = 0;
   for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
     ++count;
+  return count;
+}
+
+size_t LinesWith(const std::string& text, const std::vector<std::string>& parts) {
+  std::istringstream in(text);
+  size_t count = 0;
+  for (std::string line; std::getline(in, line);)
+    count += std::all_of(parts.begin(), parts.end(),
+                         [&](const std::string& p) { return line.find(p) != std::string::npos; });
   return count;
 }
 

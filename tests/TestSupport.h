@@ -138,6 +138,8 @@ std::string ReadFile(const std::filesystem::path& path);
 std::string FixturePath(const std::string& name);
 // How often `what` occurs in text (overlapping occurrences too).
 size_t CountOf(const std::string& text, const std::string& what);
+// The lines of text that hold every one of parts.
+size_t LinesWith(const std::string& text, const std::vector<std::string>& parts);
 // Sets an environment variable for the scope; the old value (or its absence) comes back after.
 class ScopedEnv {
  public:

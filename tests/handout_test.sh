@@ -74,7 +74,7 @@ left=$(grep -rnE 'SOLUTION (BEGIN|END)|^[[:space:]]*//!' "$ho/kernels" "$ho/src"
 [ -z "$left" ] || say "markers left in the hand-out: $left"
 # No solution line anywhere in it: tests/handout_leak_test.py (ctest HandoutLeaks). Left out:
 # the lab archives and the tests and tools that patch the solution (make-handout's LEFT_OUT).
-for f in docs/results bench/make-class tests/GradeTests.cpp tests/slurm_test.sh; do
+for f in docs/results bench/make-class tests/GradeClassTests.cpp tests/slurm_test.sh; do
   [ -e "$src/$f" ] || say "$f is not in the source tree (update this test)"
   [ -e "$ho/$f" ] && say "the hand-out holds $f"
 done

@@ -42,6 +42,8 @@ PY
 selectors=()
 [ -n "${RSB_TEST_PLATFORM:-}" ] && selectors+=(--platform "$RSB_TEST_PLATFORM")
 [ -n "${RSB_TEST_DEVICE:-}" ] && selectors+=(--device "$RSB_TEST_DEVICE")
+# The test run's kernel cache (ctest sets POCL_CACHE_DIR): the hand-in is this test's own.
+[ -n "${POCL_CACHE_DIR:-}" ] && selectors+=(--kernel-cache "$POCL_CACHE_DIR")
 mkdir -p "$tmp/class/good/src/tasks"
 cp -r "$src/kernels" "$tmp/class/good/"
 cp "$src"/src/tasks/C{Reduction,Scan}Task.{h,cpp} "$tmp/class/good/src/tasks/"

@@ -2,9 +2,9 @@
 
 #include "cli/CliChecks.h"
 #include "platform/Errors.h"
-#include "tools/grade/Junit.h"
-#include "tools/grade/Options.h"
-#include "tools/grade/PrairieLearn.h"
+#include "platform/Pattern.h"
+#include "report/ReportUtil.h"
+#include "tools/grade/Text.h"
 
 #include <fmt/format.h>
 #include <CLI/CLI.hpp>
@@ -15,6 +15,85 @@
 using nlohmann::json;
 
 namespace rsb::grade {
+
+namespace {
+
+std::string Testcase(const HandinGrade& h, const ItemGrade& g, size_t& failures, size_t& errors) {
+  std::string x = fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n",
+                              EscapeMarkup(h.name), EscapeMarkup(g.item->id));
+  const std::string message =
+      EscapeMarkup(g.status + (g.detail.empty() ? "" : ": " + Headline(g.detail)));
+  const bool full = g.status == "passed" && g.points >= g.item->points;
+  if (!full && (g.status == "passed" || g.status == "failed")) {
+    ++failures;
+    x += fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n", message, g.status,
+                     EscapeMarkup(g.detail));
+  } else if (!full) {
+    ++errors;
+    x += fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n", message, g.status,
+                     EscapeMarkup(g.detail));
+  }
+  return x + fmt::format("      <system-out>{}: {} / {} points</system-out>\n    </testcase>\n",
+                         EscapeMarkup(g.status), Points(g.points), Points(g.item->points));
+}
+
+}  // namespace
+
+std::string JunitTestsuite(const RunInfo& run, const HandinGrade& h) {
+  size_t failures = 0, errors = 0;
+  std::string cases;
+  for (const auto& g : h.items)
+    cases += Testcase(h, g, failures, errors);
+  return fmt::format(
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\">\n"
+      "    <properties>\n      <property name=\"points\" value=\"{}\"/>\n"
+      "      <property name=\"max_points\" value=\"{}\"/>\n"
+      "      <property name=\"rubric\" value=\"{}\"/>\n"
+      "      <property name=\"device\" value=\"{}\"/>\n    </properties>\n{}  </testsuite>\n",
+      EscapeMarkup(h.name), h.items.size(), failures, errors, Points(h.total), Points(h.max),
+      EscapeMarkup(run.rubric->name), EscapeMarkup(DeviceText(run.device, run.checkDevice)), cases);
+}
+
+std::string JunitDocument(const std::string& rubricName, const std::vector<std::string>& suites) {
+  size_t counts[3] = {0, 0, 0};
+  static const Pattern head(
+      R"re(<testsuite name="[^"]*" tests="(\d+)" failures="(\d+)" errors="(\d+)")re");
+  std::string body;
+  for (const auto& s : suites) {
+    if (const auto m = head.Search(s))
+      for (int i = 0; i < 3; ++i)
+        counts[i] += std::stoul((*m)[i + 1]);
+    body += s;
+  }
+  return fmt::format(
+      "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"{}\" tests=\"{}\" "
+      "failures=\"{}\" errors=\"{}\">\n{}</testsuites>\n",
+      EscapeMarkup(rubricName), counts[0], counts[1], counts[2], body);
+}
+
+json ToPrairieLearn(const RunInfo& run, const HandinGrade& h) {
+  json tests = json::array();
+  for (const auto& g : h.items) {
+    const std::string headline = Headline(g.detail);
+    std::string output =
+        fmt::format("{}: {} / {} points\n", g.status, Points(g.points), Points(g.item->points));
+    if (!g.detail.empty())
+      output += "\n" + g.detail + (g.detail.back() == '\n' ? "" : "\n");
+    tests.push_back({{"name", g.item->id},
+                     {"description", g.item->title},
+                     {"points", g.points},
+                     {"max_points", g.item->points},
+                     {"message", headline.empty() ? g.status : g.status + ": " + headline},
+                     {"output", output}});
+  }
+  return {{"gradable", true},
+          {"score", h.max > 0 ? h.total / h.max : 0.0},
+          {"message", fmt::format("{} / {} points. Rubric {}, device {}, seed {}.", Points(h.total),
+                                  Points(h.max), run.rubric->name,
+                                  DeviceText(run.device, run.checkDevice), run.rubric->seed)},
+          {"output", ToMarkdown(run, h)},
+          {"tests", tests}};
+}
 
 namespace {
 
@@ -39,31 +118,15 @@ constexpr int kFirstTestMinutes = 30, kTestMinutes = 10;
 
 }  // namespace
 
-const std::vector<GradeFormat>& GradeFormats() {
-  static const std::vector<GradeFormat> formats = {
-      {"gradescope", "Gradescope", true,
-       "DIR/results.json of the one HANDIN, Gradescope's autograder results "
-       "(grading/gradescope/run_autograder)",
-       "results.json", GradescopePart, nullptr, false},
-      {"prairielearn", "PrairieLearn", true,
-       "DIR/results.json of the one HANDIN, PrairieLearn's external grader results "
-       "(grading/prairielearn/run)",
-       "results.json", PrairieLearnPart, nullptr, false},
-      // The autograding action's log shows stdout; it passes a test whose command exits 0.
-      {"github-classroom", "GitHub Classroom", false,
-       "each hand-in's report on stdout, and exit status 1 unless every item got all its points "
-       "(grading/github-classroom/autograding.json runs one item a test)",
-       nullptr, ToMarkdown, nullptr, true},
-      {"junit", "a CI", false,
-       "DIR/junit.xml: JUnit XML, a testcase per item per hand-in, for any CI", "junit.xml",
-       JunitTestsuite, JunitDocument, false}};
-  return formats;
-}
-
-const GradeFormat* FindGradeFormat(const std::string& name) {
-  for (const auto& f : GradeFormats())
-    if (name == f.name)
-      return &f;
+const EngineWriters* WritersOf(const GradeFormat& format) {
+  static const std::vector<std::pair<std::string, EngineWriters>> writers = {
+      {"gradescope", {GradescopePart, nullptr}},
+      {"prairielearn", {PrairieLearnPart, nullptr}},
+      {"github-classroom", {ToMarkdown, nullptr}},
+      {"junit", {JunitTestsuite, JunitDocument}}};
+  for (const auto& [name, w] : writers)
+    if (name == format.name)
+      return &w;
   return nullptr;
 }
 

@@ -1,33 +1,46 @@
-// The engines a course runs the grader in (--format): grade's one table of them, which --format's
-// check and --help, the files a grading run writes for its engine, its exit status and
-// `grade autograding` (GitHub Classroom's tests, one per rubric item) read.
+// What the grader writes for the engine a course runs it in (--format; Formats.h, the table of
+// them): each format's writers, and `grade autograding` (GitHub Classroom's tests, one per rubric
+// item).
 #pragma once
 
+#include "tools/grade/Formats.h"
 #include "tools/grade/Report.h"
 #include "tools/grade/Rubric.h"
+
+#include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
 namespace rsb::grade {
 
-struct GradeFormat {
-  const char* name;
-  const char* engine;  // who reads it: "Gradescope"
-  bool oneHandin;      // grades exactly one HANDIN: the engine runs one submission at a time
-  const char* help;    // what it writes
-  const char* file;    // DIR/file it writes after each hand-in; nullptr: stdout
-  // A hand-in's part of it (the writers are Report.h's, PrairieLearn.h's and Junit.h's).
-  std::string (*part)(const RunInfo& run, const HandinGrade& h);
-  // The file of every part written so far, in the class's order; nullptr: the last part alone.
-  std::string (*document)(const std::string& rubricName, const std::vector<std::string>& parts);
-  // Exit status 1 unless every hand-in got every point (an engine that passes on exit 0).
-  bool exitsOneUnlessFull;
-};
+// JUnit XML for any CI (`grade --format junit`: DIR/junit.xml): a <testsuite> per hand-in, a
+// <testcase> per item, failed (<failure>, a validation or a point lost) or in error (<error>: an
+// OpenCL error, a crash, a timeout, code that does not build), its points in <system-out>.
+//
+// The hand-in's <testsuite name="NAME" tests= failures= errors=>, a <testcase classname="NAME"
+// name="ITEM"> per item.
+std::string JunitTestsuite(const RunInfo& run, const HandinGrade& h);
+// The document: <testsuites name="RUBRIC" tests= failures= errors=> around the suites (in the
+// class's order), its counts summed from them.
+std::string JunitDocument(const std::string& rubricName, const std::vector<std::string>& suites);
 
-const std::vector<GradeFormat>& GradeFormats();
-// The row of --format's value; nullptr for "" (no engine's files).
-const GradeFormat* FindGradeFormat(const std::string& name);
+// PrairieLearn's external grader results (https://prairielearn.readthedocs.io, "Externally graded
+// questions"): the results.json that `grade --format prairielearn` writes of its one hand-in and
+// grading/prairielearn/run copies to /grade/results/results.json:
+// {gradable: true, score: total / max (0-1), message (the total and the run's settings), output
+// (the .md report), tests: one per item {name, description (its title), points, max_points,
+// message (status and the line that says most), output (the item's details)}}.
+nlohmann::json ToPrairieLearn(const RunInfo& run, const HandinGrade& h);
+
+// How a format's files are made: a hand-in's part (Report.h's and the writers above) and the
+// file of every part written so far, in the class's order (nullptr: the last part alone). Every
+// row of GradeFormats() has its writers here.
+struct EngineWriters {
+  std::string (*part)(const RunInfo& run, const HandinGrade& h);
+  std::string (*document)(const std::string& rubricName, const std::vector<std::string>& parts);
+};
+const EngineWriters* WritersOf(const GradeFormat& format);
 
 // GitHub Classroom's autograding.json of a rubric: one test per item, worth its points, each
 // running `grade --format github-classroom --items ID .` on the grader that the first test's

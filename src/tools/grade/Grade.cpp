@@ -37,6 +37,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <thread>
 
 namespace fs = std::filesystem;
@@ -351,7 +352,10 @@ void WriteEngineFiles(const Context& ctx, ClassProgress& cls, size_t index, cons
   const GradeFormat* format = FindGradeFormat(ctx.opt.format);
   if (!format)
     return;
-  cls.parts[index] = format->part(info, h);
+  const EngineWriters* writers = WritersOf(*format);
+  if (!writers)
+    throw std::logic_error(fmt::format("--format {}: no writers (Engines.cpp)", format->name));
+  cls.parts[index] = writers->part(info, h);
   if (!format->file) {
     std::cout << cls.parts[index] << std::flush;
     return;
@@ -361,7 +365,7 @@ void WriteEngineFiles(const Context& ctx, ClassProgress& cls, size_t index, cons
     if (!s.empty())
       parts.push_back(s);
   WriteFile(fs::path(ctx.opt.outputDir) / format->file,
-            format->document ? format->document(ctx.rubric.name, parts) : cls.parts[index]);
+            writers->document ? writers->document(ctx.rubric.name, parts) : cls.parts[index]);
 }
 
 // A hand-in's reports, then the class's files as they stand (summary.csv and index.md of the

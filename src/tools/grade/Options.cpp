@@ -4,7 +4,7 @@
 #include "platform/BuildInfo.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
-#include "tools/grade/Engines.h"
+#include "tools/grade/Formats.h"
 #include "tools/grade/HandinFiles.h"
 #include "tools/grade/Sandbox.h"
 
@@ -272,16 +272,6 @@ std::string TaskSourcePatterns() {
 }
 
 }  // namespace
-
-std::string DefaultRubric() {
-  std::error_code ec;
-  const fs::path exe = fs::canonical("/proc/self/exe", ec);
-  const fs::path installed =
-      exe.parent_path().parent_path() / "share" / "reduce-scan-bench" / "grading" / "rubric.json";
-  if (!ec && fs::is_regular_file(installed, ec))
-    return installed.string();
-  return (fs::path(RSB_SOURCE_DIR) / "grading" / "rubric.json").string();
-}
 
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help) {
   GradeOptions o;

@@ -9,7 +9,4 @@ namespace rsb::grade {
 // given (the help is printed; nothing else is checked).
 GradeOptions ParseGradeOptions(int argc, char** argv, bool& help);
 
-// The shipped rubric: installed next to the kernels, else in the source tree of this binary.
-std::string DefaultRubric();
-
 }  // namespace rsb::grade

@@ -446,4 +446,14 @@ Rubric LoadRubric(const std::string& path) {
   return r;
 }
 
+std::string DefaultRubric() {
+  std::error_code ec;
+  const fs::path exe = fs::canonical("/proc/self/exe", ec);
+  const fs::path installed =
+      exe.parent_path().parent_path() / "share" / "reduce-scan-bench" / "grading" / "rubric.json";
+  if (!ec && fs::is_regular_file(installed, ec))
+    return installed.string();
+  return (fs::path(RSB_SOURCE_DIR) / "grading" / "rubric.json").string();
+}
+
 }  // namespace rsb::grade

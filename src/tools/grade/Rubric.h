@@ -77,6 +77,8 @@ struct Rubric {
 
 // Reads and checks the rubric against the tasks this program knows.
 Rubric LoadRubric(const std::string& path);
+// The shipped rubric: installed next to the kernels, else in the source tree of this binary.
+std::string DefaultRubric();
 
 // "64x64" or "257": a size as the command line spells it.
 std::string SizeText(const Extent& e);

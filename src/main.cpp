@@ -51,7 +51,7 @@ const std::vector<Subcommand>& Subcommands() {
       {"report",
        Report,
        {{"report RESULTS... -o F",
-         "one self-contained HTML page of result files (and their comparison)"}}},
+         "one self-contained HTML page of result files (and their comparison); or Markdown"}}},
       {"tune",
        [](int argc, char** argv) { return Tune(argc, argv, MakeTasks()); },
        {{"tune", "search this device's best settings and write its profile"}}},

@@ -41,7 +41,6 @@ namespace {
 
 // The small class at --jobs 1 with the speed floor, graded once for the tests below that compare
 // another way of grading it with it (the ctest fixture grade-small-class).
-class GradeShared : public Grade {};
 TEST_F(GradeShared, SmallClassIsGradedOnceForTheTestsThatCompareWithIt) {
   const SmallClass c = GradedSmallClass(true);
   EXPECT_EQ(c.summary, kSmallClassSummary);

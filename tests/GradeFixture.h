@@ -185,36 +185,68 @@ class Grade : public testing::Test {
 
   // A hand-in made as students make it: the hand-out (scripts/make-handout) with the course
   // work done (the solutions, each task source touched by the student), configured,
-  // `--target handin`, the archive unpacked into root_/class/<name>.
+  // `--target handin` (StudentHandinArchive), the archive unpacked into root_/class/<name>.
   fs::path StudentHandin(const std::string& name) {
-    const fs::path out = root_ / "handout";
-    const fs::path src(RSB_SOURCE_DIR);
-    if (!fs::exists(out / "build" / "handin.tar.gz")) {
-      CommandResult c = RunCommand(
-          fmt::format("python3 '{}/scripts/make-handout' '{}'", src.string(), out.string()));
-      EXPECT_EQ(c.status, 0) << c.err;
-      for (const auto& e : fs::directory_iterator(src / "kernels"))
-        if (e.path().extension() == ".cl")
-          fs::copy_file(e.path(), out / "kernels" / e.path().filename(),
-                        fs::copy_options::overwrite_existing);
-      for (const char* t : {"Reduction", "Scan", "Convolution"})
-        for (const char* ext : {".h", ".cpp"}) {
-          const std::string f = fmt::format("src/tasks/C{}Task{}", t, ext);
-          std::ofstream(out / f) << "// the student's " << f << "\n" << ReadFile(src / f);
-        }
-      c = RunCommand(
-          fmt::format("(cmake -S '{0}' -B '{0}/build' -DRSB_BUILD_TESTS=OFF "
-                      "-DRSB_BUILD_REFERENCES=OFF && cmake --build '{0}/build' --target handin)",
-                      out.string()));
-      EXPECT_EQ(c.status, 0) << c.out << c.err;
-    }
+    const fs::path archive = StudentHandinArchive();
     const fs::path h = root_ / "class" / name;
     fs::create_directories(h);
-    const CommandResult c = RunCommand(
-        fmt::format("tar xzf '{}/build/handin.tar.gz' -C '{}'", out.string(), h.string()));
+    const CommandResult c =
+        RunCommand(fmt::format("tar xzf '{}' -C '{}'", archive.string(), h.string()));
     EXPECT_EQ(c.status, 0) << c.err;
     EXPECT_TRUE(fs::is_regular_file(h / "src" / "tasks" / "CScanTask.cpp"));
     return h;
+  }
+  // That hand-out's handin.tar.gz, packed once for the tests that unpack it
+  // (RSB_TEST_SHARED_DIR/student-handout, under a lock): afresh in each ctest run by
+  // GradeShared.StudentHandinIsPackedOnceFromTheHandout (the fixture grade-student-handin,
+  // tests/TestFixtures.cmake); run by hand, a test packs it where it is missing or was made from
+  // other files (the stamp: every file of the source tree it is made from).
+  static fs::path StudentHandinArchive(bool afresh = false) {
+    const fs::path shared = fs::path(RSB_TEST_SHARED_DIR) / "student-handout";
+    const fs::path out = shared / "handout", archive = out / "build" / "handin.tar.gz";
+    fs::create_directories(shared.parent_path());
+    const int lock = ::open((shared.string() + ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+    EXPECT_GE(lock, 0) << shared;
+    ::flock(lock, LOCK_EX);
+    const fs::path src(RSB_SOURCE_DIR);
+    std::set<fs::path> from = {src / "scripts" / "make-handout", src / "scripts" / "make-handin",
+                               src / "CMakeLists.txt", src / "common" / "engine" / "TaskApi.h"};
+    for (const char* dir : {"kernels", "src/tasks"})
+      for (const auto& e : fs::directory_iterator(src / dir))
+        from.insert(e.path());
+    std::string stamp;
+    for (const auto& f : from)
+      stamp += f.string() + "\n" + ReadFile(f) + "\n";
+    if (afresh || !fs::exists(archive) || !fs::exists(shared / "stamp") ||
+        ReadFile(shared / "stamp") != stamp) {
+      fs::remove_all(shared);
+      fs::create_directories(shared);
+      PackStudentHandin(out);
+      std::ofstream(shared / "stamp") << stamp;
+    }
+    ::close(lock);
+    return archive;
+  }
+  // The hand-out in `out` with the solutions written in, configured, `--target handin`.
+  static void PackStudentHandin(const fs::path& out) {
+    const fs::path src(RSB_SOURCE_DIR);
+    CommandResult c = RunCommand(
+        fmt::format("python3 '{}/scripts/make-handout' '{}'", src.string(), out.string()));
+    EXPECT_EQ(c.status, 0) << c.err;
+    for (const auto& e : fs::directory_iterator(src / "kernels"))
+      if (e.path().extension() == ".cl")
+        fs::copy_file(e.path(), out / "kernels" / e.path().filename(),
+                      fs::copy_options::overwrite_existing);
+    for (const char* t : {"Reduction", "Scan", "Convolution"})
+      for (const char* ext : {".h", ".cpp"}) {
+        const std::string f = fmt::format("src/tasks/C{}Task{}", t, ext);
+        std::ofstream(out / f) << "// the student's " << f << "\n" << ReadFile(src / f);
+      }
+    c = RunCommand(
+        fmt::format("(cmake -S '{0}' -B '{0}/build' -DRSB_BUILD_TESTS=OFF "
+                    "-DRSB_BUILD_REFERENCES=OFF && cmake --build '{0}/build' --target handin)",
+                    out.string()));
+    EXPECT_EQ(c.status, 0) << c.out << c.err;
   }
 
   // ann, eli: correct; bob: a wrong result; cyd: a kernel that crashes its process at n=257
@@ -311,6 +343,9 @@ class Grade : public testing::Test {
 
   fs::path root_;
 };
+
+// The tests that make what other tests read, once per ctest run (tests/TestFixtures.cmake).
+class GradeShared : public Grade {};
 
 // `grade merge` reads folders and runs nothing on a device: it takes no --platform or
 // --device, so it runs without the test device's selectors (RunBench adds them).

@@ -80,6 +80,22 @@ TEST_F(Grade, HostCodeThatDoesNotCompileIsItsTasksReport) {
   EXPECT_EQ(md.find(log, at + section.size()), std::string::npos) << "the log twice in:\n" << md;
 }
 
+// The student's hand-in packed once from the hand-out for the tests that unpack it (the ctest
+// fixture grade-student-handin): the kernels, every task source as the student touched it, and
+// a HANDIN.txt naming the task API.
+TEST_F(GradeShared, StudentHandinIsPackedOnceFromTheHandout) {
+  const fs::path archive = StudentHandinArchive(true);
+  const CommandResult c = RunCommand(fmt::format("tar tzf '{}'", archive.string()));
+  ASSERT_EQ(c.status, 0) << c.err;
+  for (const char* f : {"kernels/Reduction.cl", "kernels/Scan.cl", "src/tasks/CScanTask.cpp",
+                        "src/tasks/CReductionTask.h", "HANDIN.txt"})
+    EXPECT_NE(c.out.find(std::string(f) + "\n"), std::string::npos) << f << " in:\n" << c.out;
+  const fs::path h = StudentHandin("student");
+  EXPECT_EQ(ReadFile(h / "src" / "tasks" / "CScanTask.cpp").rfind("// the student's ", 0), 0u);
+  EXPECT_EQ(ReadFile(h / "kernels" / "Scan.cl"),
+            ReadFile(fs::path(RSB_SOURCE_DIR) / "kernels" / "Scan.cl"));
+}
+
 // A hand-in made as students make it: the hand-out (scripts/make-handout) with the course work
 // done (here: the solutions, each file touched by the student), configured, `--target handin`,
 // the archive unpacked into the class folder. Its host code is compiled against the kit, in

@@ -20,3 +20,9 @@ endfunction()
 rsb_fixture(grade-small-class GradeShared.SmallClassIsGradedOnceForTheTestsThatCompareWithIt
             Grade.JobsGiveExactlyThePointsOfOneAtATime
             Grade.CheckPlatformValidatesElsewhereWithTheSamePointsAndTimesOnTheDevice)
+
+# The student's hand-in packed once from the hand-out (tests/GradeFixture.h,
+# StudentHandinArchive): the class the host-code tests unpack.
+rsb_fixture(grade-student-handin GradeShared.StudentHandinIsPackedOnceFromTheHandout
+            Grade.StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds
+            Grade.ClassFromTheHandoutLosesExactlyThePointsOfItsDefects)

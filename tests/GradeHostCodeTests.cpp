@@ -216,10 +216,11 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
   ASSERT_EQ(c.status, 0) << c.out << c.err;
   const std::string h = HandInWithHostCode("installed", {"Reduction"});
   const std::string selectors = DeviceSelectors();
-  const CommandResult r = RunCommand(
-      fmt::format("'{}/bin/reduce-scan-bench' grade{} --rubric '{}' --output-dir '{}' -q{} '{}'",
-                  prefix.string(), SandboxArg(), (root_ / "rubric.json").string(),
-                  (root_ / "out").string(), selectors, h));
+  const char* cache = std::getenv("POCL_CACHE_DIR");
+  const CommandResult r = RunCommand(fmt::format(
+      "'{}/bin/reduce-scan-bench' grade{}{} --rubric '{}' --output-dir '{}' -q{} '{}'",
+      prefix.string(), SandboxArg(), cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
+      (root_ / "rubric.json").string(), (root_ / "out").string(), selectors, h));
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("installed");
   EXPECT_TRUE(report["host_code"]["tasks"]["reduction"]["built"].get<bool>())

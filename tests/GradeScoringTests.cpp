@@ -144,10 +144,11 @@ TEST_F(Grade, ChildrenIgnoreTuningProfiles) {
   std::ofstream(root_ / "one-rubric.json") << R"({"items": [
       {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
        "cases": {"sizes": [257]}}]})";
+  const char* kernels = std::getenv("POCL_CACHE_DIR");  // (the test run's kernel cache)
   const CommandResult r = RunCommand(
-      env + fmt::format("'{}' grade --rubric '{}' --output-dir '{}' -q --sandbox none '{}'",
+      env + fmt::format("'{}' grade --rubric '{}' --output-dir '{}' -q --sandbox none{} '{}'",
                         RSB_BINARY, (root_ / "one-rubric.json").string(), (root_ / "out").string(),
-                        h));
+                        kernels ? fmt::format(" --kernel-cache '{}'", kernels) : "", h));
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(Item(Report("tuned"), "scan-naive")["status"], "passed") << Report("tuned").dump(2);
 }

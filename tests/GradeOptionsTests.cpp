@@ -146,9 +146,11 @@ TEST_F(Grade, OutputFolderThatCannotBeWrittenIsRefusedBeforeAnyHandInAndNoTempFo
   // The grader's temporary folders go to TMPDIR: a private one, empty at the end.
   const fs::path tmp = root_ / "tmp";
   fs::create_directories(tmp);
+  const char* cache = std::getenv("POCL_CACHE_DIR");  // (the test run's kernel cache)
   auto grade = [&](const std::string& args) {
-    return RunCommand(
-        fmt::format("TMPDIR='{}' {} grade{} {}", tmp.string(), RSB_BINARY, SandboxArg(), args));
+    return RunCommand(fmt::format("TMPDIR='{}' {} grade{}{} {}", tmp.string(), RSB_BINARY,
+                                  SandboxArg(),
+                                  cache ? fmt::format(" --kernel-cache '{}'", cache) : "", args));
   };
   auto tempFolders = [&] {
     return std::distance(fs::directory_iterator(tmp), fs::directory_iterator());

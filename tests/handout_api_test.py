@@ -96,14 +96,17 @@ def stubbed(text, path):
 
 
 def handin(root, name, sources, manifest_text, edit=None):
-    """A hand-in: the suite's kernels, the given task sources (each with a student's comment on
-    top, so that it differs from the suite's and is compiled; `edit` on its text) and HANDIN.txt
-    (none where manifest_text is None)."""
+    """A hand-in: the suite's kernels, the given task sources (`edit` on each text; each .cpp with
+    a student's comment on top, so that it differs from the suite's and is compiled; a header as
+    given: where it is the tree's own, the grader compiles no file again that includes it) and
+    HANDIN.txt (none where manifest_text is None)."""
     h = os.path.join(root, name)
     shutil.copytree(os.path.join(SOURCE, "kernels"), os.path.join(h, "kernels"))
     os.makedirs(os.path.join(h, "src", "tasks"))
     for rel, text in sources.items():
-        text = f"// {name}'s {rel}\n" + (edit(rel, text) if edit else text)
+        text = edit(rel, text) if edit else text
+        if rel.endswith(".cpp"):
+            text = f"// {name}'s {rel}\n" + text
         with open(os.path.join(h, rel), "w") as f:
             f.write(text)
     if manifest_text is not None:

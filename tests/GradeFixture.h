@@ -187,12 +187,9 @@ class Grade : public testing::Test {
   // work done (the solutions, each task source touched by the student), configured,
   // `--target handin` (StudentHandinArchive), the archive unpacked into root_/class/<name>.
   fs::path StudentHandin(const std::string& name) {
-    const fs::path archive = StudentHandinArchive();
     const fs::path h = root_ / "class" / name;
     fs::create_directories(h);
-    const CommandResult c =
-        RunCommand(fmt::format("tar xzf '{}' -C '{}'", archive.string(), h.string()));
-    EXPECT_EQ(c.status, 0) << c.err;
+    StudentHandinArchive(false, h);
     EXPECT_TRUE(fs::is_regular_file(h / "src" / "tasks" / "CScanTask.cpp"));
     return h;
   }
@@ -200,8 +197,9 @@ class Grade : public testing::Test {
   // (RSB_TEST_SHARED_DIR/student-handout, under a lock): afresh in each ctest run by
   // GradeShared.StudentHandinIsPackedOnceFromTheHandout (the fixture grade-student-handin,
   // tests/TestFixtures.cmake); run by hand, a test packs it where it is missing or was made from
-  // other files (the stamp: every file of the source tree it is made from).
-  static fs::path StudentHandinArchive(bool afresh = false) {
+  // other files (the stamp: every file of the source tree it is made from). Unpacked into
+  // `into` (where given) under the lock, so that a test never reads it while it is made.
+  static fs::path StudentHandinArchive(bool afresh = false, const fs::path& into = {}) {
     const fs::path shared = fs::path(RSB_TEST_SHARED_DIR) / "student-handout";
     const fs::path out = shared / "handout", archive = out / "build" / "handin.tar.gz";
     fs::create_directories(shared.parent_path());
@@ -223,6 +221,11 @@ class Grade : public testing::Test {
       fs::create_directories(shared);
       PackStudentHandin(out);
       std::ofstream(shared / "stamp") << stamp;
+    }
+    if (!into.empty()) {
+      const CommandResult c =
+          RunCommand(fmt::format("tar xzf '{}' -C '{}'", archive.string(), into.string()));
+      EXPECT_EQ(c.status, 0) << c.err;
     }
     ::close(lock);
     return archive;

@@ -4,6 +4,7 @@
 
 #include "engine/Case.h"
 #include "engine/Explain.h"
+#include "engine/PlannedTask.h"
 #include "tasks/Tasks.h"
 #include "tools/Tune.h"
 
@@ -84,6 +85,61 @@ TEST(Case, AWorkGroupBeyondTheDevicesOrDoubleItLacksIsTheSkip) {
   EXPECT_EQ(noDouble.skip, "the device has no double precision (cl_khr_fp64)");
   device.fp64 = true;
   EXPECT_TRUE(ResolveCase(task, variant, spec, device).Runs());
+}
+
+// A task that counts the plans it makes.
+class CountingTask : public TableTask<int> {
+ public:
+  CountingTask()
+      : TableTask<int>({{"a", "A", "A.cl", 0, 64, 8, ""}, {"b", "B", "B.cl", 0, 64, 8, ""}}) {}
+  std::string Name() const override { return "counting"; }
+  std::string PlanState() const override { return state; }
+  LaunchPlan Plan(const DeviceInfo&, const std::string&, const ProblemSpec&) const override {
+    ++plans;
+    return {};
+  }
+  Expected Reference(const HostArray&, const ProblemSpec&) const override { return {}; }
+  size_t OutputElements(const ProblemSpec&) const override { return 1; }
+  mutable size_t plans = 0;
+  std::string state;
+};
+
+// PlanFor makes a case's plan once, and again when anything a plan is made from changes: the
+// device, the variant, a field of the problem but its seed and input, the task's PlanState().
+TEST(Case, APlanIsMadeAgainOnlyWhenItsCaseChanges) {
+  CountingTask task;
+  DeviceInfo device = FabricatedDevice(true, 48 << 10, 1024);
+  ProblemSpec spec;
+  spec.n = 1000;
+  spec.localSize = 64;
+  task.PlanFor(device, "a", spec);
+  spec.seed = 7;
+  spec.input = std::make_shared<HostArray>();
+  task.PlanFor(device, "a", spec);
+  EXPECT_EQ(task.plans, 1u);
+  size_t plans = 1;
+  const auto changed = [&](const char* what) {
+    task.PlanFor(device, "a", spec);
+    EXPECT_EQ(task.plans, ++plans) << what;
+    task.PlanFor(device, "a", spec);
+    EXPECT_EQ(task.plans, plans) << what << ", asked again";
+  };
+  spec.n = 1001, changed("n");
+  spec.height = 7, changed("height");
+  spec.localSize = 32, changed("local size");
+  spec.type = ElementType::Float, changed("type");
+  spec.op = Op::Max, changed("operator");
+  spec.codePath = CodePath::Cpu, changed("code path");
+  spec.portable = true, changed("portable");
+  spec.lookbackFallback = true, changed("look-back fallback");
+  spec.tuning["index-bits"] = 64, changed("a knob");
+  spec.params["p"] = 1, changed("a parameter");
+  task.state = "1", changed("the task's state");
+  device.localMemBytes /= 2, changed("the device's local memory");
+  device.maxWorkGroupSize /= 2, changed("the device's work-group limit");
+  device.extensions += " cl_khr_fp64", changed("the device's extensions");
+  task.PlanFor(device, "b", spec);
+  EXPECT_EQ(task.plans, ++plans) << "another variant";
 }
 
 }  // namespace

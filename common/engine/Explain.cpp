@@ -1,5 +1,7 @@
 #include "engine/Explain.h"
 
+#include "engine/Case.h"
+
 #include "platform/Errors.h"
 
 #include <fmt/format.h>
@@ -41,23 +43,16 @@ DeviceInfo Unlimited(DeviceInfo device) {
 Explanation Explain(const IComputeTask& task, const std::string& variant, ProblemSpec spec,
                     const DeviceInfo& device) {
   Explanation e;
+  // The case as the runner resolves and checks it.
+  const Case c = ResolveCase(task, variant, spec, device);
+  spec = c.spec;
   e.c = NewResult(task, variant, spec, device);
-  try {
-    // As the runner resolves and checks it (Runner::RunVariant, UploadInput).
-    spec.localSize = task.LocalSize(variant, spec, device);
-    e.c.localSize = spec.localSize;
-    if (spec.localSize > device.maxWorkGroupSize)
-      throw VariantSkipped(
-          fmt::format("local size {} exceeds the device's maximum work-group size {}",
-                      spec.localSize, device.maxWorkGroupSize));
-    if (spec.type == ElementType::Double && !device.fp64)
-      throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
-    e.c.cost = task.Cost(device, variant, spec);
-  } catch (const VariantSkipped& skipped) {
+  if (!c.Runs()) {
     e.c.status = Status::Skipped;
-    e.c.message = skipped.what();
+    e.c.message = c.skip;
     return e;
   }
+  e.c.cost = c.cost;
   e.c.status = Status::Passed;
   e.sequentialWork = task.SequentialWork(variant, spec);
   e.workRatio = Ratio(double(e.c.cost.ops), e.sequentialWork);
@@ -67,18 +62,16 @@ Explanation Explain(const IComputeTask& task, const std::string& variant, Proble
         "p * S(n) < W(n): the plan's S(n) counts the phases between barriers and launches, not "
         "the operations each work-item does one after another (the course's S(n) is at least "
         "W(n) / p)";
-  try {
-    const ProblemSpec big = Scaled(spec);
-    const CostModel at = task.Cost(Unlimited(device), variant, big);
-    const uint64_t sequential = task.SequentialWork(variant, big);
-    e.scaledWorkRatio = Ratio(double(at.ops), sequential);
-    e.scaledCostRatio = Ratio(double(at.workItems) * double(at.steps), sequential);
-    // From at least 1: at n = 1 a reduction does no work at all.
-    e.workOptimal = e.scaledWorkRatio < kExplainGrowth * std::max(1.0, e.workRatio);
-    e.costOptimal = e.scaledCostRatio < kExplainGrowth * std::max(1.0, e.costRatio);
-  } catch (const VariantSkipped&) {
-    // No model at the larger size: the verdicts stay unknown.
-  }
+  const ProblemSpec big = Scaled(spec);
+  const Case scaled = ResolveCase(task, variant, big, Unlimited(device));
+  if (!scaled.Runs())  // no model at the larger size: the verdicts stay unknown
+    return e;
+  const uint64_t sequential = task.SequentialWork(variant, big);
+  e.scaledWorkRatio = Ratio(double(scaled.cost.ops), sequential);
+  e.scaledCostRatio = Ratio(double(scaled.cost.workItems) * double(scaled.cost.steps), sequential);
+  // From at least 1: at n = 1 a reduction does no work at all.
+  e.workOptimal = e.scaledWorkRatio < kExplainGrowth * std::max(1.0, e.workRatio);
+  e.costOptimal = e.scaledCostRatio < kExplainGrowth * std::max(1.0, e.costRatio);
   return e;
 }
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include <string>
 #include <vector>
@@ -140,8 +141,14 @@ class PlannedTask : public IComputeTask {
 
   const Expected& ExpectedFor(const std::string& variant);
 
-  // PlanFor's last plan and what it was made for (PlanKey).
-  mutable std::string planKey_;
+  // What a plan is made from: the device, the variant, the problem (without its input) and
+  // PlanState(). PlanFor keeps its last plan and the case it was made for (SameCase).
+  struct PlanCase {
+    DeviceInfo device;
+    std::string variant, state;
+    ProblemSpec spec;
+  };
+  mutable std::optional<PlanCase> planCase_;
   mutable LaunchPlan plan_;
 
   HostArray input_;

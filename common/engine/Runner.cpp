@@ -1,5 +1,6 @@
 #include "engine/Runner.h"
 
+#include "engine/Case.h"
 #include "engine/TaskUtil.h"
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
@@ -578,21 +579,20 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     return r;
   }
   try {
-    spec.localSize = task.LocalSize(variant, spec, ctx_.info);
+    const Case c = ResolveCase(task, variant, spec, ctx_.info);
+    spec = c.spec;
     r.localSize = spec.localSize;
-    if (spec.localSize > ctx_.info.maxWorkGroupSize)
-      throw VariantSkipped(
-          fmt::format("local size {} exceeds the device's maximum work-group size {}",
-                      spec.localSize, ctx_.info.maxWorkGroupSize));
-    r.cost = task.Cost(ctx_.info, variant, spec);
-    r.kernelOptions = task.KernelOptions(ctx_.info, variant, spec);
+    r.cost = c.cost;
+    r.kernelOptions = c.kernelOptions;
+    if (!c.Runs())
+      throw VariantSkipped(c.skip);
     if (knownBuildFailures_.count(BuildKey(r))) {
       r.status = Status::Error;
       r.message = kKnownBuildFailure;
       return r;
     }
     if (!inputSeed_)  // the problem is not made yet: the host must have room for it
-      RequireHostMemory(task.MemoryNeeded(ctx_.info, variant, spec), ctx_.info);
+      RequireHostMemory(c.memory, ctx_.info);
     if (!ValidateRuns(task, variant, spec, r))
       return r;
     r.status = Status::Passed;

@@ -1,5 +1,6 @@
 #include "engine/Worker.h"
 
+#include "engine/Case.h"
 #include "engine/Result.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
@@ -292,9 +293,8 @@ class WorkerProcess {
 
 Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& device,
                   Status status, const std::string& message) {
-  ProblemSpec spec = job.SpecFor(variant);
-  spec.localSize = job.task->LocalSize(variant, spec, device);
-  Result r = NewResult(*job.task, variant, spec, device);
+  const Case c = ResolveCase(*job.task, variant, job.SpecFor(variant), device);
+  Result r = NewResult(*job.task, variant, c.spec, device);
   r.status = status;
   r.message = message;
   return r;
@@ -394,12 +394,14 @@ class IsolatedRun {
     const std::string& variant = job.variants[p.variant];
     Result r;
     try {
-      r = Unfinished(job, variant, device_, Status::Error, "");
-      ProblemSpec spec = job.SpecFor(variant);
-      spec.localSize = r.localSize;
-      r.kernelOptions = job.task->KernelOptions(device_, variant, spec);
-      r.cost = job.task->Cost(device_, variant, spec);
-    } catch (const std::exception&) {  // a case the worker decides (a skip)
+      const Case c = ResolveCase(*job.task, variant, job.SpecFor(variant), device_);
+      if (!c.Runs())  // a case the worker decides (a skip)
+        return std::nullopt;
+      r = NewResult(*job.task, variant, c.spec, device_);
+      r.status = Status::Error;
+      r.kernelOptions = c.kernelOptions;
+      r.cost = c.cost;
+    } catch (const std::exception&) {
       return std::nullopt;
     }
     const auto it = buildFailures_.find(BuildKey(r));

@@ -2,6 +2,8 @@
 
 #include "run/Jobs.h"
 
+#include "engine/Case.h"
+
 #include "platform/Errors.h"
 
 #include <algorithm>
@@ -27,7 +29,7 @@ std::vector<size_t> LocalSizes(const Options& o, const IComputeTask& task,
                                const std::string& variant, const DeviceInfo& device) {
   ProblemSpec spec = o.problem;
   spec.localSize = 0;
-  const size_t best = task.LocalSize(variant, spec, device);
+  const size_t best = ResolveCase(task, variant, spec, device).spec.localSize;
   if (o.localSizeGiven) {
     std::vector<size_t> sizes;
     for (size_t l : o.localSizes)
@@ -42,16 +44,7 @@ std::vector<size_t> LocalSizes(const Options& o, const IComputeTask& task,
 // True when the variant can run the problem on the device (its plan is made without a skip).
 bool Runs(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
           const DeviceInfo& device) {
-  if (spec.type == ElementType::Double && !device.fp64)
-    return false;
-  if (spec.localSize > device.maxWorkGroupSize)
-    return false;
-  try {
-    task.Cost(device, variant, spec);
-    return true;
-  } catch (const VariantSkipped&) {
-    return false;
-  }
+  return ResolveCase(task, variant, spec, device).Runs();
 }
 
 // True when CheckProblem takes the problem for the variant.
@@ -193,7 +186,7 @@ std::string OptionsOn(const IComputeTask& task, const std::string& variant, Prob
                       CodePath path, const DeviceInfo& device) {
   spec.codePath = path;
   try {
-    return task.KernelOptions(device, variant, spec);
+    return ResolveCase(task, variant, spec, device).kernelOptions;
   } catch (const std::exception&) {
     return "";
   }

@@ -1,5 +1,6 @@
 #include "run/Jobs.h"
 
+#include "engine/Case.h"
 #include "platform/Errors.h"
 #include "run/CheckMatrix.h"
 
@@ -166,7 +167,8 @@ std::vector<Job> DeviceJobs(const Options& o, const Tasks& tasks, const std::vec
       ApplyProfile(job, p, device, o.localSizeGiven);
       job.variants.clear();
       for (const auto& v : problem.variants) {
-        const size_t resolved = problem.task->LocalSize(v, job.SpecFor(v), device);
+        const size_t resolved =
+            ResolveCase(*problem.task, v, job.SpecFor(v), device).spec.localSize;
         if (!Contains(ran[v], resolved)) {
           ran[v].push_back(resolved);
           job.variants.push_back(v);

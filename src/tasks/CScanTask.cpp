@@ -1,5 +1,6 @@
 #include "tasks/CScanTask.h"
 
+#include "engine/Case.h"
 #include "engine/HostSums.h"
 #include "platform/Errors.h"
 
@@ -359,9 +360,8 @@ size_t CScanTask::SinglePassItems(const DeviceInfo& device, const std::string& v
 }
 
 size_t CScanTask::SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const {
-  ProblemSpec s = spec;
-  s.localSize = LocalSize("single-pass", spec, device);
-  return s.localSize * SinglePassItems(device, "single-pass", s);
+  const Case c = ResolveCase(*this, "single-pass", spec, device);
+  return c.spec.localSize * SinglePassItems(device, "single-pass", c.spec);
 }
 
 // One launch over tiles of L x items; per tile a status word (two for a 64-bit type) written

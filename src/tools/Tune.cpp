@@ -34,6 +34,11 @@
 
 namespace rsb {
 
+Case TuneStart(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+               const DeviceInfo& device) {
+  return ResolveCase(task, variant, spec, device);
+}
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -476,11 +481,10 @@ void Tuner::Try(const Group& g, const Point& start) {
 
 // The variant's own settings on this device, and the space around them.
 Point Tuner::Start(const Group& g, std::vector<Dimension>& dims) const {
-  ProblemSpec spec = g.spec;
+  const Case c = TuneStart(*g.task, g.variant, g.spec, ctx_.info);
   Point start;
-  start.local = g.task->LocalSize(g.variant, spec, ctx_.info);
-  spec.localSize = start.local;
-  const auto tuning = g.task->Tuning(ctx_.info, g.variant, spec);
+  start.local = c.spec.localSize;
+  const auto& tuning = c.tuning;
   dims = {LocalDimension(g, ctx_.info, start.local)};
   const auto knobs = g.task->Tunables();
   for (const auto& name : g.knobs) {

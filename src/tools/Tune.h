@@ -16,6 +16,7 @@
 // system error, 130 interrupted (what was found so far is written).
 #pragma once
 
+#include "engine/Case.h"
 #include "engine/IComputeTask.h"
 
 #include <memory>
@@ -56,6 +57,11 @@ struct Confirmation {
 // The best is kept only where every one of its rounds passed, p < kConfirmAlpha and gain >
 // kTuneMargin.
 Confirmation Judge(std::vector<double> best, std::vector<double> deflt);
+
+// Where tune's search of a variant starts on the device: the case the runner runs with the
+// variant's own settings, whose local size and knobs (Case::tuning) the search steps from.
+Case TuneStart(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+               const DeviceInfo& device);
 
 int Tune(int argc, char** argv, const std::vector<std::unique_ptr<IComputeTask>>& tasks);
 

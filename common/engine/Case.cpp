@@ -1,0 +1,34 @@
+#include "engine/Case.h"
+
+#include "platform/Errors.h"
+
+#include <fmt/format.h>
+
+namespace rsb {
+
+Case ResolveCase(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
+                 const DeviceInfo& device) {
+  Case c;
+  c.task = &task;
+  c.variant = variant;
+  c.spec = spec;
+  c.spec.localSize = task.LocalSize(variant, spec, device);
+  c.tuning = task.Tuning(device, variant, c.spec);
+  try {
+    if (c.spec.localSize > device.maxWorkGroupSize)
+      throw VariantSkipped(
+          fmt::format("local size {} exceeds the device's maximum work-group size {}",
+                      c.spec.localSize, device.maxWorkGroupSize));
+    c.cost = task.Cost(device, variant, c.spec);
+    c.kernelOptions = task.KernelOptions(device, variant, c.spec);
+    c.memory = task.MemoryNeeded(device, variant, c.spec);
+    c.planned = true;
+    if (spec.type == ElementType::Double && !device.fp64)
+      throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
+  } catch (const VariantSkipped& e) {
+    c.skip = e.what();
+  }
+  return c;
+}
+
+}  // namespace rsb

@@ -13,14 +13,15 @@ The layers, lowest first (docs/ARCHITECTURE.md draws them):
   src/tasks        the tasks (the files a student edits) and their table
   src/run          the benchmark command: job expansion, case files, profiles, the check matrix
   src/tools        compare, ab, plot, report, tune and result files
-  src/tools/grade  grade
+  src/grade        the grading wing, `grade`: above the benchmark, which knows nothing of it
   src/main.cpp     the entry point
 Every include of the suite's own headers names its layer folder ("engine/Runner.h"), so the
 folder says the layer. Exit 1 with one line per include that points upwards or names no layer,
 or where CMakeLists.txt's layers (its rsb_layer lines, one library each) are not these, in this
 order. With --targets (the layers' libraries as the build configured them, written by
 CMakeLists.txt): also where a layer's library links one above it, or the compiler, given a
-layer's include folders, finds a header of a layer above it or misses one of its own.
+layer's include folders, finds a header of a layer above it or misses one of its own, and
+where a target other than WING_USERS links the wing, directly or through another target.
 """
 import json
 import os
@@ -32,8 +33,12 @@ import tempfile
 # Each layer and its folder, lowest first.
 FOLDERS = [("platform", "common/platform"), ("engine", "common/engine"),
            ("report", "common/report"), ("cli", "common/cli"), ("tasks", "src/tasks"),
-           ("run", "src/run"), ("tools", "src/tools"), ("grade", "src/tools/grade")]
+           ("run", "src/run"), ("tools", "src/tools"), ("grade", "src/grade")]
 LAYERS = [name for name, _ in FOLDERS] + ["main"]
+# The wing: its library, its folder and the only targets that may link it.
+WING, WING_FOLDER = "rsb-grade", "src/grade"
+WING_USERS = {"rsb-main": "main.cpp, whose subcommand table dispatches `grade`",
+              "reduce-scan-bench": "the binary", "GradeTests": "the grader's own tests"}
 # Headers generated at build time (cmake/BuildInfo.cmake): below every layer.
 GENERATED = {"GitRevision.h"}
 
@@ -47,9 +52,26 @@ def layer_of(rel):
 
 
 def layer_included(include):
-    """The layer of an include as spelled ("tools/grade/Rubric.h"), None where it names none."""
+    """The layer of an include as spelled ("grade/Rubric.h"), None where it names none."""
     folder = os.path.dirname(include)
     return next((name for name, f in FOLDERS if f.split("/", 1)[1] == folder), None)
+
+
+def check_wing_links(targets):
+    """Only WING_USERS reach the wing through their links (layers.json's targets)."""
+    links = {t["name"]: [l for l in t["links"] if l] for t in targets.get("targets", [])}
+    def reaches(name, seen):
+        for l in links.get(name, []):
+            if l == WING or (l not in seen and (seen.add(l) or reaches(l, seen))):
+                return True
+        return False
+    problems = [f"{name} links {WING}, the grading wing: only {', '.join(sorted(WING_USERS))} may"
+                for name in sorted(links)
+                if name != WING and name not in WING_USERS and reaches(name, set())]
+    for need in ("GradeTests", "LogicTests", "reduce-scan-bench"):
+        if need not in links:
+            problems.append(f"layers.json lists no target {need}")
+    return problems
 
 
 def check_cmake(root):
@@ -83,7 +105,7 @@ def check_targets(root, path):
             if found != (j <= i):
                 problems.append(f"rsb-{t['name']}'s include folders "
                                 f"{'find' if found else 'miss'} \"{header(other)}\" ({other})")
-    return problems
+    return problems + check_wing_links(targets)
 
 
 def includes(compiler, folders, header):
@@ -143,7 +165,8 @@ def main():
         print(f"{len(problems)} problem(s) with the layering (tests/layering_test.py)")
         return 1
     print("layering holds: every include points to its own layer or a lower one"
-          + (", and so do the layers' libraries" if targets else ""))
+          + (", and so do the layers' libraries, and only "
+          "the binary and GradeTests link the wing" if targets else ""))
     return 0
 
 

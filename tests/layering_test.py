@@ -22,6 +22,8 @@ order. With --targets (the layers' libraries as the build configured them, writt
 CMakeLists.txt): also where a layer's library links one above it, or the compiler, given a
 layer's include folders, finds a header of a layer above it or misses one of its own, and
 where a target other than WING_USERS links the wing, directly or through another target.
+The wing's rule in words too: no file of common/ or src/ outside the wing names grading
+(/grad/i), but for the lines of NAMES_GRADING, each with its reason.
 """
 import json
 import os
@@ -39,6 +41,11 @@ LAYERS = [name for name, _ in FOLDERS] + ["main"]
 WING, WING_FOLDER = "rsb-grade", "src/grade"
 WING_USERS = {"rsb-main": "main.cpp, whose subcommand table dispatches `grade`",
               "reduce-scan-bench": "the binary", "GradeTests": "the grader's own tests"}
+# Lines outside the wing that may name grading, each with its reason.
+NAMES_GRADING = {
+    ("src/main.cpp", '#include "grade/Grade.h"'): "the wing's entry point",
+    ("src/main.cpp", '{"grade", Grade, GradeHelp()},'): "the subcommand table registers `grade`",
+}
 # Headers generated at build time (cmake/BuildInfo.cmake): below every layer.
 GENERATED = {"GitRevision.h"}
 
@@ -55,6 +62,25 @@ def layer_included(include):
     """The layer of an include as spelled ("grade/Rubric.h"), None where it names none."""
     folder = os.path.dirname(include)
     return next((name for name, f in FOLDERS if f.split("/", 1)[1] == folder), None)
+
+
+def check_names(root):
+    """No line of common/ or src/ outside the wing names grading but NAMES_GRADING's."""
+    problems = []
+    for top in ("common", "src"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            rel_dir = os.path.relpath(dirpath, root)
+            if rel_dir == WING_FOLDER or rel_dir.startswith(WING_FOLDER + "/"):
+                continue
+            for name in sorted(n for n in names if n.endswith((".h", ".cpp"))):
+                rel = os.path.join(rel_dir, name)
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    for number, line in enumerate(f, 1):
+                        if re.search("grad", line, re.I) and \
+                                (rel, line.strip()) not in NAMES_GRADING:
+                            problems.append(f"{rel}:{number}: names grading outside the wing "
+                                            f"({WING_FOLDER}): {line.strip()}")
+    return problems
 
 
 def check_wing_links(targets):
@@ -156,7 +182,7 @@ def main():
         targets = args[args.index("--targets") + 1]
         del args[args.index("--targets"):args.index("--targets") + 2]
     root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), ".."))
-    problems = check(root) + check_cmake(root)
+    problems = check(root) + check_cmake(root) + check_names(root)
     if targets:
         problems += check_targets(root, targets)
     for p in problems:
@@ -164,8 +190,8 @@ def main():
     if problems:
         print(f"{len(problems)} problem(s) with the layering (tests/layering_test.py)")
         return 1
-    print("layering holds: every include points to its own layer or a lower one"
-          + (", and so do the layers' libraries, and only "
+    print("layering holds: every include points to its own layer or a lower one, and nothing "
+          "outside the grading wing names it" + (", and so do the layers' libraries, and only "
           "the binary and GradeTests link the wing" if targets else ""))
     return 0
 

@@ -272,7 +272,7 @@ RunInfo NewRunInfo(const Options& o, const std::string& kernelDir, int argc, cha
 // An in-process run's ceilings, or at least its timer's verdict: the verdict reaches the runner
 // with or without ceilings (an in-process run with --no-ceilings on a device whose timer is
 // unusable reports `untimed`, not its numbers). Without ceilings, a verdict the caller already
-// found is taken as told (--worker-timer: the grader's timed children, after its first timed run
+// found is taken as told (--worker-timer: a parent's timed children, after its first timed run
 // found the device's timer usable; the check's copies cost a CPU device 0.13 s a run).
 void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<bool>& interrupted,
                        bool ceilings, Ceilings& c) {

@@ -82,9 +82,9 @@ int RunRequest(const std::string& line) {
 }  // namespace
 
 int Serve(int argc, char** /*argv*/) {
-  // Never outlives the grader, whatever ends it, even in the middle of a run (a kernel that does
-  // not end). Not PR_SET_PDEATHSIG: that fires when the grader's thread that started this
-  // process ends, and the grader's threads come and go.
+  // Never outlives its parent, whatever ends it, even in the middle of a run (a kernel that does
+  // not end). Not PR_SET_PDEATHSIG: that fires when the parent's thread that started this
+  // process ends, and a parent's threads come and go.
   const pid_t parent = ::getppid();
   std::thread([parent] {
     for (;;) {
@@ -94,8 +94,8 @@ int Serve(int argc, char** /*argv*/) {
     }
   }).detach();
   if (argc != 1) {
-    std::cerr << "error: serve takes no options: it is the grader's resident child run, started "
-                 "by `reduce-scan-bench grade`\n";
+    std::cerr << "error: serve takes no options: it is a resident child run, started by a "
+                 "parent that writes its requests (src/run/Serve.h)\n";
     return kExitUsage;
   }
   const int quiet = ::open("/dev/null", O_WRONLY | O_CLOEXEC);

@@ -1,9 +1,8 @@
-// A resident child run: `reduce-scan-bench serve`, started by the grader (src/tools/grade/
-// Resident.h), runs benchmark command lines one after another in this one process, so that the
-// device's OpenCL context (DeviceContext, platform/CLUtil.h) is made once for many runs instead of
-// once per child process. On NVIDIA's driver a process's contexts take about 0.4 s of a
-// machine-wide lock, which capped a class on the H100 near 13 hand-ins a minute
-// (docs/BENCHMARKS.md, "Grading throughput").
+// A resident child run: `reduce-scan-bench serve`, started by a parent process, runs benchmark
+// command lines one after another in this one process, so that the device's OpenCL context
+// (DeviceContext, platform/CLUtil.h) is made once for many runs instead of once per child
+// process. On NVIDIA's driver a process's contexts take about 0.4 s of a machine-wide lock, which
+// limits how many short child processes one device runs a minute (docs/BENCHMARKS.md).
 //
 // Protocol: requests on stdin, one JSON object a line, {"argv": [...], "dir": D, "out": F,
 // "err": G}: the run's command line (argv[0] the binary), its working folder, and the files its

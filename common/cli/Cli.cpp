@@ -348,18 +348,8 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--device-lock", o.run.deviceLock,
                  "A lock file shared by processes that use one device (runs started at once): "
                  "validated runs hold it shared, each case's timed loop alone");
-  // Hidden (no group): how an isolated run starts its workers; --worker-timer also tells a timed
-  // run the timer verdict a parent's first timed run found.
-  app.add_option("--worker-fd", o.worker.fd)->group("");
-  app.add_option("--worker-job", o.worker.job)->group("");
-  app.add_option("--worker-skip", o.worker.skip)->group("");
-  app.add_option("--worker-scope", o.worker.scope)
-      ->group("")
-      ->check(OneOf({"job", "rest", "case"}, false));
-  app.add_option("--worker-device", o.worker.device)->group("");
-  app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
+  // Hidden (no group): a timed run told the timer verdict a parent's first timed run found.
   app.add_option("--worker-timer", o.worker.timer)->group("");
-  app.add_option("--worker-build-failed", o.worker.buildFailed)->group("")->allow_extra_args(false);
   // Hidden: two processes timing in turns, their parent dealing the turns (TimedTurns.h).
   app.add_option("--timed-turns", o.run.turnsFd)->group("")->check(CLI::NonNegativeNumber);
 }

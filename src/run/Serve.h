@@ -6,11 +6,16 @@
 //
 // Protocol: requests on stdin, one JSON object a line, {"argv": [...], "dir": D, "out": F,
 // "err": G}: the run's command line (argv[0] the binary), its working folder, and the files its
-// stdout and stderr go to. Each answer, one line on fd 3: {"exit": N}, N the run's exit status as
-// the same command line in a process of its own would end (RunCommand). The process ends at the
-// end of its input, with its parent (also in the middle of a run), or right after answering a run
-// that ended other than 0 or 1: an OpenCL error may have left the context unusable for the next
-// run.
+// stdout and stderr go to (each "" or absent: as they are). Each answer, one line on fd 3:
+// {"exit": N}, N the run's exit status as the same command line in a process of its own would end
+// (RunCommand). The process ends at the end of its input, with its parent (also in the middle of a
+// run), or right after answering a run that ended other than 0 or 1: an OpenCL error may have
+// left the context unusable for the next run.
+// A request may add "worker": {"job": J, "skip": S, "scope": "job"|"rest"|"case", "device": D,
+// "bandwidth": B, "timer": T (optional), "build_failed": [KEY...]}: the process is then a worker
+// of an isolated run (common/engine/Worker.h, which starts it), that request its only one; the
+// worker's lines (Worker.h) come on fd 3 before the answer, and the process ends with the run's
+// exit status.
 #pragma once
 
 namespace rsb {

@@ -66,6 +66,17 @@ struct WorkerStart {
   bool locate = false;
 };
 
+// An argument as a request carries it: a string, or where it is not UTF-8 (a path's bytes), the
+// array of its bytes.
+nlohmann::json RequestArgument(const std::string& a) {
+  try {
+    nlohmann::json(a).dump();  // throws where a is not UTF-8
+    return a;
+  } catch (const nlohmann::json::type_error&) {
+    return std::vector<unsigned char>(a.begin(), a.end());
+  }
+}
+
 // The worker's request to `serve` (src/run/Serve.h), one line: the run's own arguments, and
 // which job and variants it runs, on which of the run's devices.
 std::string WorkerRequest(const IsolationSettings& settings, const WorkerStart& w) {
@@ -77,9 +88,11 @@ std::string WorkerRequest(const IsolationSettings& settings, const WorkerStart& 
                            {"build_failed", w.knownBuildFailures}};
   if (!w.timer.empty())
     worker["timer"] = w.timer;
-  return nlohmann::json{{"argv", settings.command}, {"worker", worker}}.dump(
-             -1, ' ', false, nlohmann::json::error_handler_t::replace) +
-         "\n";
+  nlohmann::json argv = nlohmann::json::array();
+  for (const std::string& a : settings.command)
+    argv.push_back(RequestArgument(a));
+  nlohmann::json request = {{"argv", argv}, {"worker", worker}};
+  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 // Under --oclgrind: the startup environment with Oclgrind's log in logPath and LC_ALL=C

@@ -72,10 +72,19 @@ struct Request {
   std::optional<Options::Worker> worker;
 };
 
+// An argument: a string, or the array of the bytes of one that is not UTF-8.
+std::string Argument(const json& a) {
+  if (!a.is_array())
+    return a.get<std::string>();
+  const auto bytes = a.get<std::vector<unsigned char>>();
+  return std::string(bytes.begin(), bytes.end());
+}
+
 Request Parse(const std::string& line) {
   const json req = json::parse(line);
   Request r;
-  r.args = req.at("argv").get<std::vector<std::string>>();
+  for (const json& a : req.at("argv"))
+    r.args.push_back(Argument(a));
   r.dir = req.value("dir", std::string());
   r.out = req.value("out", std::string());
   r.err = req.value("err", std::string());

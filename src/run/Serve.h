@@ -5,7 +5,8 @@
 // limits how many short child processes one device runs a minute (docs/BENCHMARKS.md).
 //
 // Protocol: requests on stdin, one JSON object a line, {"argv": [...], "dir": D, "out": F,
-// "err": G}: the run's command line (argv[0] the binary), its working folder, and the files its
+// "err": G}: the run's command line (argv[0] the binary; an argument that is not UTF-8 as the
+// array of its bytes), its working folder, and the files its
 // stdout and stderr go to (each "" or absent: as they are). Each answer, one line on fd 3:
 // {"exit": N}, N the run's exit status as the same command line in a process of its own would end
 // (RunCommand). The process ends at the end of its input, with its parent (also in the middle of a

@@ -15,7 +15,7 @@
 #                  suite's task sources and Tasks.cpp (a hand-in's files are compared with them; Tasks.cpp is compiled
 #                  again where a hand-in's header differs)
 #   pch/           made by the grader on first use, not installed: the headers the task sources
-#                  include, precompiled (src/tools/grade/HostBuild.cpp, KitPrecompiledHeader)
+#                  include, precompiled (src/grade/HostBuild.cpp, KitPrecompiledHeader)
 # A library added to rsb-usage's links must be added to kit.txt below too (the grader's kit check
 # then links the suite's own objects and says so when it does not).
 set(RSB_KIT ${CMAKE_CURRENT_BINARY_DIR}/handin-kit)
@@ -28,7 +28,7 @@ add_library(rsb-kit STATIC EXCLUDE_FROM_ALL ${rsb_kit_objects})
 set_target_properties(rsb-kit PROPERTIES ARCHIVE_OUTPUT_DIRECTORY ${RSB_KIT}/lib)
 # The grader looks for the kit next to its binary, then where it is installed.
 # In a build tree it builds the kit itself when it is missing, with the CMake that configured it.
-set_source_files_properties(src/tools/grade/HostBuild.cpp PROPERTIES COMPILE_DEFINITIONS
+set_source_files_properties(src/grade/HostBuild.cpp PROPERTIES COMPILE_DEFINITIONS
   "RSB_KIT_INSTALL_DIR=\"${RSB_KIT_INSTALL_DIR}\";RSB_CMAKE_COMMAND=\"${CMAKE_COMMAND}\"")
 
 # kit.txt, one "key value" a line.

@@ -1,7 +1,8 @@
-// reduce-scan-bench: the benchmark run (src/run/Bench.h) or one of its subcommands (grade,
-// compare, ab, plot, report, tune: src/tools/); an error that escapes as its exit status. Exit
-// statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system error (in a case
-// or outside), 130 interrupted. `serve` is the grader's resident child run (src/run/Serve.h).
+// reduce-scan-bench: the benchmark run (src/run/Bench.h) or one of the subcommands of the table
+// below (src/tools/, and the wing above the benchmark); an error that escapes as its exit status.
+// Exit statuses: 0 all passed, 1 a validation failed, 2 bad input, 3 an OpenCL/system error (in a
+// case or outside), 130 interrupted. `serve` runs requests from a parent (src/run/Serve.h).
+#include "grade/Grade.h"
 #include "platform/CLUtil.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
@@ -13,7 +14,6 @@
 #include "tools/Plot.h"
 #include "tools/Report.h"
 #include "tools/Tune.h"
-#include "tools/grade/Grade.h"
 
 #include <fmt/format.h>
 
@@ -36,11 +36,7 @@ struct Subcommand {
 // The one place a subcommand is named and chosen; --help's list is made from it.
 const std::vector<Subcommand>& Subcommands() {
   static const std::vector<Subcommand> table = {
-      {"grade",
-       Grade,
-       {{"grade HANDIN...", "score course hand-ins against a rubric (grading/rubric.json)"},
-        {"grade merge DIR...", "join the outputs of `grade --shard K/N` into one"},
-        {"grade autograding", "GitHub Classroom's autograding.json of a rubric, on stdout"}}},
+      {"grade", Grade, GradeHelp()},
       {"compare",
        Compare,
        {{"compare BASE NEW", "per-case ratios of two result files, with significance"}}},

@@ -403,5 +403,43 @@ TEST(Printer, FormatNamesAreReadInAnyCase) {
   EXPECT_EQ(nlohmann::json::parse(r.out)["schema"], "reduce-scan-bench-explain/1") << r.out;
 }
 
+// An isolated run's worker is a `serve` request with a "worker" field (src/run/Serve.h), not a
+// command line: the hidden --worker-* options of earlier builds are unknown options now.
+TEST(Cli, WorkerOptionsAreNotOnTheCommandLine) {
+  for (const char* option :
+       {"--worker-fd 3", "--worker-job 0", "--worker-skip 0", "--worker-scope job",
+        "--worker-device 0", "--worker-bandwidth", "--worker-build-failed=x"}) {
+    const CommandResult r = RunBench(std::string("--check --task reduction --size 1024 ") + option);
+    EXPECT_EQ(r.status, 2) << option << "\n" << r.err;
+  }
+}
+
+// A worker's request: its cases' lines on fd 3 (common/engine/Worker.h), then serve's answer.
+TEST(Cli, ServeRunsAWorkerRequestAndReportsOnFdThree) {
+  std::vector<std::string> argv = {RSB_BINARY,    "--task", "reduction", "--variant",
+                                   "interleaved", "--size", "4096",      "--type",
+                                   "int",         "--op",   "sum",       "--check"};
+  for (const std::string& a : DeviceSelectorArgs())
+    argv.push_back(a);
+  const nlohmann::json worker = {{"job", 0},           {"skip", 0},
+                                 {"scope", "job"},     {"device", 0},
+                                 {"bandwidth", false}, {"build_failed", nlohmann::json::array()}};
+  const fs::path file = fs::temp_directory_path() / fmt::format("rsb-request-{}", ::getpid());
+  std::ofstream(file) << nlohmann::json{{"argv", argv}, {"worker", worker}}.dump() << "\n";
+  const CommandResult r =  // inner redirections: RunCommand's own stdin is /dev/null
+      RunCommand(fmt::format("{{ '{}' serve <'{}' 3>&1; }}", RSB_BINARY, file.string()));
+  fs::remove(file);
+  EXPECT_EQ(r.status, 0) << r.err;
+  std::istringstream lines(r.out);
+  std::vector<std::string> got;
+  for (std::string line; std::getline(lines, line);)
+    got.push_back(line.substr(0, line.find(' ')));
+  ASSERT_EQ(got, (std::vector<std::string>{"begin", "result", "{\"exit\":0}"})) << r.out << r.err;
+  const auto result = nlohmann::json::parse(
+      r.out.substr(r.out.find("result ") + 7,
+                   r.out.find('\n', r.out.find("result ")) - r.out.find("result ") - 7));
+  EXPECT_TRUE(Ok(result.at("status").get<std::string>())) << r.out;
+}
+
 }  // namespace
 }  // namespace rsb::test

@@ -1,17 +1,17 @@
 // The grader's tests' fixture: a fresh folder per test, hand-ins written into it (copies of the
 // suite's kernels, some patched), graded through the executable as an instructor would
-// (tests/Grade*Tests.cpp, one file per room of src/tools/grade).
+// (tests/Grade*Tests.cpp, one file per room of src/grade).
 #pragma once
 
 #include "TestSupport.h"
+#include "grade/ChildRun.h"
+#include "grade/Grade.h"
+#include "grade/HandinFiles.h"
+#include "grade/Resident.h"
+#include "grade/Rubric.h"
+#include "grade/Scoring.h"
+#include "grade/Turns.h"
 #include "platform/Subprocess.h"
-#include "tools/grade/ChildRun.h"
-#include "tools/grade/Grade.h"
-#include "tools/grade/HandinFiles.h"
-#include "tools/grade/Resident.h"
-#include "tools/grade/Rubric.h"
-#include "tools/grade/Scoring.h"
-#include "tools/grade/Turns.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -3,14 +3,14 @@
 // without Oclgrind; each a usage error before anything runs.
 #include "GradeFixture.h"
 #include "TestSupport.h"
+#include "grade/ChildRun.h"
+#include "grade/Grade.h"
+#include "grade/HandinFiles.h"
+#include "grade/Resident.h"
+#include "grade/Rubric.h"
+#include "grade/Scoring.h"
+#include "grade/Turns.h"
 #include "platform/Subprocess.h"
-#include "tools/grade/ChildRun.h"
-#include "tools/grade/Grade.h"
-#include "tools/grade/HandinFiles.h"
-#include "tools/grade/Resident.h"
-#include "tools/grade/Rubric.h"
-#include "tools/grade/Scoring.h"
-#include "tools/grade/Turns.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

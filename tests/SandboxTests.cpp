@@ -1,11 +1,11 @@
-// The grader's sandbox (src/tools/grade/Sandbox.h): small shell commands run through SandboxCommand
+// The grader's sandbox (src/grade/Sandbox.h): small shell commands run through SandboxCommand
 // and RunProcess as a hand-in's code would, and what they could reach on the host checked from
 // outside. Each test would fail if the command ran without the sandbox. Skipped where bwrap
 // cannot create its namespaces (SandboxStatus says why).
 #include "TestSupport.h"
-#include "platform/ChildPause.h"
+#include "grade/ChildPause.h"
+#include "grade/Sandbox.h"
 #include "platform/Subprocess.h"
-#include "tools/grade/Sandbox.h"
 
 #include <fmt/format.h>
 #include <netinet/in.h>
@@ -293,7 +293,7 @@ TEST(RunProcess, StartsTheChildAsTheGraderNeeds) {
   fs::remove_all(dir);
 }
 
-// While a thread holds OthersPaused (platform/ChildPause.h), RunProcess's children of other
+// While a thread holds OthersPaused (grade/ChildPause.h), RunProcess's children of other
 // threads are stopped, a descendant in a session of its own too (as a sandboxed one is), a new
 // child of another thread waits to start, the holder's own children run, and a stopped child's
 // deadline and `seconds` leave the stopped time out.

@@ -2,13 +2,13 @@
 # which names them): work that several tests read is done once per ctest run, by a setup test
 # that ctest runs first (and runs too when only a test that reads it is selected).
 function(rsb_fixture name setup)
-  list(FIND LogicTests_long ${setup} found)
+  list(FIND GradeTests_long ${setup} found)
   if(found LESS 0)
     return()
   endif()
   set_tests_properties(${setup} PROPERTIES FIXTURES_SETUP ${name})
   foreach(t ${ARGN})
-    list(FIND LogicTests_long ${t} found)
+    list(FIND GradeTests_long ${t} found)
     if(found GREATER -1)
       set_tests_properties(${t} PROPERTIES FIXTURES_REQUIRED ${name})
     endif()

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Grade floors: the grader (src/tools/grade) stays a few floors high, and in its order.
+"""Grade floors: the grader (src/grade) stays a few floors high, and in its order.
 
   python3 tests/grade_floors_test.py [SOURCE_DIR]
 
 A module is a header and its .cpp (Runs.h, Runs.cpp). Its floor is 1 + the highest floor of the
-grader's modules whose headers either of its files includes ("tools/grade/X.h"); a module that
+grader's modules whose headers either of its files includes ("grade/X.h"); a module that
 includes none is on floor 1. A .cpp counts: an include there ties the module to what it names
 as much as one in the header does (Options.cpp including Class.h put options above the class
 summary). The grader's height is its highest floor; it must be at most MAX_FLOORS.
@@ -22,7 +22,7 @@ import os
 import re
 import sys
 
-GRADE = os.path.join("src", "tools", "grade")
+GRADE = os.path.join("src", "grade")
 MAX_FLOORS = 5
 ORDER = [("Options", "Class"), ("GradeOptions", "Options"), ("Turns", "Context"),
          ("HandinFiles", "HostBuild")]
@@ -39,7 +39,7 @@ def modules(root):
         mine = deps.setdefault(stem, set())
         with open(os.path.join(folder, name), encoding="utf-8") as f:
             for line in f:
-                m = re.match(r'\s*#\s*include\s+"tools/grade/([^"/]+)\.h"', line)
+                m = re.match(r'\s*#\s*include\s+"grade/([^"/]+)\.h"', line)
                 if m and m.group(1) != stem:
                     mine.add(m.group(1))
     return deps

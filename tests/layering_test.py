@@ -13,14 +13,17 @@ The layers, lowest first (docs/ARCHITECTURE.md draws them):
   src/tasks        the tasks (the files a student edits) and their table
   src/run          the benchmark command: job expansion, case files, profiles, the check matrix
   src/tools        compare, ab, plot, report, tune and result files
-  src/tools/grade  grade
+  src/grade        the grading wing, `grade`: above the benchmark, which knows nothing of it
   src/main.cpp     the entry point
 Every include of the suite's own headers names its layer folder ("engine/Runner.h"), so the
 folder says the layer. Exit 1 with one line per include that points upwards or names no layer,
 or where CMakeLists.txt's layers (its rsb_layer lines, one library each) are not these, in this
 order. With --targets (the layers' libraries as the build configured them, written by
 CMakeLists.txt): also where a layer's library links one above it, or the compiler, given a
-layer's include folders, finds a header of a layer above it or misses one of its own.
+layer's include folders, finds a header of a layer above it or misses one of its own, and
+where a target other than WING_USERS links the wing, directly or through another target.
+The wing's rule in words too: no file of common/ or src/ outside the wing names grading
+(/grad/i), but for the lines of NAMES_GRADING, each with its reason.
 """
 import json
 import os
@@ -32,8 +35,17 @@ import tempfile
 # Each layer and its folder, lowest first.
 FOLDERS = [("platform", "common/platform"), ("engine", "common/engine"),
            ("report", "common/report"), ("cli", "common/cli"), ("tasks", "src/tasks"),
-           ("run", "src/run"), ("tools", "src/tools"), ("grade", "src/tools/grade")]
+           ("run", "src/run"), ("tools", "src/tools"), ("grade", "src/grade")]
 LAYERS = [name for name, _ in FOLDERS] + ["main"]
+# The wing: its library, its folder and the only targets that may link it.
+WING, WING_FOLDER = "rsb-grade", "src/grade"
+WING_USERS = {"rsb-main": "main.cpp, whose subcommand table dispatches `grade`",
+              "reduce-scan-bench": "the binary", "GradeTests": "the grader's own tests"}
+# Lines outside the wing that may name grading, each with its reason.
+NAMES_GRADING = {
+    ("src/main.cpp", '#include "grade/Grade.h"'): "the wing's entry point",
+    ("src/main.cpp", '{"grade", Grade, GradeHelp()},'): "the subcommand table registers `grade`",
+}
 # Headers generated at build time (cmake/BuildInfo.cmake): below every layer.
 GENERATED = {"GitRevision.h"}
 
@@ -47,9 +59,45 @@ def layer_of(rel):
 
 
 def layer_included(include):
-    """The layer of an include as spelled ("tools/grade/Rubric.h"), None where it names none."""
+    """The layer of an include as spelled ("grade/Rubric.h"), None where it names none."""
     folder = os.path.dirname(include)
     return next((name for name, f in FOLDERS if f.split("/", 1)[1] == folder), None)
+
+
+def check_names(root):
+    """No line of common/ or src/ outside the wing names grading but NAMES_GRADING's."""
+    problems = []
+    for top in ("common", "src"):
+        for dirpath, _, names in os.walk(os.path.join(root, top)):
+            rel_dir = os.path.relpath(dirpath, root)
+            if rel_dir == WING_FOLDER or rel_dir.startswith(WING_FOLDER + "/"):
+                continue
+            for name in sorted(n for n in names if n.endswith((".h", ".cpp"))):
+                rel = os.path.join(rel_dir, name)
+                with open(os.path.join(dirpath, name), encoding="utf-8") as f:
+                    for number, line in enumerate(f, 1):
+                        if re.search("grad", line, re.I) and \
+                                (rel, line.strip()) not in NAMES_GRADING:
+                            problems.append(f"{rel}:{number}: names grading outside the wing "
+                                            f"({WING_FOLDER}): {line.strip()}")
+    return problems
+
+
+def check_wing_links(targets):
+    """Only WING_USERS reach the wing through their links (layers.json's targets)."""
+    links = {t["name"]: [l for l in t["links"] if l] for t in targets.get("targets", [])}
+    def reaches(name, seen):
+        for l in links.get(name, []):
+            if l == WING or (l not in seen and (seen.add(l) or reaches(l, seen))):
+                return True
+        return False
+    problems = [f"{name} links {WING}, the grading wing: only {', '.join(sorted(WING_USERS))} may"
+                for name in sorted(links)
+                if name != WING and name not in WING_USERS and reaches(name, set())]
+    for need in ("GradeTests", "LogicTests", "reduce-scan-bench"):
+        if need not in links:
+            problems.append(f"layers.json lists no target {need}")
+    return problems
 
 
 def check_cmake(root):
@@ -83,7 +131,7 @@ def check_targets(root, path):
             if found != (j <= i):
                 problems.append(f"rsb-{t['name']}'s include folders "
                                 f"{'find' if found else 'miss'} \"{header(other)}\" ({other})")
-    return problems
+    return problems + check_wing_links(targets)
 
 
 def includes(compiler, folders, header):
@@ -134,7 +182,7 @@ def main():
         targets = args[args.index("--targets") + 1]
         del args[args.index("--targets"):args.index("--targets") + 2]
     root = os.path.abspath(args[0] if args else os.path.join(os.path.dirname(__file__), ".."))
-    problems = check(root) + check_cmake(root)
+    problems = check(root) + check_cmake(root) + check_names(root)
     if targets:
         problems += check_targets(root, targets)
     for p in problems:
@@ -142,8 +190,9 @@ def main():
     if problems:
         print(f"{len(problems)} problem(s) with the layering (tests/layering_test.py)")
         return 1
-    print("layering holds: every include points to its own layer or a lower one"
-          + (", and so do the layers' libraries" if targets else ""))
+    print("layering holds: every include points to its own layer or a lower one, and nothing "
+          "outside the grading wing names it" + (", and so do the layers' libraries, and only "
+          "the binary and GradeTests link the wing" if targets else ""))
     return 0
 
 

@@ -212,8 +212,8 @@ void AddSelectionOptions(CLI::App& app, Options& o, Raw& raw, const TaskCatalog&
   app.add_option("--cases", o.casesFile,
                  "Run exactly the cases a JSON file lists, in its order (each with "
                  "its task, variant, type, op, scan kind, size and local size), "
-                 "instead of the options' cross product; how the grader runs a "
-                 "hand-in's cases of a task in one process");
+                 "instead of the options' cross product: any mix of cases in one "
+                 "process");
   raw.sizesOpt = app.add_option("--size,-n", raw.sizes,
                                 "Element count(s) n >= 1: 16777216, 16M, 2^24 or 2^24+3; ranges "
                                 "2^18:2^28 (doubling) or 2^18:2^28:4 (by fours); images "
@@ -346,21 +346,11 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
       ->check(Allowed("seconds as a plain decimal, more than 0 and at most 86400, e.g. 30",
                       PositiveSeconds));
   app.add_option("--device-lock", o.run.deviceLock,
-                 "A lock file shared by processes that use one device (the grader's child runs): "
+                 "A lock file shared by processes that use one device (runs started at once): "
                  "validated runs hold it shared, each case's timed loop alone");
-  // Hidden (no group): how an isolated run starts its workers; --worker-timer is also how the
-  // grader tells its timed children the timer verdict its first timed run found.
-  app.add_option("--worker-fd", o.worker.fd)->group("");
-  app.add_option("--worker-job", o.worker.job)->group("");
-  app.add_option("--worker-skip", o.worker.skip)->group("");
-  app.add_option("--worker-scope", o.worker.scope)
-      ->group("")
-      ->check(OneOf({"job", "rest", "case"}, false));
-  app.add_option("--worker-device", o.worker.device)->group("");
-  app.add_flag("--worker-bandwidth", o.worker.bandwidth)->group("");
+  // Hidden (no group): a timed run told the timer verdict a parent's first timed run found.
   app.add_option("--worker-timer", o.worker.timer)->group("");
-  app.add_option("--worker-build-failed", o.worker.buildFailed)->group("")->allow_extra_args(false);
-  // Hidden: the grader's speed runs on a CPU device, two processes timing in turns (TimedTurns.h).
+  // Hidden: two processes timing in turns, their parent dealing the turns (TimedTurns.h).
   app.add_option("--timed-turns", o.run.turnsFd)->group("")->check(CLI::NonNegativeNumber);
 }
 

@@ -93,8 +93,9 @@ struct Options {
   // (common/engine/Oclgrind.h); implies isolation; the device is Oclgrind's, whatever --platform
   // and --device say.
   bool oclgrind = false;
-  // Set (hidden options) when this process is a worker started by an isolated run: it runs the
-  // variants of job `job` from the skip-th on and reports each on file descriptor fd.
+  // Set when this process is a worker started by an isolated run (a `serve` request's "worker",
+  // src/run/Serve.h): it runs the variants of job `job` from the skip-th on and reports each on
+  // file descriptor fd.
   struct Worker {
     int fd = -1;
     size_t job = 0, skip = 0;

@@ -5,9 +5,9 @@
 // virtual functions).
 //
 // A hand-in names the task API of its hand-out (scripts/make-handin reads this file and writes
-// `task api: N` into its HANDIN.txt); the grader builds hand-ins of its own version and says,
-// where a hand-in of another version (or of none) does not build, which versions met and what to
-// do (src/tools/grade/HostBuild.cpp). Within a version the API only grows: a release may add a
+// `task api: N` into its HANDIN.txt); a hand-in's task sources are built against this version,
+// and where a hand-in of another version (or of none) does not build, the build says which
+// versions met and what to do. Within a version the API only grows: a release may add a
 // name or a virtual function with a default, never remove, rename or change one a task source of
 // an earlier release of the same version uses. A release that must do so raises this number
 // (CHANGELOG.md says how a release is made). tests/handout_api_test.py builds the task sources of

@@ -6,6 +6,7 @@
 #include "platform/Subprocess.h"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cerrno>
@@ -21,6 +22,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -65,20 +67,33 @@ struct WorkerStart {
   bool locate = false;
 };
 
-// The worker's arguments: the run's own, and which job and variants it runs.
-std::vector<std::string> WorkerArguments(std::vector<std::string> args, const WorkerStart& w) {
-  for (const std::string& a :
-       {std::string("--worker-fd"), std::string("3"), std::string("--worker-job"),
-        std::to_string(w.job), std::string("--worker-skip"), std::to_string(w.skip),
-        std::string("--worker-scope"), std::string(w.scope)})
-    args.push_back(a);
-  if (w.bandwidth)
-    args.push_back("--worker-bandwidth");
+// An argument as a request carries it: a string, or where it is not UTF-8 (a path's bytes), the
+// array of its bytes.
+nlohmann::json RequestArgument(const std::string& a) {
+  try {
+    nlohmann::json(a).dump();  // throws where a is not UTF-8
+    return a;
+  } catch (const nlohmann::json::type_error&) {
+    return std::vector<unsigned char>(a.begin(), a.end());
+  }
+}
+
+// The worker's request to `serve` (src/run/Serve.h), one line: the run's own arguments, and
+// which job and variants it runs, on which of the run's devices.
+std::string WorkerRequest(const IsolationSettings& settings, const WorkerStart& w) {
+  nlohmann::json worker = {{"job", w.job},
+                           {"skip", w.skip},
+                           {"scope", w.scope},
+                           {"device", settings.device},
+                           {"bandwidth", w.bandwidth},
+                           {"build_failed", w.knownBuildFailures}};
   if (!w.timer.empty())
-    args.insert(args.end(), {"--worker-timer", w.timer});
-  for (const auto& key : w.knownBuildFailures)  // one argument each: a key holds spaces and '-'
-    args.push_back("--worker-build-failed=" + key);
-  return args;
+    worker["timer"] = w.timer;
+  nlohmann::json argv = nlohmann::json::array();
+  for (const std::string& a : settings.command)
+    argv.push_back(RequestArgument(a));
+  nlohmann::json request = {{"argv", argv}, {"worker", worker}};
+  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 // Under --oclgrind: the startup environment with Oclgrind's log in logPath and LC_ALL=C
@@ -114,17 +129,19 @@ class WorkerProcess {
       outPath_ = fmt::format("{}/worker-{}.out", settings.oclgrindDir, started);
       ++started;
     }
-    int report[2], err[2];
-    if (pipe2(report, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
+    int report[2], err[2], request[2];
+    if (pipe2(report, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0 ||
+        socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, request) != 0)  // no SIGPIPE
       throw DeviceError(fmt::format("cannot make a pipe for a worker: {}", std::strerror(errno)));
-    // Nothing of this process but the two pipes (the report on 3, stderr on 2) and the environment
+    // Nothing of this process but the pipes (the request on 0, the report on 3, stderr on 2) and
+    // the environment
     // as it was at start (SpawnChild): the OpenCL ICD loader cuts OCL_ICD_FILENAMES in place
     // (strtok), and a worker given the cut variable found no NVIDIA platform on the H100 machine,
     // whose environment lists the NVIDIA ICD there.
     ChildSetup setup;
     setup.program = "/proc/self/exe";
-    setup.argv = WorkerArguments(settings.command, start);
-    setup.fds = {{report[1], 3}, {err[1], 2}};
+    setup.argv = {settings.command.at(0), "serve"};
+    setup.fds = {{request[0], 0}, {report[1], 3}, {err[1], 2}};
     setup.closeFrom = 4;
     // Under --oclgrind: Oclgrind's log to a file of this worker's, stdout (the instruction
     // counts) to another.
@@ -140,8 +157,12 @@ class WorkerProcess {
     }
     int failed = 0;
     pid_ = SpawnChild(setup, failed);
+    close(request[0]);
     close(report[1]);
     close(err[1]);
+    if (pid_ > 0)  // a worker that ends before reading it is reported as it ends
+      WriteAll(request[1], WorkerRequest(settings, start));
+    close(request[1]);
     report_ = report[0];
     err_ = err[0];
     if (pid_ < 0) {
@@ -300,7 +321,7 @@ Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& 
   return r;
 }
 
-// Where a worker starts, and how far it goes (--worker-scope).
+// Where a worker starts, and how far it goes (its request's scope).
 enum class Scope { Job, Rest, Case };
 
 const char* ScopeName(Scope s) {

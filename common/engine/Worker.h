@@ -1,8 +1,8 @@
-// Isolated runs: the cases run in a worker process (this same program, started with hidden
-// --worker-* options) that the run can kill. OpenCL cannot cancel a kernel, and a kernel that
-// writes out of bounds may kill its process or break its context: in a worker, either is that
-// case's `timeout` or `error`, and a new worker goes on with the cases after it.
-// Shared (the default): one worker runs every case; where it ends in the middle of a case, that
+// Isolated runs: the cases run in a worker process (this same program's `serve`, given one
+// request with a "worker" field: src/run/Serve.h) that the run can kill. OpenCL cannot cancel a
+// kernel, and a kernel that writes out of bounds may kill its process or break its context: in a
+// worker, either is that case's `timeout` or `error`, and a new worker goes on with the cases after
+// it. Shared (the default): one worker runs every case; where it ends in the middle of a case, that
 // case runs again alone in a worker of its own, whose outcome is the case's (a crash that an
 // earlier case's damage caused then reads as such), and a fresh worker goes on from the next
 // case; a case that times out is charged at once (a second try would cost another timeout).
@@ -11,22 +11,22 @@
 // Protocol, one line per message on a pipe (not stdout: a kernel's printf goes there):
 //   timer <verdict>      the device's profiling timer (TimerText), before `ceilings`, when the
 //                        worker was asked to measure them or checked the timer itself (no
-//                        --worker-timer given); later workers get it as --worker-timer
+//                        timer given); later workers get it as their request's timer
 //   ceilings <read> <write> <copy> <bytes> <near read> <near write> <near copy> <near bytes>
 //                        the memory ceilings (GB/s) and their buffer sizes, when the worker
 //                        was asked to measure them (before its first case)
 //   ceilings-failed <why>
 //                        instead, where measuring them failed; the cases go on without them
 //   begin                a case starts (its clock starts here); the cases come in order, from
-//                        --worker-job/--worker-skip to the end of --worker-scope: job (that
-//                        job's variants), rest (every job after it too) or case (that one)
+//                        the request's job/skip to the end of its scope: job (that job's
+//                        variants), rest (every job after it too) or case (that one)
 //   result <json>        a case ended: ResultToJson of its result
 //   restart              the worker ends after a case's OpenCL error (its context may be
 //                        broken): a new worker goes on with the job's next variant
 //   oclgrind <out> <log> under --oclgrind, just before `result`: the sizes of its stdout file
 //                        (the instruction counts) and its Oclgrind log when the case ended;
 //                        what lies before them and after the last case's is this case's
-// A worker flushes its stdout before each `result`.
+// A worker flushes its stdout before each `result`; its last line is serve's answer, {"exit": N}.
 #pragma once
 
 #include "engine/Runner.h"
@@ -55,6 +55,7 @@ struct IsolationSettings {
   std::string oclgrindDir;
   std::string kernelDir;  // where the kernels' files are (a diagnostic's file name)
   std::function<void(const std::string&)> ceilingsNotMeasured;
+  size_t device = 0;  // which of the run's devices (--device all: their order)
 };
 
 // Seconds the ceilings' measurement may take in a worker (12 streams of kCeilingStreamBudgetS

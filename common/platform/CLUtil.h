@@ -53,8 +53,8 @@ struct DeviceInfo {
 // the process on that device (the local-memory probe below, every TaskContext, a resident child
 // run's many runs, src/run/Serve.h). Contexts cost: on NVIDIA's driver (580, H100) a process that
 // made its two (the probe's and the run's, before they were one) and ran a tiny case took 0.5 s
-// alone, and 6.4 s with 15 others starting at once, mostly system time (docs/BENCHMARKS.md,
-// "Grading throughput"). DropDeviceContext forgets it (after an error that may
+// alone, and 6.4 s with 15 others starting at once, mostly system time (docs/BENCHMARKS.md).
+// DropDeviceContext forgets it (after an error that may
 // have left it unusable: TaskContext::Recreate), and the next DeviceContext makes a new one.
 cl::Context DeviceContext(const cl::Device& device);
 void DropDeviceContext(const cl::Device& device);

@@ -13,7 +13,7 @@ namespace rsb {
 
 namespace {
 
-// flock(2) needs no write access: a sandboxed child opens the grader's lock files read-only.
+// flock(2) needs no write access: a sandboxed process opens lock files made for it read-only.
 int OpenLockFile(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0 && errno == ENOENT)

@@ -1,4 +1,4 @@
-// One device shared by several processes (the grader's child runs on a GPU, src/tools/grade): a run
+// --device-lock: one device shared by several processes (runs started at once on a GPU): a run
 // that validates holds the lock shared around its device work; a timed loop holds it alone, so
 // that no other process's kernels or transfers run while it times. Writers first: a process
 // waiting to time takes a turnstile (PATH.turn) that new shared holders must pass, so a busy

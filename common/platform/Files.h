@@ -49,7 +49,7 @@ void DiscardTemp(const std::string& tmp);
 
 // A new folder "<prefix>-XXXXXX" in TMPDIR (/tmp where TMPDIR names no folder), removed with what
 // is in it when this goes. DeviceError (exit 3) naming it where it cannot be made. A process
-// killed first leaves it: the grader gives its children a TMPDIR inside its own (Grade.cpp).
+// killed first leaves it: a parent that kills its children gives them a TMPDIR inside its own.
 class TempFolder {
  public:
   explicit TempFolder(const std::string& prefix);

@@ -1,7 +1,5 @@
 #include "platform/Subprocess.h"
 
-#include "platform/ChildPause.h"
-
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -346,8 +344,16 @@ void StartFailed(int error, const std::string& workDir, ProcessResult& r) {
     r.err = "cannot execute the program\n";
 }
 
+// Constant-initialised: a watcher may be installed before main.
+std::atomic<ChildWatcher*> gWatcher{nullptr};
+
+double StoppedSeconds(pid_t pid) {
+  ChildWatcher* w = gWatcher.load();
+  return w ? w->StoppedSeconds(pid) : 0.0;
+}
+
 // One look at the child: true once it has ended, or has been killed because its deadline (later
-// by the time it was stopped, ChildPause.h) passed or this process was interrupted. The child is
+// by the time it was stopped, ChildWatcher) passed or this process was interrupted. The child is
 // seen to end before it is reaped (WNOWAIT), so that its pid is not reused while it is still
 // registered.
 bool Ended(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessResult& r) {
@@ -356,7 +362,7 @@ bool Ended(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessRes
   if ((got == 0 && info.si_pid == pid) || (got < 0 && errno != EINTR))
     return true;
   const auto pausedFor = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-      std::chrono::duration<double>(child_pause::PausedSeconds(pid)));
+      std::chrono::duration<double>(StoppedSeconds(pid)));
   const bool late = std::chrono::steady_clock::now() >= deadline + pausedFor;
   if (!late && !gInterrupted)
     return false;
@@ -368,8 +374,9 @@ bool Ended(pid_t pid, std::chrono::steady_clock::time_point deadline, ProcessRes
 
 // The ended child reaped: its wait status (anything it left behind in its group killed).
 int Reap(pid_t pid, ProcessResult& r) {
-  r.pausedSeconds = child_pause::PausedSeconds(pid);
-  child_pause::Unregister(pid);
+  r.pausedSeconds = StoppedSeconds(pid);
+  if (ChildWatcher* w = gWatcher.load())
+    w->Forget(pid);
   const int status = ReapChild(pid);
   ::killpg(pid, SIGKILL);
   return status;
@@ -409,8 +416,10 @@ pid_t Start(const std::vector<std::string>& argv, const std::string& workDir,
   setup.noCoreDumps = true;
   setup.newSession = newSession;
   int error = 0;
-  // Where another thread times alone on a CPU device (ChildPause.h), the start waits for it.
-  const pid_t pid = child_pause::StartRegistered([&] { return SpawnChild(setup, error); });
+  // A watcher (SetChildWatcher) may hold the start back.
+  const auto spawn = [&] { return SpawnChild(setup, error); };
+  ChildWatcher* w = gWatcher.load();
+  const pid_t pid = w ? w->Start(spawn) : spawn();
   if (pid < 0)
     StartFailed(error, workDir, r);
   else
@@ -419,6 +428,10 @@ pid_t Start(const std::vector<std::string>& argv, const std::string& workDir,
 }
 
 }  // namespace
+
+void SetChildWatcher(ChildWatcher* watcher) {
+  gWatcher.store(watcher);
+}
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
                          const std::string& workDir) {

@@ -1,13 +1,14 @@
 // Runs another program as a child process under a wall-clock deadline that this process
 // enforces itself: the child gets a process group of its own, and at the deadline the whole group
 // (the child and anything it started, e.g. a compiler) is killed with SIGKILL. Whatever the child
-// does (crash, hang, fill stdout), the caller gets an answer. Used by the grader, which never
-// runs a hand-in's code in its own process.
+// does (crash, hang, fill stdout), the caller gets an answer: for code that must not run in this
+// process, or a program whose failures must not end it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <atomic>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -22,7 +23,7 @@ struct ProcessResult {
   int exitCode = -1;         // when it exited on its own
   int signal = 0;            // when a signal ended it (SIGSEGV...)
   double seconds = 0;        // its wall time, the time it was stopped left out:
-  double pausedSeconds = 0;  // while another thread's child was timed alone (ChildPause.h)
+  double pausedSeconds = 0;  // while its ChildWatcher had it stopped
   std::string out, err;      // captured (the first kMaxCapture bytes of each)
   std::string startError;
 };
@@ -65,6 +66,21 @@ pid_t SpawnChild(const ChildSetup& setup, int& error);
 void KillChild(pid_t pid);
 // Waits until the child has ended (EINTR retried); its wait status.
 int ReapChild(pid_t pid);
+
+// What may watch RunProcess's children: a program that stops its other children while one runs
+// alone installs one (SetChildWatcher, before its first child; none: each starts at once and is
+// never stopped). A stopped child's deadline and `seconds` leave its stopped time out.
+class ChildWatcher {
+ public:
+  virtual ~ChildWatcher() = default;
+  // Runs spawn (a pid, or -1: nothing to watch) once the child may start, and watches the child.
+  virtual pid_t Start(const std::function<pid_t()>& spawn) = 0;
+  // The seconds the child has been stopped so far, a stop in progress included.
+  virtual double StoppedSeconds(pid_t pid) = 0;
+  // Before the child is reaped (its pid could be reused after).
+  virtual void Forget(pid_t pid) = 0;
+};
+void SetChildWatcher(ChildWatcher* watcher);
 
 // argv[0] is the program's path (no PATH search unless it has no '/'). stdin is /dev/null; core
 // dumps are off; workDir (if not empty) is the child's working folder. Started with SpawnChild; a
@@ -122,7 +138,7 @@ std::optional<std::string> SetChildrenEnvironment(const std::string& name,
 // "SIGSEGV (segmentation fault)", for reports.
 std::string SignalName(int sig);
 
-// The program's one handler of SIGINT and SIGTERM (the grader's and the benchmark run's): it
+// The program's one handler of SIGINT and SIGTERM (every subcommand's and the benchmark run's): it
 // sets a flag that RunProcess (which then ends the current child's group and reports
 // `interrupted`), the runner and the isolated runs check; the caller decides how to stop.
 // secondEnds: a second signal of the same kind ends the process at once (SA_RESETHAND).

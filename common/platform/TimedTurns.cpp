@@ -24,7 +24,7 @@ void TimedTurns::Take() const {
     }
   if (got != 1 || turn != 'g')
     throw DeviceError("--timed-turns " + std::to_string(fd_) + ": no turn given (" +
-                      (got < 0 || done < 0 ? std::strerror(errno) : "the grader's end closed") +
+                      (got < 0 || done < 0 ? std::strerror(errno) : "the parent's end closed") +
                       ")");
 }
 

@@ -78,8 +78,8 @@ bool PrintListings(const Options& o, const Tasks& tasks) {
   return o.help || o.listDevices || o.listVariants;
 }
 
-// A worker of an isolated run (Worker.h): runs the cases from job --worker-job's --worker-skip-th
-// variant on to the end of --worker-scope, on the run's device number --worker-device, and
+// A worker of an isolated run (Worker.h): runs the cases from its job's skip-th variant on to
+// the end of its scope, on the run's device number `device` (its request's fields, Serve.h), and
 // reports each on its pipe.
 // The run's devices: --platform and --device's; under --oclgrind Oclgrind's only device (the
 // only platform a process started under oclgrind sees).
@@ -153,12 +153,12 @@ int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
   const std::vector<cl::Device> devices = RunDevices(o);
   if (o.worker.device >= devices.size())
     throw UsageError(
-        fmt::format("--worker-device {}: there are {} devices", o.worker.device, devices.size()));
+        fmt::format("worker device {}: there are {} devices", o.worker.device, devices.size()));
   TaskContext ctx(devices[o.worker.device], kernelDir);
   const std::vector<Job> jobs =
       DeviceJobs(o, tasks, problems, ctx.info, RunProfile(o, catalog, ctx.info));
   if (o.worker.job >= jobs.size())
-    throw UsageError(fmt::format("--worker-job {}: there are {} jobs", o.worker.job, jobs.size()));
+    throw UsageError(fmt::format("worker job {}: there are {} jobs", o.worker.job, jobs.size()));
   Runner runner(ctx, o.run);
   runner.SetEndJobAfterError(true);  // after an OpenCL error a fresh worker takes the rest
   runner.SetKnownBuildFailures({o.worker.buildFailed.begin(), o.worker.buildFailed.end()});
@@ -174,7 +174,7 @@ int RunWorker(const Options& o, const Tasks& tasks, const TaskCatalog& catalog,
     if (o.worker.scope == "case") {
       if (skip >= job.variants.size())
         throw UsageError(
-            fmt::format("--worker-skip {}: job {} has {} variants", skip, k, job.variants.size()));
+            fmt::format("worker skip {}: job {} has {} variants", skip, k, job.variants.size()));
       job.variants = {job.variants[skip]};
       skip = 0;
     }
@@ -272,7 +272,7 @@ RunInfo NewRunInfo(const Options& o, const std::string& kernelDir, int argc, cha
 // An in-process run's ceilings, or at least its timer's verdict: the verdict reaches the runner
 // with or without ceilings (an in-process run with --no-ceilings on a device whose timer is
 // unusable reports `untimed`, not its numbers). Without ceilings, a verdict the caller already
-// found is taken as told (--worker-timer: the grader's timed children, after its first timed run
+// found is taken as told (--worker-timer: a parent's timed children, after its first timed run
 // found the device's timer usable; the check's copies cost a CPU device 0.13 s a run).
 void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<bool>& interrupted,
                        bool ceilings, Ceilings& c) {
@@ -311,11 +311,10 @@ void RunOnDevice(const Options& o, const std::vector<std::string>& command, cons
                              std::min(o.run.timeBudgetS, kCeilingStreamBudgetS));
   device.ceilings.timer.mode = o.run.timer;  // with the timer's verdict, the clock of the runs
   if (o.isolate) {
-    std::vector<std::string> args = command;
-    args.insert(args.end(), {"--worker-device", std::to_string(d)});
-    IsolationSettings settings{args, o.timeoutS,  o.perProblem, ceilings,
-                               "",   s.kernelDir, SayNoCeilings};
+    IsolationSettings settings{command, o.timeoutS,  o.perProblem, ceilings,
+                               "",      s.kernelDir, SayNoCeilings};
     settings.oclgrindDir = oclgrindDir;
+    settings.device = d;
     RunIsolated(settings, jobs, device.info, progress, stop, device.ceilings);
     return;
   }
@@ -427,10 +426,13 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
 
 }  // namespace
 
-int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp) {
+int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp,
+                 const Options::Worker* worker) {
   const Tasks tasks = MakeTasks();
   const TaskCatalog catalog = CatalogOf(tasks);
-  const Options o = ParseCommandLine(argc, argv, catalog, subcommandsHelp);
+  Options o = ParseCommandLine(argc, argv, catalog, subcommandsHelp);
+  if (worker)
+    o.worker = *worker;
   if (PrintListings(o, tasks))
     return kExitOk;
   // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
@@ -456,9 +458,10 @@ int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp) {
   return RunAll(o, tasks, s, info, output, std::vector<std::string>(argv, argv + argc));
 }
 
-int RunCommand(int argc, char** argv, const std::string& subcommandsHelp) {
+int RunCommand(int argc, char** argv, const std::string& subcommandsHelp,
+               const Options::Worker* worker) {
   try {
-    return RunBenchmark(argc, argv, subcommandsHelp);
+    return RunBenchmark(argc, argv, subcommandsHelp, worker);
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

@@ -1,8 +1,6 @@
 // --cases FILE: exactly the cases a file lists, in its order, instead of the cross product of
 // --task, --variant, --size, --type, --op, --scan-kind, --local-size and the task parameters.
-// The grader runs all of a hand-in's correctness cases of one task in one process this way
-// (src/tools/grade/Grade.cpp), whatever mix of sizes, types and local sizes its rubric items ask
-// for.
+// Any mix of sizes, types, variants and local sizes runs in one process this way, each case once.
 //
 //   {"cases": [{"task": "reduction", "variant": "interleaved", "type": "uint", "op": "sum",
 //               "n": 4097, "local_size": 16},

@@ -1,5 +1,6 @@
 #include "run/Serve.h"
 
+#include "cli/Cli.h"
 #include "platform/Errors.h"
 #include "platform/Subprocess.h"
 #include "run/Bench.h"
@@ -13,6 +14,8 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -46,35 +49,76 @@ bool Answer(int status) {
   return WriteAll(kAnswerFd, json{{"exit", status}}.dump() + "\n");
 }
 
-// One request: its run's exit status (2 for a request that is not one).
-int RunRequest(const std::string& line) {
-  json req;
+// A request's "worker" (Worker.h): this process is a worker of an isolated run, reporting on fd 3.
+Options::Worker WorkerFrom(const json& w) {
+  Options::Worker worker;
+  worker.fd = kAnswerFd;
+  worker.job = w.at("job").get<size_t>();
+  worker.skip = w.at("skip").get<size_t>();
+  worker.scope = w.at("scope").get<std::string>();
+  if (worker.scope != "job" && worker.scope != "rest" && worker.scope != "case")
+    throw std::invalid_argument("worker scope '" + worker.scope + "': allowed: job, rest, case");
+  worker.device = w.at("device").get<size_t>();
+  worker.bandwidth = w.at("bandwidth").get<bool>();
+  worker.timer = w.value("timer", std::string());
+  worker.buildFailed = w.at("build_failed").get<std::vector<std::string>>();
+  return worker;
+}
+
+// One request, read from its line.
+struct Request {
   std::vector<std::string> args;
   std::string dir, out, err;
+  std::optional<Options::Worker> worker;
+};
+
+// An argument: a string, or the array of the bytes of one that is not UTF-8.
+std::string Argument(const json& a) {
+  if (!a.is_array())
+    return a.get<std::string>();
+  const auto bytes = a.get<std::vector<unsigned char>>();
+  return std::string(bytes.begin(), bytes.end());
+}
+
+Request Parse(const std::string& line) {
+  const json req = json::parse(line);
+  Request r;
+  for (const json& a : req.at("argv"))
+    r.args.push_back(Argument(a));
+  r.dir = req.value("dir", std::string());
+  r.out = req.value("out", std::string());
+  r.err = req.value("err", std::string());
+  if (req.contains("worker"))
+    r.worker = WorkerFrom(req.at("worker"));
+  return r;
+}
+
+// One request: its run's exit status (2 for a request that is not one); worker: whether it was a
+// worker's.
+int RunRequest(const std::string& line, bool& worker) {
+  Request r;
   try {
-    req = json::parse(line);
-    args = req.at("argv").get<std::vector<std::string>>();
-    dir = req.at("dir").get<std::string>();
-    out = req.at("out").get<std::string>();
-    err = req.at("err").get<std::string>();
+    r = Parse(line);
   } catch (const std::exception& e) {
     std::cerr << "serve: not a request (" << e.what() << ")\n";
     return kExitUsage;
   }
-  if (!Redirect(1, out) || !Redirect(2, err)) {
-    std::cerr << "serve: cannot write '" << out << "' or '" << err << "': " << std::strerror(errno)
-              << "\n";
+  worker = r.worker.has_value();
+  if ((!r.out.empty() && !Redirect(1, r.out)) || (!r.err.empty() && !Redirect(2, r.err))) {
+    std::cerr << "serve: cannot write '" << r.out << "' or '" << r.err
+              << "': " << std::strerror(errno) << "\n";
     return kExitDevice;
   }
-  if (args.empty() || (!dir.empty() && ::chdir(dir.c_str()) != 0)) {
-    std::cerr << "serve: no command line, or cannot enter '" << dir << "'\n";
+  if (r.args.empty() || (!r.dir.empty() && ::chdir(r.dir.c_str()) != 0)) {
+    std::cerr << "serve: no command line, or cannot enter '" << r.dir << "'\n";
     return kExitUsage;
   }
   std::vector<char*> argv;
-  for (std::string& a : args)
+  for (std::string& a : r.args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  const int status = RunCommand(int(args.size()), argv.data());
+  const int status =
+      RunCommand(int(r.args.size()), argv.data(), "", r.worker ? &*r.worker : nullptr);
   Flush();
   return status;
 }
@@ -82,9 +126,9 @@ int RunRequest(const std::string& line) {
 }  // namespace
 
 int Serve(int argc, char** /*argv*/) {
-  // Never outlives the grader, whatever ends it, even in the middle of a run (a kernel that does
-  // not end). Not PR_SET_PDEATHSIG: that fires when the grader's thread that started this
-  // process ends, and the grader's threads come and go.
+  // Never outlives its parent, whatever ends it, even in the middle of a run (a kernel that does
+  // not end). Not PR_SET_PDEATHSIG: that fires when the parent's thread that started this
+  // process ends, and a parent's threads come and go.
   const pid_t parent = ::getppid();
   std::thread([parent] {
     for (;;) {
@@ -94,15 +138,20 @@ int Serve(int argc, char** /*argv*/) {
     }
   }).detach();
   if (argc != 1) {
-    std::cerr << "error: serve takes no options: it is the grader's resident child run, started "
-                 "by `reduce-scan-bench grade`\n";
+    std::cerr << "error: serve takes no options: it is a resident child run, started by a "
+                 "parent that writes its requests (src/run/Serve.h)\n";
     return kExitUsage;
   }
   const int quiet = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   std::string line;
   while (std::getline(std::cin, line)) {
-    const int status = RunRequest(line);
+    bool worker = false;
+    const int status = RunRequest(line, worker);
     Flush();
+    if (worker) {  // a worker's request is its process's only one: its status is the process's
+      Answer(status);
+      return status;
+    }
     if (quiet >= 0) {  // between runs nothing is written anywhere
       ::dup2(quiet, 1);
       ::dup2(quiet, 2);

@@ -126,6 +126,10 @@ def check_targets(root, path):
         for link in t["links"]:
             if link.startswith("rsb-") and link[4:] in LAYERS and LAYERS.index(link[4:]) >= i:
                 problems.append(f"rsb-{t['name']} links {link}, not a layer below it")
+        # One compiler run for the layer where all is well; the header that is not, one run each.
+        if preprocesses(targets["compiler"], t["includes"], [header(o) for o in LAYERS[:i + 1]],
+                        [header(o) for o in LAYERS[i + 1:-1]]):
+            continue
         for j, other in enumerate(LAYERS[:-1]):
             found = includes(targets["compiler"], t["includes"], header(other))
             if found != (j <= i):
@@ -136,10 +140,17 @@ def check_targets(root, path):
 
 def includes(compiler, folders, header):
     """Whether the compiler, given these include folders, preprocesses #include "header"."""
+    return preprocesses(compiler, folders, [header], [])
+
+
+def preprocesses(compiler, folders, found, missing):
+    """Whether the compiler, given these include folders, preprocesses #include of each header of
+    `found` and finds no header of `missing` (__has_include), in one run."""
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "probe.cpp")
         with open(source, "w", encoding="utf-8") as f:
-            f.write(f'#include "{header}"\n')
+            f.writelines(f'#include "{h}"\n' for h in found)
+            f.writelines(f'#if __has_include("{h}")\n#error found\n#endif\n' for h in missing)
         command = [compiler, "-std=c++17", "-E", "-o", os.devnull, source]
         command += [f"-I{d}" for d in folders]
         return subprocess.run(command, stdout=subprocess.DEVNULL,

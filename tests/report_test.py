@@ -208,8 +208,9 @@ def main():
         check("plots left out" in err, f"no note of the plots left out: {err}")
         matplotlib = subprocess.run([bench, "plot", paths[0], "-o", os.path.join(tmp, "p.svg")],
                                     capture_output=True, text=True).returncode == 0
+        pages = {}  # each page opened once in Chromium
         for html, files in ((one, 1), (two, 2), (bare, 1)):
-            page = rendered(html, tmp)
+            page = pages[html] = rendered(html, tmp)
             for i in range(files):
                 check_file(page, i, paths[i], data[i])
             left_out = [page.text(e) for e in page.elements if e[1].get("id") == "plots-left-out"]
@@ -220,7 +221,7 @@ def main():
                 check("svg" in page.tags and not left_out, f"{html}: no figure inline")
             check(("comparison" in [e[1].get("id") for e in page.elements]) == (files == 2),
                   f"{html}: a comparison only for two files")
-        check_comparison(rendered(two, tmp), paths[0], paths[1], tmp)
+        check_comparison(pages[two], paths[0], paths[1], tmp)
         check_bad_input(tmp, paths[0])
         check_older_files(tmp)
         usage = subprocess.run([bench, "report", "--help"], capture_output=True, text=True)

@@ -12,8 +12,9 @@
 #include <functional>
 #include <map>
 #include <optional>
-
+#include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace rsb {
@@ -173,12 +174,39 @@ struct VariantRow {
   std::string description;
 };
 
-// A PlannedTask whose variants are the rows of a table.
+// One row of a task's table of shapes: how the host drives the variants of one shape, as
+// functions of the task (Task, its class): the plan (required), the tile its kernels keep in
+// local memory (none: none) and the sizes where the plan changes, which a bare --check runs
+// (none: none of its own). A new shape is its enum value, its row and its functions.
+template <class Task, class Shape>
+struct ShapeRow {
+  template <class R>
+  using Function = R (Task::*)(const DeviceInfo&, const VariantRow<Shape>&,
+                               const ProblemSpec&) const;
+  Shape shape;
+  Function<LaunchPlan> plan = nullptr;
+  Function<LocalTile> tile = nullptr;
+  Function<std::vector<size_t>> boundaries = nullptr;
+};
+
+// A PlannedTask whose variants are the rows of a table and whose shapes, given, the rows of a
+// second: Plan, Tile and BoundarySizes are then the variant's shape row's functions.
 template <class Shape>
 class TableTask : public PlannedTask {
  public:
   using Variant = VariantRow<Shape>;
+  // Variants alone: the task overrides Plan (and Tile, BoundarySizes where it has them).
   explicit TableTask(std::vector<Variant> table) : table_(std::move(table)) {}
+  // Variants and shapes; std::invalid_argument, naming the variant or the shape, where a
+  // variant's shape has no row, a row has no plan or two rows have one shape.
+  template <class Task>
+  TableTask(std::vector<Variant> table, const std::vector<ShapeRow<Task, Shape>>& shapes)
+      : table_(std::move(table)) {
+    static_assert(std::is_base_of_v<TableTask, Task>, "a shape row names the task's functions");
+    for (const auto& row : shapes)
+      shapes_.push_back({row.shape, Bind(row.plan), Bind(row.tile), Bind(row.boundaries)});
+    CheckShapes();
+  }
 
   const std::vector<Variant>& Table() const { return table_; }
   std::vector<std::string> Variants() const override {
@@ -216,6 +244,31 @@ class TableTask : public PlannedTask {
     return s.localSize;
   }
 
+  // The shape row's plan.
+  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
+                  const ProblemSpec& spec) const override {
+    const Variant& v = Find(variant);
+    const Row* row = RowOf(v.shape);
+    if (!row)
+      throw std::logic_error(Name() + " variant '" + variant + "': no plan (" + NoRow(v) + ")");
+    return row->plan(*this, device, v, spec);
+  }
+  // The shape row's tile; none: no local memory.
+  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const override {
+    const Variant& v = Find(variant);
+    const Row* row = RowOf(v.shape);
+    return row && row->tile ? row->tile(*this, device, v, spec)
+                            : FixedTile(device, variant, spec, 0);
+  }
+  // The shape row's boundary sizes; none: none.
+  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
+                                    const ProblemSpec& spec) const override {
+    const Variant& v = Find(variant);
+    const Row* row = RowOf(v.shape);
+    return row && row->boundaries ? row->boundaries(*this, device, v, spec) : std::vector<size_t>{};
+  }
+
  protected:
   const Variant& Find(const std::string& name) const {
     for (const auto& v : table_)
@@ -223,9 +276,64 @@ class TableTask : public PlannedTask {
         return v;
     throw UsageError("unknown " + Name() + " variant '" + name + "'");
   }
+  // The variant's tile at spec.localSize (Tile()); VariantSkipped (LocalMemorySkip) where it
+  // does not fit the device's local memory.
+  LocalTile FittingTile(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const {
+    LocalTile tile = Tile(device, v.name, spec);
+    if (!tile.fits)
+      throw VariantSkipped(LocalMemorySkip(device, tile));
+    return tile;
+  }
 
  private:
+  template <class R>
+  using Function =
+      std::function<R(const TableTask&, const DeviceInfo&, const Variant&, const ProblemSpec&)>;
+  struct Row {
+    Shape shape;
+    Function<LaunchPlan> plan;
+    Function<LocalTile> tile;
+    Function<std::vector<size_t>> boundaries;
+  };
+  // A function of the task (Task) called on this task; none for none.
+  template <class Task, class R>
+  static Function<R> Bind(R (Task::*f)(const DeviceInfo&, const Variant&, const ProblemSpec&)
+                              const) {
+    if (!f)
+      return {};
+    return [f](const TableTask& task, const DeviceInfo& device, const Variant& v,
+               const ProblemSpec& spec) {
+      return (static_cast<const Task&>(task).*f)(device, v, spec);
+    };
+  }
+  const Row* RowOf(Shape shape) const {
+    for (const auto& row : shapes_)
+      if (row.shape == shape)
+        return &row;
+    return nullptr;
+  }
+  static std::string NoRow(const Variant& v) {
+    return "its shape, number " + std::to_string(static_cast<long long>(v.shape)) +
+           ", has no row in the task's table of shapes";
+  }
+  // Name() is not called: the task is not yet made.
+  void CheckShapes() const {
+    for (size_t i = 0; i < shapes_.size(); ++i) {
+      const std::string shape =
+          "shape number " + std::to_string(static_cast<long long>(shapes_[i].shape));
+      if (!shapes_[i].plan)
+        throw std::invalid_argument(shape + ": its row in the task's table of shapes has no plan");
+      for (size_t j = 0; j < i; ++j)
+        if (shapes_[j].shape == shapes_[i].shape)
+          throw std::invalid_argument(shape + ": two rows in the task's table of shapes");
+    }
+    for (const auto& v : table_)
+      if (!RowOf(v.shape))
+        throw std::invalid_argument("variant '" + v.name + "': " + NoRow(v));
+  }
+
   std::vector<Variant> table_;
+  std::vector<Row> shapes_;  // empty: the task plans itself (Plan overridden)
 };
 
 }  // namespace rsb

@@ -105,7 +105,21 @@ const std::vector<CConvolutionTask::Variant>& CConvolutionTask::DefaultTable() {
   return table;
 }
 
-CConvolutionTask::CConvolutionTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
+const std::vector<ShapeRow<CConvolutionTask, ConvolutionShape>>& CConvolutionTask::Shapes() {
+  using Task = CConvolutionTask;
+  static const std::vector<ShapeRow<Task, Shape>> shapes = {
+      {Shape::Basic1D, &Task::PerOutputPlan, nullptr, &Task::PerOutputBoundaries},
+      {Shape::Constant1D, &Task::PerOutputPlan, nullptr, &Task::PerOutputBoundaries},
+      {Shape::Tiled1D, &Task::Tiled1DPlan, &Task::Tiled1DTile, &Task::Tiled1DBoundaries},
+      {Shape::Cached1D, &Task::Tiled1DPlan, &Task::Tiled1DTile, &Task::Tiled1DBoundaries},
+      {Shape::Basic2D, &Task::PerOutputPlan, nullptr, nullptr},
+      {Shape::Tiled2D, &Task::Tiled2DPlan, &Task::Tiled2DTile, nullptr},
+  };
+  return shapes;
+}
+
+CConvolutionTask::CConvolutionTask(std::vector<Variant> table)
+    : TableTask(std::move(table), Shapes()) {}
 
 std::vector<TuningKnob> CConvolutionTask::Tunables() const {
   return WithSharedKnobs(kKnobs);
@@ -151,21 +165,22 @@ size_t CConvolutionTask::Items(const DeviceInfo& device, const std::string& vari
   return tile.knob.empty() ? Tuned(kKnobs, spec, "convolution-items") : tile.value;
 }
 
-LocalTile CConvolutionTask::Tile(const DeviceInfo& device, const std::string& variant,
-                                 const ProblemSpec& spec) const {
-  const Shape shape = Find(variant).shape;
+LocalTile CConvolutionTask::Tiled1DTile(const DeviceInfo& device, const Variant& v,
+                                        const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), r = MaskWidth(spec) / 2, L = spec.localSize;
-  if (shape == Shape::Tiled1D || shape == Shape::Cached1D)
-    return FitTile(device, kKnobs, variant, spec, "convolution-items", [&](size_t items) {
-      return (L * items + (shape == Shape::Tiled1D ? 2 * r : 0)) * size;
-    });
-  if (shape == Shape::Tiled2D)
-    return FitTile(device, kKnobs, variant, spec, "convolution-rows", [&](size_t rows) {
-      const auto [ox, oy] = Tile2D(spec, rows);
-      const size_t hp = (r + 3) / 4 * 4;  // the rows start HP columns left of the tile
-      return uint64_t(ox + 2 * hp) * (oy + 2 * r) * size;
-    });
-  return FixedTile(device, variant, spec, 0);
+  const size_t halos = v.shape == Shape::Tiled1D ? 2 * r : 0;
+  return FitTile(device, kKnobs, v.name, spec, "convolution-items",
+                 [&](size_t items) { return (L * items + halos) * size; });
+}
+
+LocalTile CConvolutionTask::Tiled2DTile(const DeviceInfo& device, const Variant& v,
+                                        const ProblemSpec& spec) const {
+  const size_t size = SizeOf(spec.type), r = MaskWidth(spec) / 2;
+  return FitTile(device, kKnobs, v.name, spec, "convolution-rows", [&](size_t rows) {
+    const auto [ox, oy] = Tile2D(spec, rows);
+    const size_t hp = (r + 3) / 4 * 4;  // the rows start HP columns left of the tile
+    return uint64_t(ox + 2 * hp) * (oy + 2 * r) * size;
+  });
 }
 
 uint64_t CConvolutionTask::SequentialWork(const std::string& variant,
@@ -307,30 +322,12 @@ std::string CConvolutionTask::Options(const ProblemSpec& spec, size_t items) con
   return options;
 }
 
-LaunchPlan CConvolutionTask::Plan(const DeviceInfo& device, const std::string& variant,
-                                  const ProblemSpec& spec) const {
-  const Variant& v = Find(variant);
-  const LocalTile tile = Tile(device, variant, spec);
-  if (!tile.fits)
-    throw VariantSkipped(LocalMemorySkip(device, tile));
-  const size_t items = tile.knob.empty() ? Tuned(kKnobs, spec, "convolution-items") : tile.value;
+LaunchPlan CConvolutionTask::StartPlan(const DeviceInfo& device, const Variant& v,
+                                       const ProblemSpec& spec) const {
+  FittingTile(device, v, spec);
   LaunchPlan plan;
-  switch (v.shape) {
-    case Shape::Basic1D:
-    case Shape::Constant1D:
-    case Shape::Basic2D:
-      plan = PerOutputPlan(v, spec);
-      break;
-    case Shape::Tiled1D:
-    case Shape::Cached1D:
-      plan = Tiled1DPlan(v, spec, items);
-      break;
-    case Shape::Tiled2D:
-      plan = Tiled2DPlan(v, spec, items);
-      break;
-  }
   plan.file = v.file;
-  plan.options = Options(spec, items);
+  plan.options = Options(spec, Items(device, v.name, spec));
   // tiled-2d's loops unrolled only on a GPU: on a CPU device they gain no speed and cost the
   // compiler up to 4x the time, and on a simulator (Oclgrind: a GPU that times nothing) they cost
   // its compiler half of the bare gate's convolution time (Convolution.cl, UNROLL). Every
@@ -343,20 +340,15 @@ LaunchPlan CConvolutionTask::Plan(const DeviceInfo& device, const std::string& v
 
 // Where the plans change shape (L = spec.localSize, TILE = L * items): the mask width (the
 // narrowest input), a work-group of L outputs, a tile, two tiles (the first interior halo).
-std::vector<size_t> CConvolutionTask::BoundarySizes(const DeviceInfo& device,
-                                                    const std::string& variant,
-                                                    const ProblemSpec& spec) const {
-  const size_t w = MaskWidth(spec), L = spec.localSize, tile = L * Items(device, variant, spec);
-  switch (Find(variant).shape) {
-    case Shape::Basic1D:
-    case Shape::Constant1D:
-      return {w, L};
-    case Shape::Tiled1D:
-    case Shape::Cached1D:
-      return {w, L, tile, tile + w / 2, 2 * tile};
-    default:
-      return {};
-  }
+std::vector<size_t> CConvolutionTask::PerOutputBoundaries(const DeviceInfo&, const Variant&,
+                                                          const ProblemSpec& spec) const {
+  return {MaskWidth(spec), spec.localSize};
+}
+
+std::vector<size_t> CConvolutionTask::Tiled1DBoundaries(const DeviceInfo& device, const Variant& v,
+                                                        const ProblemSpec& spec) const {
+  const size_t w = MaskWidth(spec), L = spec.localSize, tile = L * Items(device, v.name, spec);
+  return {w, L, tile, tile + w / 2, 2 * tile};
 }
 
 // Images around the 2-D tile (Tile2D: OX x OY) and its neighbours, the mask itself, thin images
@@ -403,9 +395,10 @@ std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& device,
 // One work-item per output. Reads: the input taps inside the input (ghosts are not read) and
 // the mask: basic-1d every mask element per output, basic-2d one per input tap read (it skips
 // the mask with the ghost), constant-1d none from global memory (the constant cache).
-LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CConvolutionTask::PerOutputPlan(const DeviceInfo& device, const Variant& v,
+                                           const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), w = MaskWidth(spec), r = w / 2, n = spec.n;
-  LaunchPlan plan;
+  LaunchPlan plan = StartPlan(device, v, spec);
   // SOLUTION BEGIN
   if (v.shape == Shape::Basic2D) {
     const uint64_t taps = InBoundsTaps(spec.Width(), r) * InBoundsTaps(spec.Height(), r);
@@ -437,11 +430,11 @@ LaunchPlan CConvolutionTask::PerOutputPlan(const Variant& v, const ProblemSpec& 
 // Work-groups of L work-items, each computing TILE = L * items consecutive outputs. tiled-1d
 // reads its tile and both halos (inside the input); cached-1d reads its tile, and each output's
 // halo taps from global memory.
-LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& spec,
-                                         size_t items) const {
+LaunchPlan CConvolutionTask::Tiled1DPlan(const DeviceInfo& device, const Variant& v,
+                                         const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), w = MaskWidth(spec), r = w / 2, n = spec.n;
-  const size_t L = spec.localSize, tile = L * items;
-  LaunchPlan plan;
+  LaunchPlan plan = StartPlan(device, v, spec);
+  const size_t L = spec.localSize, tile = L * Items(device, v.name, spec);
   // SOLUTION BEGIN
   const uint64_t reads =
       v.shape == Shape::Tiled1D ? TileWithHaloReads(n, tile, r) : n + CachedHaloReads(n, tile, r);
@@ -461,13 +454,13 @@ LaunchPlan CConvolutionTask::Tiled1DPlan(const Variant& v, const ProblemSpec& sp
 
 // Work-groups of L work-items, each computing an OX x OY tile of the image; each loads the
 // tile with its halo (the cells inside the image: the product of the columns and the rows).
-LaunchPlan CConvolutionTask::Tiled2DPlan(const Variant& v, const ProblemSpec& spec,
-                                         size_t rows) const {
+LaunchPlan CConvolutionTask::Tiled2DPlan(const DeviceInfo& device, const Variant& v,
+                                         const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), w = MaskWidth(spec), r = w / 2, n = spec.n;
+  LaunchPlan plan = StartPlan(device, v, spec);
   const size_t L = spec.localSize;
-  const auto [ox, oy] = Tile2D(spec, rows);
+  const auto [ox, oy] = Tile2D(spec, Items(device, v.name, spec));  // rows per work-item
   const size_t width = spec.Width(), height = spec.Height();
-  LaunchPlan plan;
   // SOLUTION BEGIN
   const size_t groups = CeilDiv(width, ox) * CeilDiv(height, oy);
   // Where the width is a multiple of 4 the tile's rows are loaded as aligned 4-cell vectors, from

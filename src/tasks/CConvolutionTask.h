@@ -25,6 +25,8 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
  public:
   using Shape = ConvolutionShape;
   static const std::vector<Variant>& DefaultTable();
+  // One row per shape: its plan, tile and boundary sizes (the functions below).
+  static const std::vector<ShapeRow<CConvolutionTask, Shape>>& Shapes();
   explicit CConvolutionTask(std::vector<Variant> table = DefaultTable());
 
   // The widest masks: 1-D and 2-D (--mask-width).
@@ -44,18 +46,9 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
   void CheckProblem(const ProblemSpec& spec,
                     const std::vector<std::string>& variants) const override;
 
-  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
-                  const ProblemSpec& spec) const override;
-  // tiled-1d, cached-1d: the tile of L x convolution-items elements (tiled-1d with its two
-  // halos of W / 2); tiled-2d: the (OX + 2 HP) x (OY + 2R) cells of Tile2D with its halo, OY
-  // from convolution-rows. Each knob shrinks (from its default) to fit the device's local memory.
-  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
-                 const ProblemSpec& spec) const override;
   // --explain: W multiply-adds for each of the n outputs in 1-D, W^2 in 2-D, ghost taps
   // included, as the plans count their work.
   uint64_t SequentialWork(const std::string& variant, const ProblemSpec& spec) const override;
-  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
-                                    const ProblemSpec& spec) const override;
   std::vector<Extent> BoundaryShapes(const DeviceInfo& device, const std::string& variant,
                                      const ProblemSpec& spec) const override;
 
@@ -88,10 +81,24 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
   // tiled-2d: OX, OY outputs at spec.localSize and `rows` rows per work-item.
   static std::pair<size_t, size_t> Tile2D(const ProblemSpec& spec, size_t rows);
   std::string Options(const ProblemSpec& spec, size_t items) const;  // build options
-  // One plan function per family of shapes; items: ITEMS (Items()).
-  LaunchPlan PerOutputPlan(const Variant& v, const ProblemSpec& spec) const;
-  LaunchPlan Tiled1DPlan(const Variant& v, const ProblemSpec& spec, size_t items) const;
-  LaunchPlan Tiled2DPlan(const Variant& v, const ProblemSpec& spec, size_t rows) const;
+  // One plan function per family of shapes.
+  LaunchPlan PerOutputPlan(const DeviceInfo& device, const Variant& v,
+                           const ProblemSpec& spec) const;
+  LaunchPlan Tiled1DPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan Tiled2DPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  // The plan every shape starts from: the variant's file, the build options at its ITEMS
+  // (Items()), its tile checked.
+  LaunchPlan StartPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  // tiled-1d, cached-1d: the tile of L x convolution-items elements (tiled-1d with its two
+  // halos of W / 2); tiled-2d: the (OX + 2 HP) x (OY + 2R) cells of Tile2D with its halo, OY
+  // from convolution-rows. Each knob shrinks (from its default) to fit the device's local memory.
+  LocalTile Tiled1DTile(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  LocalTile Tiled2DTile(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  // Where the 1-D plans change shape (CConvolutionTask.cpp); the 2-D ones: BoundaryShapes.
+  std::vector<size_t> PerOutputBoundaries(const DeviceInfo& device, const Variant& v,
+                                          const ProblemSpec& spec) const;
+  std::vector<size_t> Tiled1DBoundaries(const DeviceInfo& device, const Variant& v,
+                                        const ProblemSpec& spec) const;
 };
 
 }  // namespace rsb

@@ -71,7 +71,24 @@ const std::vector<CReductionTask::Variant>& CReductionTask::DefaultTable() {
   return table;
 }
 
-CReductionTask::CReductionTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
+const std::vector<ShapeRow<CReductionTask, ReductionShape>>& CReductionTask::Shapes() {
+  static const std::vector<ShapeRow<CReductionTask, Shape>> shapes = {
+      {Shape::GlobalInterleaved, &CReductionTask::GlobalTreePlan, nullptr,
+       &CReductionTask::OneTileBoundaries},
+      {Shape::GlobalSequential, &CReductionTask::GlobalTreePlan, nullptr,
+       &CReductionTask::OneTileBoundaries},
+      {Shape::MultiLevel, &CReductionTask::MultiLevelPlan, &CReductionTask::TreeTile,
+       &CReductionTask::LevelBoundaries},
+      {Shape::Atomic, &CReductionTask::AtomicPlan, &CReductionTask::TreeTile,
+       &CReductionTask::OneTileBoundaries},
+      {Shape::SinglePass, &CReductionTask::SinglePassPlan, &CReductionTask::SinglePassTile,
+       &CReductionTask::SinglePassBoundaries},
+  };
+  return shapes;
+}
+
+CReductionTask::CReductionTask(std::vector<Variant> table)
+    : TableTask(std::move(table), Shapes()) {}
 
 std::vector<TuningKnob> CReductionTask::Tunables() const {
   return WithSharedKnobs(kKnobs);
@@ -116,90 +133,65 @@ Expected CReductionTask::ReferenceReduce(const HostArray& input, Op op) {
   return e;
 }
 
-LaunchPlan CReductionTask::Plan(const DeviceInfo& device, const std::string& variant,
-                                const ProblemSpec& spec) const {
-  const Variant& v = Find(variant);
-  const LocalTile tile = Tile(device, variant, spec);
-  if (!tile.fits)
-    throw VariantSkipped(LocalMemorySkip(device, tile));
+LaunchPlan CReductionTask::StartPlan(const DeviceInfo& device, const Variant& v,
+                                     const ProblemSpec& spec) const {
+  FittingTile(device, v, spec);
   LaunchPlan plan;
-  switch (v.shape) {
-    case Shape::GlobalInterleaved:
-    case Shape::GlobalSequential:
-      plan = GlobalTreePlan(v, spec);
-      break;
-    case Shape::MultiLevel:
-      plan = MultiLevelPlan(v, spec);
-      break;
-    case Shape::Atomic:
-      RequireAtomicsFor(device, spec.type);
-      plan = AtomicPlan(v, spec);
-      break;
-    case Shape::SinglePass:
-      RequireAtomicsFor(device, spec.type);
-      return SinglePassPlan(device, v, spec);
-  }
   plan.file = v.file;
   plan.options = BaseOptions(device, spec);
   return plan;
 }
 
-LocalTile CReductionTask::Tile(const DeviceInfo& device, const std::string& variant,
-                               const ProblemSpec& spec) const {
-  const uint64_t tree = uint64_t(spec.localSize) * SizeOf(spec.type);
-  switch (Find(variant).shape) {
-    case Shape::GlobalInterleaved:
-    case Shape::GlobalSequential:
-      return FixedTile(device, variant, spec, 0);
-    case Shape::MultiLevel:
-    case Shape::Atomic:
-      return FixedTile(device, variant, spec, tree);
-    case Shape::SinglePass:
-      return FixedTile(device, variant, spec, tree + sizeof(cl_uint));  // and isLast
-  }
-  return FixedTile(device, variant, spec, 0);
+LocalTile CReductionTask::TreeTile(const DeviceInfo& device, const Variant& v,
+                                   const ProblemSpec& spec) const {
+  return FixedTile(device, v.name, spec, uint64_t(spec.localSize) * SizeOf(spec.type));
+}
+
+LocalTile CReductionTask::SinglePassTile(const DeviceInfo& device, const Variant& v,
+                                         const ProblemSpec& spec) const {
+  return FixedTile(device, v.name, spec,
+                   uint64_t(spec.localSize) * SizeOf(spec.type) + sizeof(cl_uint));  // and isLast
 }
 
 // Where each shape's plan changes (L = spec.localSize):
 //  - global trees: L and 2L (the first step's ceil(n / 2) work-items fill one work-group);
+//  - atomic: L and 2L (one work-group's tile);
 //  - multi-level: L (the second load of a work-item past n), a tile of 2L (one work-group),
 //    and each level of partials, (2L)^2 and (2L)^3 (one more launch);
-//  - atomic: L and 2L (one work-group's tile);
 //  - single-pass: one 16-byte vector of VEC elements (n % VEC elements after the last one), a
 //    work-group's L vectors, L^2 vectors (more partials than the last work-group has
 //    work-items, when the grid allows that many work-groups), the whole grid of G work-groups,
 //    and UNROLL vectors per work-item (the unrolled loop's first iteration).
-std::vector<size_t> CReductionTask::BoundarySizes(const DeviceInfo& device,
-                                                  const std::string& variant,
-                                                  const ProblemSpec& spec) const {
+std::vector<size_t> CReductionTask::OneTileBoundaries(const DeviceInfo&, const Variant&,
+                                                      const ProblemSpec& spec) const {
+  return {spec.localSize, 2 * spec.localSize};
+}
+
+std::vector<size_t> CReductionTask::LevelBoundaries(const DeviceInfo&, const Variant&,
+                                                    const ProblemSpec& spec) const {
   const size_t L = spec.localSize, tile = 2 * L;
-  switch (Find(variant).shape) {
-    case Shape::GlobalInterleaved:
-    case Shape::GlobalSequential:
-    case Shape::Atomic:
-      return {L, tile};
-    case Shape::MultiLevel:
-      return {L, tile, tile * tile, tile * tile * tile};
-    case Shape::SinglePass: {
-      const bool gpu = GpuPath(device, spec);
-      const size_t vec = 16 / SizeOf(spec.type), groups = SinglePassMaxGroups(device, spec, gpu);
-      const size_t unroll =
-          Tuned(kKnobs, spec, gpu ? "reduction-gpu-unroll" : "reduction-cpu-unroll");
-      std::vector<size_t> sizes = {vec, vec * L, vec * L * groups, vec * L * groups * unroll};
-      if (groups > L)
-        sizes.push_back(vec * L * L);
-      return sizes;
-    }
-  }
-  return {};
+  return {L, tile, tile * tile, tile * tile * tile};
+}
+
+std::vector<size_t> CReductionTask::SinglePassBoundaries(const DeviceInfo& device, const Variant&,
+                                                         const ProblemSpec& spec) const {
+  const size_t L = spec.localSize;
+  const bool gpu = GpuPath(device, spec);
+  const size_t vec = 16 / SizeOf(spec.type), groups = SinglePassMaxGroups(device, spec, gpu);
+  const size_t unroll = Tuned(kKnobs, spec, gpu ? "reduction-gpu-unroll" : "reduction-cpu-unroll");
+  std::vector<size_t> sizes = {vec, vec * L, vec * L * groups, vec * L * groups * unroll};
+  if (groups > L)
+    sizes.push_back(vec * L * L);
+  return sizes;
 }
 
 // One launch per step of the tree; m values left, each step leaves ceil(m / 2): it reads m and
 // writes ceil(m / 2), and the last step writes the result. Interleaved: step s combines elements
 // 2si and 2si + s in place; sequential: element i with element i + ceil(m / 2).
-LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CReductionTask::GlobalTreePlan(const DeviceInfo& device, const Variant& v,
+                                          const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  LaunchPlan plan;
+  LaunchPlan plan = StartPlan(device, v, spec);
   const size_t work = plan.AddScratch(n * size);
   // SOLUTION BEGIN
   size_t src = kInputBuffer;
@@ -239,9 +231,10 @@ LaunchPlan CReductionTask::GlobalTreePlan(const Variant& v, const ProblemSpec& s
 
 // Each level turns m values into ceil(m / 2L) work-group partials, alternating two buffers:
 // reads m, writes the partials; a work-group's tree takes 1 + log2(L) steps.
-LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CReductionTask::MultiLevelPlan(const DeviceInfo& device, const Variant& v,
+                                          const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
-  LaunchPlan plan;
+  LaunchPlan plan = StartPlan(device, v, spec);
   const size_t work[2] = {plan.AddScratch(CeilDiv(n, 2 * L) * size),
                           plan.AddScratch(CeilDiv(n, 4 * L * L) * size)};
   // SOLUTION BEGIN
@@ -274,11 +267,13 @@ LaunchPlan CReductionTask::MultiLevelPlan(const Variant& v, const ProblemSpec& s
 
 // The result is filled with the identity, then one level of work-group trees combines each
 // group's value into it with an atomic (a read and a write of the result per group).
-LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CReductionTask::AtomicPlan(const DeviceInfo& device, const Variant& v,
+                                      const ProblemSpec& spec) const {
+  LaunchPlan plan = StartPlan(device, v, spec);
+  RequireAtomicsFor(device, spec.type);
   // SOLUTION BEGIN
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
   const size_t groups = CeilDiv(n, 2 * L);
-  LaunchPlan plan;
   DispatchType(spec.type, [&](auto tag) {
     using T = typename decltype(tag)::type;
     plan.steps.push_back(
@@ -293,7 +288,6 @@ LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec)
   //! // IdentityOf<T> through DispatchType), then launch v.kernel with enough work-groups of L
   //! // for each to combine 2L elements of the input into the result. This stub enqueues nothing.
   //! static_cast<void>(v), static_cast<void>(spec);
-  //! LaunchPlan plan;
   return plan;
 }
 
@@ -304,15 +298,14 @@ LaunchPlan CReductionTask::AtomicPlan(const Variant& v, const ProblemSpec& spec)
 // ticket counter is zeroed before every run (untimed; the kernel leaves it at zero too).
 LaunchPlan CReductionTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
                                           const ProblemSpec& spec) const {
+  LaunchPlan plan = StartPlan(device, v, spec);
+  RequireAtomicsFor(device, spec.type);
   const size_t size = SizeOf(spec.type), L = spec.localSize, n = spec.n;
   const bool gpu = GpuPath(device, spec);
   const size_t vec = 16 / size, vectors = std::max<size_t>(1, n / vec);
   const size_t groups =
       std::max<size_t>(1, std::min(SinglePassMaxGroups(device, spec, gpu), CeilDiv(vectors, L)));
-  LaunchPlan plan;
-  plan.file = v.file;
-  plan.options =
-      BaseOptions(device, spec) +
+  plan.options +=
       fmt::format(" -DVEC={} -DUNROLL={}", vec,
                   Tuned(kKnobs, spec, gpu ? "reduction-gpu-unroll" : "reduction-cpu-unroll"));
   if (!gpu)

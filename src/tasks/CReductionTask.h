@@ -23,6 +23,8 @@ class CReductionTask : public TableTask<ReductionShape> {
  public:
   using Shape = ReductionShape;
   static const std::vector<Variant>& DefaultTable();
+  // One row per shape: its plan, tile and boundary sizes (the functions below).
+  static const std::vector<ShapeRow<CReductionTask, Shape>>& Shapes();
   // A task with another table (tests: a variant added as a kernel and one row).
   explicit CReductionTask(std::vector<Variant> table = DefaultTable());
 
@@ -32,14 +34,6 @@ class CReductionTask : public TableTask<ReductionShape> {
   // The CPU reference, in parallel over fixed chunks of the input (Parallel.h): the same on any
   // number of cores, to the last bit for floating point; a floating-point sum with its bound.
   static Expected ReferenceReduce(const HostArray& input, Op op);
-  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
-                  const ProblemSpec& spec) const override;
-  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
-                                    const ProblemSpec& spec) const override;
-  // Local memory: the work-group tree's L elements (decomposition, unrolled, atomic,
-  // single-pass, with its flag); none for the trees in global memory.
-  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
-                 const ProblemSpec& spec) const override;
 
  protected:
   Expected Reference(const HostArray& input, const ProblemSpec& spec) const override;
@@ -47,11 +41,27 @@ class CReductionTask : public TableTask<ReductionShape> {
 
  private:
   // One plan function per shape.
-  LaunchPlan GlobalTreePlan(const Variant& v, const ProblemSpec& spec) const;
-  LaunchPlan MultiLevelPlan(const Variant& v, const ProblemSpec& spec) const;
-  LaunchPlan AtomicPlan(const Variant& v, const ProblemSpec& spec) const;
+  LaunchPlan GlobalTreePlan(const DeviceInfo& device, const Variant& v,
+                            const ProblemSpec& spec) const;
+  LaunchPlan MultiLevelPlan(const DeviceInfo& device, const Variant& v,
+                            const ProblemSpec& spec) const;
+  LaunchPlan AtomicPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
   LaunchPlan SinglePassPlan(const DeviceInfo& device, const Variant& v,
                             const ProblemSpec& spec) const;
+  // The plan every shape starts from: the variant's file, the build options, its tile checked.
+  LaunchPlan StartPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  // Local memory: the work-group tree's L elements (decomposition, unrolled, atomic), with the
+  // single-pass flag; none for the trees in global memory.
+  LocalTile TreeTile(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  LocalTile SinglePassTile(const DeviceInfo& device, const Variant& v,
+                           const ProblemSpec& spec) const;
+  // Where each shape's plan changes (CReductionTask.cpp).
+  std::vector<size_t> OneTileBoundaries(const DeviceInfo& device, const Variant& v,
+                                        const ProblemSpec& spec) const;
+  std::vector<size_t> LevelBoundaries(const DeviceInfo& device, const Variant& v,
+                                      const ProblemSpec& spec) const;
+  std::vector<size_t> SinglePassBoundaries(const DeviceInfo& device, const Variant& v,
+                                           const ProblemSpec& spec) const;
 };
 
 }  // namespace rsb

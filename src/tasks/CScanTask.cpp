@@ -65,7 +65,20 @@ const std::vector<CScanTask::Variant>& CScanTask::DefaultTable() {
   return table;
 }
 
-CScanTask::CScanTask(std::vector<Variant> table) : TableTask(std::move(table)) {}
+const std::vector<ShapeRow<CScanTask, ScanShape>>& CScanTask::Shapes() {
+  static const std::vector<ShapeRow<CScanTask, Shape>> shapes = {
+      {Shape::GlobalSteps, &CScanTask::GlobalStepsPlan, nullptr, &CScanTask::GlobalStepsBoundaries},
+      {Shape::KoggeStoneTiles, &CScanTask::TilesPlan, &CScanTask::KoggeStoneTile,
+       &CScanTask::TilesBoundaries},
+      {Shape::BlellochTiles, &CScanTask::TilesPlan, &CScanTask::BlellochTile,
+       &CScanTask::TilesBoundaries},
+      {Shape::SinglePass, &CScanTask::SinglePassPlan, &CScanTask::SinglePassLocalTile,
+       &CScanTask::SinglePassBoundaries},
+  };
+  return shapes;
+}
+
+CScanTask::CScanTask(std::vector<Variant> table) : TableTask(std::move(table), Shapes()) {}
 
 std::vector<TuningKnob> CScanTask::Tunables() const {
   return WithSharedKnobs(kKnobs);
@@ -150,26 +163,10 @@ Expected CScanTask::ReferenceScan(const HostArray& input, Op op, ScanKind kind) 
   return e;
 }
 
-LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
-                           const ProblemSpec& spec) const {
-  const Variant& v = Find(variant);
-  if (v.shape == Shape::SinglePass)
-    return SinglePassPlan(device, v, spec);
-  const LocalTile tile = Tile(device, variant, spec);
-  if (!tile.fits)
-    throw VariantSkipped(LocalMemorySkip(device, tile));
+LaunchPlan CScanTask::StartPlan(const DeviceInfo& device, const Variant& v,
+                                const ProblemSpec& spec) const {
+  FittingTile(device, v, spec);
   LaunchPlan plan;
-  switch (v.shape) {
-    case Shape::GlobalSteps:
-      plan = GlobalStepsPlan(v, spec);
-      break;
-    case Shape::KoggeStoneTiles:
-    case Shape::BlellochTiles:
-      plan = TilesPlan(v, spec);
-      break;
-    case Shape::SinglePass:
-      break;
-  }
   plan.file = v.file;
   plan.options =
       KernelBuildOptions(spec.type, spec.op) + fmt::format(" -DLOCAL_SIZE={}", spec.localSize);
@@ -182,32 +179,33 @@ LaunchPlan CScanTask::Plan(const DeviceInfo& device, const std::string& variant,
 //    half of the last tile), and each level of block sums, (2L)^2 and (2L)^3;
 //  - single-pass: one work-item's ITEMS elements, a tile of L x ITEMS, two tiles (a look-back
 //    past an aggregate) and 33 tiles (past a warp's look-back window of 32 predecessors).
-std::vector<size_t> CScanTask::BoundarySizes(const DeviceInfo& device, const std::string& variant,
-                                             const ProblemSpec& spec) const {
+std::vector<size_t> CScanTask::GlobalStepsBoundaries(const DeviceInfo&, const Variant&,
+                                                     const ProblemSpec& spec) const {
+  return {spec.localSize, 2 * spec.localSize};
+}
+
+std::vector<size_t> CScanTask::TilesBoundaries(const DeviceInfo&, const Variant&,
+                                               const ProblemSpec& spec) const {
   const size_t L = spec.localSize, tile = 2 * L;
-  switch (Find(variant).shape) {
-    case Shape::GlobalSteps:
-      return {L, tile};
-    case Shape::KoggeStoneTiles:
-    case Shape::BlellochTiles:
-      return {L, tile, tile + L, tile * tile, tile * tile * tile};
-    case Shape::SinglePass: {
-      const size_t items = SinglePassItems(device, variant, spec);
-      const size_t spTile = L * items;
-      return {items, spTile, 2 * spTile, 33 * spTile};
-    }
-  }
-  return {};
+  return {L, tile, tile + L, tile * tile, tile * tile * tile};
+}
+
+std::vector<size_t> CScanTask::SinglePassBoundaries(const DeviceInfo& device, const Variant& v,
+                                                    const ProblemSpec& spec) const {
+  const size_t items = SinglePassItems(device, v.name, spec);
+  const size_t spTile = spec.localSize * items;
+  return {items, spTile, 2 * spTile, 33 * spTile};
 }
 
 // One launch per offset 1, 2, 4, ... < n (one, a copy or shift, for n = 1), alternating the
 // output and a ping-pong buffer so that the last step lands in the output. Each step reads and
 // writes every element; the partners read at i - o are elements other work-items read too,
 // served by the caches: not counted again.
-LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CScanTask::GlobalStepsPlan(const DeviceInfo& device, const Variant& v,
+                                      const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), n = spec.n;
   const size_t steps = std::max<unsigned>(1, CeilLog2(n));
-  LaunchPlan plan;
+  LaunchPlan plan = StartPlan(device, v, spec);
   const size_t pingPong = plan.AddScratch(n * size);
   // SOLUTION BEGIN
   size_t src = kInputBuffer;
@@ -238,11 +236,12 @@ LaunchPlan CScanTask::GlobalStepsPlan(const Variant& v, const ProblemSpec& spec)
 // sums in place and exclusively), each writing its tiles' totals to the next level; down: add
 // each level's offsets into the level below (AddBlockOffsets, top level down). Full tiles are
 // computed (IDENTITY past the end).
-LaunchPlan CScanTask::TilesPlan(const Variant& v, const ProblemSpec& spec) const {
+LaunchPlan CScanTask::TilesPlan(const DeviceInfo& device, const Variant& v,
+                                const ProblemSpec& spec) const {
   const size_t size = SizeOf(spec.type), L = spec.localSize, tile = 2 * L;
   const unsigned logTile = CeilLog2(tile);
   const std::vector<size_t> levels = TileLevels(spec.n, tile);
-  LaunchPlan plan;
+  LaunchPlan plan = StartPlan(device, v, spec);
   std::vector<size_t> sums;  // sums[l]: the tile totals of level l, i.e. level l + 1's data
   for (size_t m : levels)
     sums.push_back(plan.AddScratch(CeilDiv(m, tile) * size));
@@ -308,26 +307,27 @@ bool NvWarpScan(const DeviceInfo& device, const ProblemSpec& spec) {
 }
 }  // namespace
 
-LocalTile CScanTask::Tile(const DeviceInfo& device, const std::string& variant,
-                          const ProblemSpec& spec) const {
+LocalTile CScanTask::KoggeStoneTile(const DeviceInfo& device, const Variant& v,
+                                    const ProblemSpec& spec) const {
+  return FixedTile(device, v.name, spec, 2 * 2 * spec.localSize * SizeOf(spec.type));  // ping, pong
+}
+
+LocalTile CScanTask::BlellochTile(const DeviceInfo& device, const Variant& v,
+                                  const ProblemSpec& spec) const {
+  const uint64_t L = spec.localSize;
+  return FixedTile(device, v.name, spec, (2 * L + (2 * L >> 5)) * SizeOf(spec.type));  // padded
+}
+
+LocalTile CScanTask::SinglePassLocalTile(const DeviceInfo& device, const Variant& v,
+                                         const ProblemSpec& spec) const {
   const uint64_t size = SizeOf(spec.type), L = spec.localSize;
-  switch (Find(variant).shape) {
-    case Shape::GlobalSteps:
-      return FixedTile(device, variant, spec, 0);
-    case Shape::KoggeStoneTiles:
-      return FixedTile(device, variant, spec, 2 * 2 * L * size);  // ping, pong
-    case Shape::BlellochTiles:
-      return FixedTile(device, variant, spec, (2 * L + (2 * L >> 5)) * size);  // conflict-free's
-    case Shape::SinglePass:
-      break;
-  }
   // SinglePassScan.cl: the work-group scan's scratch, lTile and lPrefix; on the GPU path the
   // tile, or one of its parts, padded one element per 128 bytes (SP_PAD).
   const bool gpu = GpuPath(device, spec);
   const uint64_t scratch = gpu && NvWarpScan(device, spec) ? L / 32 : 4 * L;
   const uint64_t fixed = (scratch + 1) * size + sizeof(cl_uint);
   if (!gpu)
-    return FixedTile(device, variant, spec, fixed);
+    return FixedTile(device, v.name, spec, fixed);
   const auto bytesAt = [&](size_t items, size_t stages) -> uint64_t {
     const uint64_t part = L * items / stages;
     return fixed + (part + (part >> (size == 8 ? 4 : 5))) * size;
@@ -347,7 +347,7 @@ LocalTile CScanTask::Tile(const DeviceInfo& device, const std::string& variant,
       }
     return most;
   };
-  LocalTile t = FitTile(device, kKnobs, variant, spec, SinglePassItemsKnob(true, spec),
+  LocalTile t = FitTile(device, kKnobs, v.name, spec, SinglePassItemsKnob(true, spec),
                         [&](size_t items) { return bytesAt(items, stagesAt(items)); });
   t.chosen["scan-gpu-stages"] = stagesAt(t.value);
   return t;
@@ -372,9 +372,7 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   if (!device.int64BaseAtomics)
     throw VariantSkipped("single-pass needs 64-bit atomics (cl_khr_int64_base_atomics)");
   const bool gpu = GpuPath(device, spec);
-  const LocalTile tile = Tile(device, v.name, spec);
-  if (!tile.fits)
-    throw VariantSkipped(LocalMemorySkip(device, tile));
+  const LocalTile tile = FittingTile(device, v, spec);
   const size_t items = SinglePassItems(device, v.name, spec);
   const size_t stages = gpu ? tile.chosen.at("scan-gpu-stages") : 1;
   if (gpu && !SinglePassStagesSplit(L, items, size, stages))

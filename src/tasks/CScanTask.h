@@ -32,6 +32,8 @@ class CScanTask : public TableTask<ScanShape> {
  public:
   using Shape = ScanShape;
   static const std::vector<Variant>& DefaultTable();
+  // One row per shape: its plan, tile and boundary sizes (the functions below).
+  static const std::vector<ShapeRow<CScanTask, Shape>>& Shapes();
   explicit CScanTask(std::vector<Variant> table = DefaultTable());
 
   std::string Name() const override { return "scan"; }
@@ -46,17 +48,6 @@ class CScanTask : public TableTask<ScanShape> {
   static Expected ReferenceScan(const HostArray& input, Op op, ScanKind kind);
   std::vector<TuningKnob> Tunables() const override;
   std::vector<TunedSpace> TunedSpaces() const override;
-  LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
-                  const ProblemSpec& spec) const override;
-  std::vector<size_t> BoundarySizes(const DeviceInfo& device, const std::string& variant,
-                                    const ProblemSpec& spec) const override;
-  // Local memory: kogge-stone's two buffers of 2L, work-efficient's and conflict-free's tile of
-  // 2L (padded: the shape's larger), single-pass's tile of L x items (padded) on the GPU path
-  // with its work-group scan's scratch, items (scan-gpu-items, -64 for 64-bit types) shrunk
-  // from the default in steps of 4 to fit the device.
-  LocalTile Tile(const DeviceInfo& device, const std::string& variant,
-                 const ProblemSpec& spec) const override;
-
   // The single-pass tile (local size x items per work-item) for this problem on this device.
   size_t SinglePassTile(const DeviceInfo& device, const ProblemSpec& spec) const;
 
@@ -74,10 +65,31 @@ class CScanTask : public TableTask<ScanShape> {
   void ReleaseResources() override;
 
  private:
-  LaunchPlan GlobalStepsPlan(const Variant& v, const ProblemSpec& spec) const;
-  LaunchPlan TilesPlan(const Variant& v, const ProblemSpec& spec) const;
+  // One plan function per shape (the tiles' two share one).
+  LaunchPlan GlobalStepsPlan(const DeviceInfo& device, const Variant& v,
+                             const ProblemSpec& spec) const;
+  LaunchPlan TilesPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
   LaunchPlan SinglePassPlan(const DeviceInfo& device, const Variant& v,
                             const ProblemSpec& spec) const;
+  // The plan of the multi-launch shapes starts from: the variant's file, the build options, its
+  // tile checked.
+  LaunchPlan StartPlan(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  // Local memory: kogge-stone's two buffers of 2L, work-efficient's and conflict-free's tile of
+  // 2L (padded: the shape's larger), single-pass's tile of L x items (padded) on the GPU path
+  // with its work-group scan's scratch, items (scan-gpu-items, -64 for 64-bit types) shrunk
+  // from the default in steps of 4 to fit the device.
+  LocalTile KoggeStoneTile(const DeviceInfo& device, const Variant& v,
+                           const ProblemSpec& spec) const;
+  LocalTile BlellochTile(const DeviceInfo& device, const Variant& v, const ProblemSpec& spec) const;
+  LocalTile SinglePassLocalTile(const DeviceInfo& device, const Variant& v,
+                                const ProblemSpec& spec) const;
+  // Where each shape's plan changes (CScanTask.cpp).
+  std::vector<size_t> GlobalStepsBoundaries(const DeviceInfo& device, const Variant& v,
+                                            const ProblemSpec& spec) const;
+  std::vector<size_t> TilesBoundaries(const DeviceInfo& device, const Variant& v,
+                                      const ProblemSpec& spec) const;
+  std::vector<size_t> SinglePassBoundaries(const DeviceInfo& device, const Variant& v,
+                                           const ProblemSpec& spec) const;
   // Single-pass elements per work-item at spec.localSize: Tile()'s on the GPU path, the CPU
   // path's knob else.
   size_t SinglePassItems(const DeviceInfo& device, const std::string& variant,

@@ -408,10 +408,22 @@ TEST(Printer, FormatNamesAreReadInAnyCase) {
 TEST(Cli, WorkerOptionsAreNotOnTheCommandLine) {
   for (const char* option :
        {"--worker-fd 3", "--worker-job 0", "--worker-skip 0", "--worker-scope job",
-        "--worker-device 0", "--worker-bandwidth", "--worker-build-failed=x"}) {
+        "--worker-device 0", "--worker-bandwidth", "--worker-build-failed=x",
+        "--worker-timer usable", "--timed-turns 3"}) {
     const CommandResult r = RunBench(std::string("--check --task reduction --size 1024 ") + option);
     EXPECT_EQ(r.status, 2) << option << "\n" << r.err;
   }
+  // No option of the benchmark's command line, or of a subcommand of the benchmark's, is hidden
+  // from --help (CLI11's group ""): what a parent tells a run travels in its serve request.
+  const fs::path root = RSB_SOURCE_DIR;
+  ASSERT_TRUE(fs::is_directory(root / "common" / "cli")) << root;
+  for (const char* folder : {"common", "src"})
+    for (const auto& e : fs::recursive_directory_iterator(root / folder)) {
+      if (!e.is_regular_file() || e.path().parent_path().filename() == "grade")
+        continue;
+      EXPECT_EQ(ReadFile(e.path()).find("group(\"\")"), std::string::npos)
+          << e.path() << ": a hidden option";
+    }
 }
 
 // A worker's request: its cases' lines on fd 3 (common/engine/Worker.h), then serve's answer.

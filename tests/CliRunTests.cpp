@@ -2,6 +2,7 @@
 // platform, the kernels folder, timed turns and the device lock. Runs the real executable on the
 // test device.
 #include "TestSupport.h"
+#include "engine/Worker.h"
 #include "platform/DeviceLock.h"
 #include "platform/Errors.h"
 #include "platform/Sizes.h"
@@ -373,9 +374,10 @@ TEST(Cli, DeviceAllRunsTheSelectionOnEachDevice) {
     EXPECT_EQ(CountOf(csv.out, "\n\"" + name + "\","), 2u) << csv.out;
 }
 
-// --timed-turns FD (the grader's speed runs on a CPU device, platform/TimedTurns.h): each timed
-// run, the warm-up included, waits for its turn, so two processes given turns by RunInTurns
-// alternate run by run and each times all its runs; an fd that is no socket is the case's error.
+// A serve request's "turns" (the grader's speed runs on a CPU device and `ab`'s, Serve.h,
+// platform/TimedTurns.h): each timed run, the warm-up included, waits for its turn, so two serve
+// processes given turns by RunInTurns alternate run by run and each times all its runs; an fd
+// that is no socket is the case's error, and serve ends with its run's exit status.
 TEST(Cli, TimedTurnsAlternateTwoProcessesRunByRun) {
   RSB_SKIP_IF(Lacks(Need::UsableTimer));
   const std::filesystem::path dir =
@@ -383,39 +385,21 @@ TEST(Cli, TimedTurnsAlternateTwoProcessesRunByRun) {
   std::filesystem::create_directories(dir);
   std::vector<TurnRun> runs;
   for (const char* name : {"a.json", "b.json"}) {
-    std::vector<std::string> argv = {RSB_BINARY,
-                                     "--task",
-                                     "reduction",
-                                     "--variant",
-                                     "sequential",
-                                     "--size",
-                                     "4096",
-                                     "--type",
-                                     "uint",
-                                     "--iterations",
-                                     "5",
-                                     "--time-budget",
-                                     "100",
-                                     "--warmup",
-                                     "1",
-                                     "--ci-target",
-                                     "0",
-                                     "--no-ceilings",
-                                     "--no-isolate",
-                                     "--timed-turns",
-                                     "3",
-                                     "--format",
-                                     "json",
-                                     "-q",
-                                     "--output",
-                                     (dir / name).string()};
+    std::vector<std::string> argv = {RSB_BINARY,     "--task",     "reduction",
+                                     "--variant",    "sequential", "--size",
+                                     "4096",         "--type",     "uint",
+                                     "--iterations", "5",          "--time-budget",
+                                     "100",          "--warmup",   "1",
+                                     "--ci-target",  "0",          "--no-ceilings",
+                                     "--no-isolate", "--format",   "json",
+                                     "-q",           "--output",   (dir / name).string()};
     const std::vector<std::string> selectors = DeviceSelectorArgs();
     argv.insert(argv.end(), selectors.begin(), selectors.end());
-    runs.push_back({argv, 120, ""});
+    runs.push_back({{RSB_BINARY, "serve"}, 120, "", true, ServeRequest(argv, {{"turns", 4}})});
   }
   RestoreStartupEnvironment();
   std::vector<size_t> turns;
-  const std::vector<ProcessResult> p = RunInTurns(runs, 3, &turns);
+  const std::vector<ProcessResult> p = RunInTurns(runs, 4, &turns);
   for (size_t k = 0; k < 2; ++k) {
     ASSERT_EQ(p[k].exitCode, 0) << p[k].err;
     const auto r = nlohmann::json::parse(std::ifstream(dir / (k ? "b.json" : "a.json")));
@@ -424,12 +408,15 @@ TEST(Cli, TimedTurnsAlternateTwoProcessesRunByRun) {
   }
   EXPECT_EQ(turns, (std::vector<size_t>{0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1}))
       << "a warm-up and 5 timed runs each, in turns";
-  const CommandResult notSocket = RunBench(
-      "--task reduction --variant sequential --size 4096 --iterations 3 --no-isolate "
-      "--no-ceilings --timed-turns 0 --format json -q");
-  EXPECT_EQ(notSocket.status, 3) << notSocket.err;  // a case's error
-  EXPECT_NE(notSocket.out.find("--timed-turns 0: no turn given"), std::string::npos)
-      << notSocket.out;
+  std::vector<std::string> argv = {
+      RSB_BINARY,     "--task", "reduction",    "--variant",     "sequential", "--size", "4096",
+      "--iterations", "3",      "--no-isolate", "--no-ceilings", "--format",   "json",   "-q"};
+  const std::vector<std::string> selectors = DeviceSelectorArgs();
+  argv.insert(argv.end(), selectors.begin(), selectors.end());
+  const ProcessResult notSocket =
+      RunProcess({RSB_BINARY, "serve"}, 120, "", ServeRequest(argv, {{"turns", 0}}));
+  EXPECT_EQ(notSocket.exitCode, 3) << notSocket.err;  // a case's error
+  EXPECT_NE(notSocket.out.find("turns fd 0: no turn given"), std::string::npos) << notSocket.out;
   std::filesystem::remove_all(dir);
 }
 

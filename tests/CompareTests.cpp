@@ -812,6 +812,30 @@ TEST(ABCommand, ARunThatFailsIsNamedWithItsStatus) {
   fs::remove_all(dir);
 }
 
+// Each run is its binary's `serve` given one request whose "turns" names its end of the turns'
+// socket (src/run/Serve.h). A build that times without taking turns from its request (one
+// older than this protocol; here a stand-in that drops "turns" before this binary's serve reads
+// it) is named, exit 2, not compared as if paired.
+TEST(ABCommand, ABinaryThatTakesNoTurnsIsRefused) {
+  const fs::path dir = fs::temp_directory_path() / fmt::format("rsb-ab-old-{}", (long)::getpid());
+  fs::create_directories(dir);
+  const std::string old = (dir / "old").string();
+  std::ofstream(old) << fmt::format("#!/bin/sh\nsed 's/,\"turns\":[0-9]*//' | exec '{}' \"$@\"\n",
+                                    RSB_BINARY);
+  fs::permissions(old, fs::perms::owner_all);
+  const CommandResult r = AB(fmt::format(
+      "--binary-a '{}' --kernels-a '{}/kernels' --rounds 6 -q --task reduction --variant "
+      "sequential --size 4096 --type int --op sum --time-budget 0.01 --warmup 0",
+      old, RSB_SOURCE_DIR));
+  EXPECT_EQ(r.status, 2) << r.err;
+  EXPECT_NE(
+      r.err.find(fmt::format("--binary-a '{}': its run timed cases without taking turns", old)),
+      std::string::npos)
+      << r.err;
+  EXPECT_TRUE(r.out.empty()) << r.out;
+  fs::remove_all(dir);
+}
+
 // Both runs in ab's own session (not one each: with the kernel's autogroups two sessions were
 // placed unlike each other for a round at a time) and with pocl's threads bound to cores
 // (POCL_AFFINITY=1, unless set): alike.

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -237,6 +238,64 @@ TEST_F(Grade, CasesRunOneByOneInResidentsNameTheirDevice) {
   EXPECT_EQ((*run.results)["results"].size(), 6u);
   ASSERT_TRUE(run.results->contains("device")) << run.results->dump(1);
   EXPECT_EQ((*run.results)["device"].value("name", ""), Device().info.name);
+}
+
+// A child run is `BINARY serve` given one request on its stdin (src/run/Serve.h): what the grader
+// tells a timed run beside its command line (the timer verdict its first timed run found, the fd
+// of its end of the turns' socket) travels in the request, not as options. A stand-in binary
+// keeps its arguments, its request and whether its fd 4 is a socket.
+TEST_F(Grade, TimerVerdictAndTurnsTravelInTheServeRequest) {
+  const grade::Rubric rubric = grade::LoadRubric((root_ / "rubric.json").string());
+  const grade::Item& it = rubric.items.front();
+  const fs::path dir = root_ / "stand-in";
+  fs::create_directories(dir);
+  const std::string binary = (dir / "reduce-scan-bench").string();
+  std::ofstream(binary) << "#!/bin/sh\nd=$(dirname \"$0\")\nprintf '%s\\n' \"$@\" >\"$d/args.$$\"\n"
+                           "cat >\"$d/request.$$\"\n[ -S /proc/$$/fd/4 ] && : >\"$d/socket.$$\"\n"
+                           "exit 0\n";
+  fs::permissions(binary, fs::perms::owner_all);
+  grade::ChildSettings s;
+  s.workDir = root_.string();
+  s.timerVerdict = "usable";
+  const grade::Code code{binary, (dir / "kernels").string(), {}, ""};
+  const grade::CaseGroup& g = it.groups.front();
+  const auto requests = [&] {
+    std::vector<nlohmann::json> got;
+    for (const auto& e : fs::directory_iterator(dir)) {
+      const std::string name = e.path().filename().string();
+      if (name.rfind("request.", 0) != 0)
+        continue;
+      const std::string pid = name.substr(8);
+      EXPECT_EQ(ReadFile(dir / ("args." + pid)), "serve\n");
+      nlohmann::json r = nlohmann::json::parse(ReadFile(e.path()));
+      r["socket"] = fs::exists(dir / ("socket." + pid));
+      got.push_back(r);
+      for (const char* f : {"args.", "request.", "socket."})
+        fs::remove(dir / (f + pid));
+    }
+    return got;
+  };
+  grade::RunGroup(s, code, it, g, g.localSizes.front(), grade::RunKind::Timed, 60,
+                  grade::Isolation::Shared);
+  std::vector<nlohmann::json> got = requests();
+  ASSERT_EQ(got.size(), 1u);
+  EXPECT_EQ(got[0].value("timer", ""), "usable") << got[0].dump();
+  EXPECT_FALSE(got[0].contains("turns")) << got[0].dump();
+  grade::RunTimedInTurns(s, code, code, it, g, g.localSizes.front(), 60, 60);
+  got = requests();
+  ASSERT_EQ(got.size(), 2u);
+  for (const nlohmann::json& r : got) {
+    EXPECT_EQ(r.value("timer", ""), "usable") << r.dump();
+    ASSERT_TRUE(r.contains("turns")) << r.dump();
+    EXPECT_EQ(r["turns"], 4) << r.dump();
+    EXPECT_TRUE(r["socket"].get<bool>()) << "fd 4 is the turns' socket";
+    const auto argv = r.at("argv").get<std::vector<std::string>>();
+    ASSERT_FALSE(argv.empty());
+    EXPECT_EQ(argv.front(), binary);
+    EXPECT_NE(std::find(argv.begin(), argv.end(), "--time-budget"), argv.end()) << r.dump();
+    for (const char* hidden : {"--worker-timer", "--timed-turns"})
+      EXPECT_EQ(std::find(argv.begin(), argv.end(), hidden), argv.end()) << r.dump();
+  }
 }
 
 TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {

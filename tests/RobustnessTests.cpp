@@ -23,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <set>
+#include <sstream>
 
 namespace rsb::test {
 namespace {
@@ -688,22 +689,36 @@ size_t UntimedRows(const std::string& table) {
   return row.All(table).size();
 }
 
-// A timer verdict the caller already found (--worker-timer: the grader's timed children, after
-// its first timed run) is taken as told: an in-process run without ceilings does not check the
-// timer again, so the forced verdict of RSB_FORCE_UNTIMED does not reach it, and a told reason
-// makes the cases untimed with that reason.
+// A timer verdict the caller already found (a serve request's "timer": the grader's timed
+// children, after its first timed run) is taken as told: an in-process run without ceilings does
+// not check the timer again, so the forced verdict of RSB_FORCE_UNTIMED does not reach it, and a
+// told reason makes the cases untimed with that reason.
 TEST(Timer, AVerdictToldByTheCallerIsTakenWithoutACheck) {
   const ScopedEnv force("RSB_FORCE_UNTIMED", "1");
   const std::string file = fmt::format("/tmp/rsb-told-{}.json", getpid());
   const std::string args = "-q --format json --output " + file +
                            " --task reduction --variant sequential --size 4096 --no-isolate "
                            "--no-ceilings --iterations 3 --timer events ";
-  ASSERT_EQ(RunBench(args + "--worker-timer usable").status, 0);
+  const auto told = [&](const std::string& timer) {
+    std::vector<std::string> argv = {RSB_BINARY};
+    std::istringstream words(args);
+    for (std::string w; words >> w;)
+      argv.push_back(w);
+    for (const std::string& a : DeviceSelectorArgs())
+      argv.push_back(a);
+    const std::string request = file + ".request";
+    std::ofstream(request) << ServeRequest(argv, {{"timer", timer}});
+    const CommandResult r =  // inner redirection: RunCommand's own stdin is /dev/null
+        RunCommand(fmt::format("{{ '{}' serve <'{}'; }}", RSB_BINARY, request));
+    std::remove(request.c_str());
+    return r;
+  };
+  ASSERT_EQ(told("usable").status, 0);
   auto j = ReadJson(file);
   ASSERT_EQ(j["results"].size(), 1u);
   EXPECT_EQ(j["results"][0]["status"], "passed") << j["results"][0].dump();
   EXPECT_TRUE(j["results"][0].contains("time_ms"));
-  ASSERT_EQ(RunBench(args + "--worker-timer 'told: no clock'").status, 0);
+  ASSERT_EQ(told("told: no clock").status, 0);
   j = ReadJson(file);
   EXPECT_EQ(j["results"][0]["status"], "untimed");
   EXPECT_NE(j["results"][0]["message"].get<std::string>().find("told: no clock"), std::string::npos)

@@ -348,10 +348,6 @@ void AddIsolationOptions(CLI::App& app, Options& o) {
   app.add_option("--device-lock", o.run.deviceLock,
                  "A lock file shared by processes that use one device (runs started at once): "
                  "validated runs hold it shared, each case's timed loop alone");
-  // Hidden (no group): a timed run told the timer verdict a parent's first timed run found.
-  app.add_option("--worker-timer", o.worker.timer)->group("");
-  // Hidden: two processes timing in turns, their parent dealing the turns (TimedTurns.h).
-  app.add_option("--timed-turns", o.run.turnsFd)->group("")->check(CLI::NonNegativeNumber);
 }
 
 void AddOutputOptions(CLI::App& app, Options& o, Raw& raw) {

@@ -477,7 +477,7 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   {
     const auto alone = lock_->Alone();  // no other process's kernels or transfers meanwhile
     samples = TimeRepeatedly(settings_, [&] {
-      turns_.Take();  // --timed-turns: this run and the other process's alternate
+      turns_.Take();  // in turns: this run and the other process's alternate
       runs.push_back(host ? RunOnceHost(task, variant, spec) : RunOnce(task, variant, spec));
       return runs.back().SpanMs();
     });

@@ -39,8 +39,8 @@ struct RunSettings {
   // --device-lock FILE: validated runs hold it shared, each timed loop alone (DeviceLock.h);
   // empty: none.
   std::string deviceLock;
-  // --timed-turns FD: each timed run (warm-ups too) waits for its turn against another process
-  // (TimedTurns.h); -1: none.
+  // An fd of a turns socket (a `serve` request's "turns"): each timed run (warm-ups too) waits
+  // for its turn against another process (TimedTurns.h); -1: none.
   int turnsFd = -1;
   // --repetitions: each result keeps its timed runs reduced (Result::timedRuns), so that the
   // rounds' runs make one breakdown (AddRound).

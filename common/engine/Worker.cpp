@@ -89,11 +89,7 @@ std::string WorkerRequest(const IsolationSettings& settings, const WorkerStart& 
                            {"build_failed", w.knownBuildFailures}};
   if (!w.timer.empty())
     worker["timer"] = w.timer;
-  nlohmann::json argv = nlohmann::json::array();
-  for (const std::string& a : settings.command)
-    argv.push_back(RequestArgument(a));
-  nlohmann::json request = {{"argv", argv}, {"worker", worker}};
-  return request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+  return ServeRequest(settings.command, {{"worker", worker}});
 }
 
 // Under --oclgrind: the startup environment with Oclgrind's log in logPath and LC_ALL=C
@@ -651,6 +647,14 @@ class IsolatedRun {
 };
 
 }  // namespace
+
+std::string ServeRequest(const std::vector<std::string>& argv, nlohmann::json fields) {
+  nlohmann::json args = nlohmann::json::array();
+  for (const std::string& a : argv)
+    args.push_back(RequestArgument(a));
+  fields["argv"] = args;
+  return fields.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
 
 std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::vector<Job>& jobs,
                                 const DeviceInfo& device, const ProgressFn& progress,

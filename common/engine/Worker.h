@@ -31,6 +31,8 @@
 
 #include "engine/Runner.h"
 
+#include <nlohmann/json.hpp>
+
 #include <atomic>
 #include <functional>
 #include <string>
@@ -69,10 +71,15 @@ std::vector<Result> RunIsolated(const IsolationSettings& settings, const std::ve
                                 const DeviceInfo& device, const ProgressFn& progress,
                                 const std::function<bool()>& stop, Ceilings& ceilings);
 
-// A timer verdict on one line and back (the protocol's `timer` line, --worker-timer): "usable",
-// or the reason it is unusable.
+// A timer verdict on one line and back (the protocol's `timer` line, a `serve` request's "timer"):
+// "usable", or the reason it is unusable.
 std::string TimerText(const TimerVerdict& v);
 TimerVerdict TimerFromText(const std::string& text);
+
+// A `serve` request (src/run/Serve.h), one line: the command line argv (each argument a string,
+// or the array of its bytes where it is not UTF-8) and `fields` beside it (e.g. "timer", "turns",
+// "worker"; an object).
+std::string ServeRequest(const std::vector<std::string>& argv, nlohmann::json fields);
 
 // Worker side: writes one protocol line (with its newline) to fd; throws DeviceError if the
 // pipe is gone.

@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -404,14 +405,28 @@ std::chrono::steady_clock::time_point After(std::chrono::steady_clock::time_poin
 
 // Starts a child as RunProcess does (stdin /dev/null, stdout and stderr captured, no core
 // dumps), with `extra` fds ({this process's, the child's}); -1 with r said where it did not start.
+// A file of no name holding input, read from its start (-1 where it cannot be made).
+int InputFile(const std::string& input) {
+  const int fd = ::memfd_create("rsb-input", MFD_CLOEXEC);
+  if (fd >= 0 && (!WriteAll(fd, input) || ::lseek(fd, 0, SEEK_SET) != 0)) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 pid_t Start(const std::vector<std::string>& argv, const std::string& workDir,
-            const Capture& capture, const std::vector<std::pair<int, int>>& extra, bool newSession,
-            ProcessResult& r) {
+            const std::string& input, const Capture& capture,
+            const std::vector<std::pair<int, int>>& extra, bool newSession, ProcessResult& r) {
   ChildSetup setup;
   setup.argv = argv;
   setup.fds = {{capture.Out(), 1}, {capture.Err(), 2}};
   setup.fds.insert(setup.fds.end(), extra.begin(), extra.end());
-  setup.files = {{0, "/dev/null", O_RDONLY}};
+  const int in = input.empty() ? -1 : InputFile(input);
+  if (in >= 0)
+    setup.fds.push_back({in, 0});
+  else
+    setup.files = {{0, "/dev/null", O_RDONLY}};
   setup.workDir = workDir;
   setup.noCoreDumps = true;
   setup.newSession = newSession;
@@ -419,7 +434,9 @@ pid_t Start(const std::vector<std::string>& argv, const std::string& workDir,
   // A watcher (SetChildWatcher) may hold the start back.
   const auto spawn = [&] { return SpawnChild(setup, error); };
   ChildWatcher* w = gWatcher.load();
-  const pid_t pid = w ? w->Start(spawn) : spawn();
+  const pid_t pid = !input.empty() && in < 0 ? (error = errno, -1) : w ? w->Start(spawn) : spawn();
+  if (in >= 0)
+    ::close(in);
   if (pid < 0)
     StartFailed(error, workDir, r);
   else
@@ -434,14 +451,14 @@ void SetChildWatcher(ChildWatcher* watcher) {
 }
 
 ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
-                         const std::string& workDir) {
+                         const std::string& workDir, const std::string& input) {
   ProcessResult r;
   Capture capture;
   if (!capture.Ok()) {
     r.startError = std::string("cannot create a temporary file: ") + std::strerror(errno);
     return r;
   }
-  const pid_t pid = Start(argv, workDir, capture, {}, false, r);
+  const pid_t pid = Start(argv, workDir, input, capture, {}, false, r);
   const auto start = std::chrono::steady_clock::now();
   if (pid < 0)
     return r;
@@ -487,7 +504,8 @@ void StartInTurns(const TurnRun& run, int childFd, InTurns& p) {
         std::string("cannot create a temporary file or socket pair: ") + std::strerror(errno);
     return;
   }
-  p.pid = Start(run.argv, run.workDir, p.capture, {{sv[1], childFd}}, run.newSession, p.r);
+  p.pid =
+      Start(run.argv, run.workDir, run.input, p.capture, {{sv[1], childFd}}, run.newSession, p.r);
   p.start = std::chrono::steady_clock::now();
   p.deadline = After(p.start, run.timeoutS);
   ::close(sv[1]);

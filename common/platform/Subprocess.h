@@ -82,12 +82,12 @@ class ChildWatcher {
 };
 void SetChildWatcher(ChildWatcher* watcher);
 
-// argv[0] is the program's path (no PATH search unless it has no '/'). stdin is /dev/null; core
-// dumps are off; workDir (if not empty) is the child's working folder. Started with SpawnChild; a
-// program that cannot be executed (or a workDir that cannot be entered) exits with status 127, as
-// from a shell ("cannot execute the program" on its stderr).
+// argv[0] is the program's path (no PATH search unless it has no '/'). stdin is input (a file of
+// no name; "": /dev/null); core dumps are off; workDir (if not empty) is the child's working
+// folder. Started with SpawnChild; a program that cannot be executed (or a workDir that cannot be
+// entered) exits with status 127, as from a shell ("cannot execute the program" on its stderr).
 ProcessResult RunProcess(const std::vector<std::string>& argv, double timeoutS,
-                         const std::string& workDir = "");
+                         const std::string& workDir = "", const std::string& input = "");
 
 // One program of RunInTurns.
 struct TurnRun {
@@ -99,10 +99,11 @@ struct TurnRun {
   // kernel's autogroups, two sessions on a loaded machine were each placed for a while ahead of
   // the other, and alternate runs of one program differed by up to 2x round by round.
   bool newSession = true;
+  std::string input;  // its stdin, as RunProcess's
 };
 
 // Runs the programs at once, each as RunProcess runs one (this thread starts them all), with its
-// end of a socket pair as its fd `childFd` (the benchmark's --timed-turns, TimedTurns.h) and,
+// end of a socket pair as its fd `childFd` (a `serve` request's "turns", TimedTurns.h) and,
 // unless its TurnRun says not, in a session of its own (where the kernel shares the CPU out by
 // sessions, autogroup, no program's turns compete with this process's other work more than
 // another's: a sandboxed one is in a session of its own anyway), and deals out the turns: once

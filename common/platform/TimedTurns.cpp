@@ -23,7 +23,7 @@ void TimedTurns::Take() const {
     while ((got = ::recv(fd_, &turn, 1, 0)) < 0 && errno == EINTR) {
     }
   if (got != 1 || turn != 'g')
-    throw DeviceError("--timed-turns " + std::to_string(fd_) + ": no turn given (" +
+    throw DeviceError("turns fd " + std::to_string(fd_) + ": no turn given (" +
                       (got < 0 || done < 0 ? std::strerror(errno) : "the parent's end closed") +
                       ")");
 }

@@ -1,5 +1,6 @@
 #include "grade/ChildRun.h"
 
+#include "engine/Worker.h"
 #include "grade/Resident.h"
 #include "grade/Text.h"
 #include "platform/Errors.h"
@@ -20,14 +21,23 @@ using nlohmann::json;
 
 namespace rsb::grade {
 
+ServeChild OneRequest(const Code& code, const std::vector<std::string>& args,
+                      const nlohmann::json& fields) {
+  const auto run = args.begin() + std::ptrdiff_t(code.wrapper.size());
+  ServeChild child{{args.begin(), run}, ""};
+  child.command.insert(child.command.end(), {*run, "serve"});
+  child.input = ServeRequest({run, args.end()}, fields);
+  return child;
+}
+
 double SpeedRoundSeconds(const ChildSettings& s, RunKind kind) {
   return s.speedSeconds > 0 ? s.speedSeconds : kind == RunKind::TimedInTurns ? 1.0 : 0.3;
 }
 
 namespace {
 
-// The fd of a child's end of its turns' socket (RunTimedInTurns).
-constexpr int kTurnsFd = 3;
+// The fd of a child's end of its turns' socket (RunTimedInTurns; fd 3 is serve's answers').
+constexpr int kTurnsFd = 4;
 
 // Every child runs the variants' default settings (--no-profile): a tuning profile in the
 // grader's cache folder is out of a sandboxed hand-in's sight, and the suite's own runs and the
@@ -80,9 +90,7 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
              {"--iterations", "30", "--time-budget",
               fmt::format("{:g}", SpeedRoundSeconds(s, kind)), "--warmup", "1", "--no-ceilings"});
     if (kind == RunKind::TimedInTurns)
-      a.insert(a.end(), {"--ci-target", "0", "--timed-turns", std::to_string(kTurnsFd)});
-    if (!s.timerVerdict.empty())
-      a.insert(a.end(), {"--worker-timer", s.timerVerdict});
+      a.insert(a.end(), {"--ci-target", "0"});
   } else {
     a.push_back("--check");
     if (kind == RunKind::Oclgrind)
@@ -94,6 +102,18 @@ std::vector<std::string> ChildArgs(const ChildSettings& s, const Code& code, con
   if (kind != RunKind::Oclgrind)
     AddDeviceArgs(s, kind, a);
   return a;
+}
+
+// What a run of `kind` is told beside its command line (Serve.h): the timer verdict a timed run
+// takes as found, and the fd of its end of the turns' socket.
+json RequestFields(const ChildSettings& s, RunKind kind) {
+  json fields = json::object();
+  const bool timed = kind == RunKind::Timed || kind == RunKind::TimedInTurns;
+  if (timed && !s.timerVerdict.empty())
+    fields["timer"] = s.timerVerdict;
+  if (kind == RunKind::TimedInTurns)
+    fields["turns"] = kTurnsFd;
+  return fields;
 }
 
 std::optional<json> ReadResults(const std::string& output) {
@@ -247,16 +267,23 @@ std::vector<ListedCase> Expected(const Item& it, const CaseGroup& g, const std::
   return expected;
 }
 
-GroupRun Collect(const ChildSettings& s, const Code& code, std::vector<std::string> args,
-                 const std::string& dir, const std::string& output,
-                 const std::vector<ListedCase>& expected, double timeoutS, bool oneProcess,
-                 const Wording& wording = {}) {
+// A run, its command line args (after the code's wrapper), told fields (RequestFields).
+struct Run {
+  std::vector<std::string> args;
+  json fields = json::object();
+};
+
+GroupRun Collect(const ChildSettings& s, const Code& code, const Run& run, const std::string& dir,
+                 const std::string& output, const std::vector<ListedCase>& expected,
+                 double timeoutS, bool oneProcess, const Wording& wording = {}) {
+  const std::vector<std::string>& args = run.args;
   std::error_code ec;
   fs::remove(output, ec);
   const auto resident = oneProcess ? ResidentArgs(s, code, args) : std::nullopt;
   const double started = s.trace ? s.trace->Now() : 0;
-  ProcessResult p =
-      resident ? s.residents->Run(*resident, timeoutS, dir) : RunProcess(args, timeoutS, dir);
+  const ServeChild child = OneRequest(code, args, run.fields);
+  ProcessResult p = resident ? s.residents->Run(*resident, timeoutS, dir, run.fields)
+                             : RunProcess(child.command, timeoutS, dir, child.input);
   if (s.trace)
     s.trace->Add(started, p.seconds, TraceCode(code, dir), TraceKind(args), resident.has_value(),
                  TraceStatus(p));
@@ -398,8 +425,8 @@ GroupRun RunCasesInResidents(const ChildSettings& s, const Code& code, const Ite
     }
     const std::string output = OutputFile(dir, "run");
     GroupRun r = Collect(s, code,
-                         ChildArgs(s, code, it, GroupOf(g, spec), localSize, RunKind::Check,
-                                   Isolation::Shared, output),
+                         {ChildArgs(s, code, it, GroupOf(g, spec), localSize, RunKind::Check,
+                                    Isolation::Shared, output)},
                          dir, output, {one}, left, /*oneProcess=*/true, {true, timeoutS});
     all.seconds += r.seconds;
     all.timedOut = all.timedOut || r.timedOut;
@@ -427,9 +454,11 @@ GroupRun RunGroup(const ChildSettings& s, const Code& code, const Item& it, cons
     return RunCasesInResidents(s, code, it, g, localSize, timeoutS);
   const std::string dir = WorkDir(s, code);
   const std::string output = OutputFile(dir, "run");
-  return Collect(s, code, ChildArgs(s, code, it, g, localSize, kind, isolation, output), dir,
-                 output, Expected(it, g, localSize), timeoutS,
-                 isolation == Isolation::Shared && kind != RunKind::Oclgrind);
+  return Collect(
+      s, code,
+      {ChildArgs(s, code, it, g, localSize, kind, isolation, output), RequestFields(s, kind)}, dir,
+      output, Expected(it, g, localSize), timeoutS,
+      isolation == Isolation::Shared && kind != RunKind::Oclgrind);
 }
 
 GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector<ListedCase>& cases,
@@ -462,7 +491,7 @@ GroupRun RunCaseList(const ChildSettings& s, const Code& code, const std::vector
                      "--no-isolate", "--validate-runs", std::to_string(validateRuns)});
   AddRunArgs(s, a, output);
   AddDeviceArgs(s, RunKind::Check, a);
-  GroupRun run = Collect(s, code, a, dir, output, cases, timeoutS, /*oneProcess=*/true);
+  GroupRun run = Collect(s, code, {a}, dir, output, cases, timeoutS, /*oneProcess=*/true);
   std::error_code ec;
   fs::remove(file, ec);
   return run;
@@ -480,9 +509,11 @@ std::pair<GroupRun, GroupRun> RunTimedInTurns(const ChildSettings& s, const Code
     outputs.push_back(OutputFile(dir, "timed"));
     std::error_code ec;
     fs::remove(outputs.back(), ec);
-    runs.push_back({ChildArgs(s, *code, it, g, localSize, RunKind::TimedInTurns, Isolation::Shared,
-                              outputs.back()),
-                    timeoutS, dir});
+    const ServeChild child = OneRequest(*code,
+                                        ChildArgs(s, *code, it, g, localSize, RunKind::TimedInTurns,
+                                                  Isolation::Shared, outputs.back()),
+                                        RequestFields(s, RunKind::TimedInTurns));
+    runs.push_back({child.command, timeoutS, dir, true, child.input});
   }
   const double started = s.trace ? s.trace->Now() : 0;
   std::vector<ProcessResult> p = RunInTurns(runs, kTurnsFd);

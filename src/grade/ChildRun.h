@@ -1,5 +1,6 @@
 // Child runs: every case group of a rubric item runs in a child process of the suite's binary
-// (or of one built with a hand-in's task sources), `reduce-scan-bench --check --kernels K ...`,
+// (or of one built with a hand-in's task sources), `reduce-scan-bench serve` given the one request
+// of a command line `reduce-scan-bench --check --kernels K ...` (src/run/Serve.h),
 // under a deadline; whatever the child does (a wrong result, a crash, a hang, a kernel that does
 // not compile), every case of the group gets an outcome.
 #pragma once
@@ -57,8 +58,8 @@ struct ChildSettings {
   // cases one by one); the timed runs go to platform and device.
   std::string checkPlatform, checkDevice;
   // The device's timer verdict once the grader's first timed run found it usable ("usable",
-  // given to the timed runs as --worker-timer, so that each need not check it again; "": not
-  // known, each timed run checks it).
+  // told to the timed runs in their requests' "timer", so that each need not check it again; "":
+  // not known, each timed run checks it).
   std::string timerVerdict;
   double speedSeconds = 0;  // --speed-seconds (0: SpeedRoundSeconds's default)
 };
@@ -71,6 +72,16 @@ struct Code {
   std::vector<std::string> wrapper;
   std::string workDir;
 };
+
+// A child process of one run: the code's wrapper and binary as `reduce-scan-bench serve`, and its
+// one request (src/run/Serve.h), on its stdin: the run's command line args (the code's wrapper
+// first, then its binary) and the fields told beside it ("timer", "turns").
+struct ServeChild {
+  std::vector<std::string> command;
+  std::string input;
+};
+ServeChild OneRequest(const Code& code, const std::vector<std::string>& args,
+                      const nlohmann::json& fields);
 
 // What a child run does with its cases: validate them, time them, or validate them under
 // Oclgrind (races, out-of-bounds accesses, instruction counts). TimedDeviceCheck validates on the

@@ -1,5 +1,7 @@
 #include "grade/Resident.h"
 
+#include "engine/Worker.h"
+
 #include <nlohmann/json.hpp>
 
 #include <fcntl.h>
@@ -121,7 +123,7 @@ void Residents::Retire(Server& s, ProcessResult* r) {
 }
 
 ProcessResult Residents::Run(const std::vector<std::string>& argv, double timeoutS,
-                             const std::string& dir) {
+                             const std::string& dir, const nlohmann::json& fields) {
   static std::atomic<unsigned> counter{0};
   const auto start = std::chrono::steady_clock::now();
   const auto deadline = start + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
@@ -141,9 +143,11 @@ ProcessResult Residents::Run(const std::vector<std::string>& argv, double timeou
   const unsigned n = counter++;
   const std::string out = (fs::path(workDir_) / ("resident-out-" + std::to_string(n))).string();
   const std::string err = (fs::path(workDir_) / ("resident-err-" + std::to_string(n))).string();
-  const nlohmann::json req = {{"argv", argv}, {"dir", dir}, {"out", out}, {"err", err}};
+  nlohmann::json req = fields;
+  req.update({{"dir", dir}, {"out", out}, {"err", err}});
   std::string line;
-  const int got = WriteAll(s.fd, req.dump() + "\n") ? ReadAnswer(s.fd, deadline, line) : 0;
+  const int got =
+      WriteAll(s.fd, ServeRequest(argv, std::move(req))) ? ReadAnswer(s.fd, deadline, line) : 0;
   int exitCode = -1;
   if (got == 1) {
     try {

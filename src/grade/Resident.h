@@ -24,6 +24,8 @@
 
 #include "platform/Subprocess.h"
 
+#include <nlohmann/json.hpp>
+
 #include <sys/types.h>
 
 #include <cstddef>
@@ -42,9 +44,11 @@ class Residents {
   Residents(const Residents&) = delete;
   Residents& operator=(const Residents&) = delete;
 
-  // Runs argv (argv[0] the suite's binary) in an idle resident, or a new one: RunProcess's
-  // answer for the same command line (Subprocess.h), out and err captured.
-  ProcessResult Run(const std::vector<std::string>& argv, double timeoutS, const std::string& dir);
+  // Runs argv (argv[0] the suite's binary) in an idle resident, or a new one, its request with
+  // `fields` too ("timer", Serve.h): RunProcess's answer for the same command line (Subprocess.h),
+  // out and err captured.
+  ProcessResult Run(const std::vector<std::string>& argv, double timeoutS, const std::string& dir,
+                    const nlohmann::json& fields = nlohmann::json::object());
 
   size_t Started() const;  // residents started so far (for the class's summary line)
 

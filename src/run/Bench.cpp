@@ -98,8 +98,8 @@ std::string OneLine(const std::string& text) {
 }
 
 // A worker's ceilings and timer verdict: measured (and sent) by the worker asked to; else the
-// verdict an earlier worker found (--worker-timer), or, in a timed run where none was told (the
-// worker that measured died first, or its measurement failed), checked here and sent. nullopt:
+// verdict an earlier worker found (its request's "timer"), or, in a timed run where none was told
+// (the worker that measured died first, or its measurement failed), checked here and sent. nullopt:
 // the ceilings could not be measured (sent as ceilings-failed; the run starts a fresh worker).
 std::optional<Ceilings> WorkerCeilings(const Options& o, TaskContext& ctx) {
   Ceilings c;
@@ -272,8 +272,8 @@ RunInfo NewRunInfo(const Options& o, const std::string& kernelDir, int argc, cha
 // An in-process run's ceilings, or at least its timer's verdict: the verdict reaches the runner
 // with or without ceilings (an in-process run with --no-ceilings on a device whose timer is
 // unusable reports `untimed`, not its numbers). Without ceilings, a verdict the caller already
-// found is taken as told (--worker-timer: a parent's timed children, after its first timed run
-// found the device's timer usable; the check's copies cost a CPU device 0.13 s a run).
+// found is taken as told (a serve request's "timer": a parent's timed children, after its first
+// timed run found the device's timer usable; the check's copies cost a CPU device 0.13 s a run).
 void InProcessCeilings(const Options& o, TaskContext& ctx, const std::atomic<bool>& interrupted,
                        bool ceilings, Ceilings& c) {
   if (o.run.timed && !ceilings && !o.worker.timer.empty()) {
@@ -426,13 +426,15 @@ int RunAll(const Options& o, const Tasks& tasks, const Selection& s, RunInfo& in
 
 }  // namespace
 
-int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp,
-                 const Options::Worker* worker) {
+int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp, const Told& told) {
   const Tasks tasks = MakeTasks();
   const TaskCatalog catalog = CatalogOf(tasks);
   Options o = ParseCommandLine(argc, argv, catalog, subcommandsHelp);
-  if (worker)
-    o.worker = *worker;
+  if (told.worker)
+    o.worker = *told.worker;
+  if (!told.timer.empty())
+    o.worker.timer = told.timer;
+  o.run.turnsFd = told.turnsFd;
   if (PrintListings(o, tasks))
     return kExitOk;
   // --oclgrind: this run starts again under oclgrind (only its platform is visible there).
@@ -458,10 +460,9 @@ int RunBenchmark(int argc, char** argv, const std::string& subcommandsHelp,
   return RunAll(o, tasks, s, info, output, std::vector<std::string>(argv, argv + argc));
 }
 
-int RunCommand(int argc, char** argv, const std::string& subcommandsHelp,
-               const Options::Worker* worker) {
+int RunCommand(int argc, char** argv, const std::string& subcommandsHelp, const Told& told) {
   try {
-    return RunBenchmark(argc, argv, subcommandsHelp, worker);
+    return RunBenchmark(argc, argv, subcommandsHelp, told);
   } catch (const UsageError& e) {
     std::cerr << "error: " << e.what() << "\n";
     return kExitUsage;

@@ -70,6 +70,8 @@ struct Request {
   std::vector<std::string> args;
   std::string dir, out, err;
   std::optional<Options::Worker> worker;
+  std::string timer;
+  int turns = -1;
 };
 
 // An argument: a string, or the array of the bytes of one that is not UTF-8.
@@ -90,6 +92,10 @@ Request Parse(const std::string& line) {
   r.err = req.value("err", std::string());
   if (req.contains("worker"))
     r.worker = WorkerFrom(req.at("worker"));
+  r.timer = req.value("timer", std::string());
+  r.turns = req.value("turns", -1);
+  if (req.contains("turns") && r.turns < 0)
+    throw std::invalid_argument("turns " + req.at("turns").dump() + ": allowed: an fd, 0 or more");
   return r;
 }
 
@@ -117,8 +123,8 @@ int RunRequest(const std::string& line, bool& worker) {
   for (std::string& a : r.args)
     argv.push_back(a.data());
   argv.push_back(nullptr);
-  const int status =
-      RunCommand(int(r.args.size()), argv.data(), "", r.worker ? &*r.worker : nullptr);
+  const int status = RunCommand(int(r.args.size()), argv.data(), "",
+                                {r.worker ? &*r.worker : nullptr, r.timer, r.turns});
   Flush();
   return status;
 }
@@ -142,11 +148,19 @@ int Serve(int argc, char** /*argv*/) {
                  "parent that writes its requests (src/run/Serve.h)\n";
     return kExitUsage;
   }
+  if (::fcntl(kAnswerFd, F_GETFD) < 0) {  // no one reads the answers: they go nowhere
+    const int none = ::open("/dev/null", O_WRONLY);
+    if (none >= 0 && none != kAnswerFd) {
+      ::dup2(none, kAnswerFd);
+      ::close(none);
+    }
+  }
   const int quiet = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
   std::string line;
+  int status = kExitOk;
   while (std::getline(std::cin, line)) {
     bool worker = false;
-    const int status = RunRequest(line, worker);
+    status = RunRequest(line, worker);
     Flush();
     if (worker) {  // a worker's request is its process's only one: its status is the process's
       Answer(status);
@@ -159,7 +173,7 @@ int Serve(int argc, char** /*argv*/) {
     if (!Answer(status) || (status != kExitOk && status != kExitValidationFailed))
       break;
   }
-  return kExitOk;
+  return status;
 }
 
 }  // namespace rsb

@@ -2,6 +2,7 @@
 
 #include "cli/Cli.h"
 #include "cli/CliChecks.h"
+#include "engine/Worker.h"
 #include "platform/Errors.h"
 #include "platform/Files.h"
 #include "platform/Subprocess.h"
@@ -24,8 +25,9 @@ namespace rsb {
 
 namespace {
 
-// The fd of each run's end of its turns' socket (--timed-turns).
-constexpr int kRunTurnsFd = 3;
+// The fd of each run's end of its turns' socket: its serve request's "turns" (src/run/Serve.h;
+// fd 3 is serve's answers').
+constexpr int kRunTurnsFd = 4;
 
 // One of the two programs: a binary ("": this one) and a kernel folder ("": the binary's own).
 struct Side {
@@ -58,7 +60,6 @@ const std::vector<std::pair<std::string, std::string>>& Reserved() {
       {"--json", "--results DIR keeps both runs' files"},
       {"--csv", "--results DIR keeps both runs' files"},
       {"--markdown", "--results DIR keeps both runs' files"},
-      {"--timed-turns", "ab deals the turns"},
       {"--isolate", "each run's cases run in its own process, in turns"},
       {"--timeout", "each run's cases run in its own process, in turns"},
       {"--check", "ab times"},
@@ -92,15 +93,14 @@ std::string SelfPath() {
   return exe.string();
 }
 
-// One side's command line: the run's options, its kernels, and the turns.
+// One side's command line: the run's options and its kernels.
 std::vector<std::string> RunArgs(const ABOptions& o, const Side& s, const std::string& output) {
   std::vector<std::string> a = {s.binary.empty() ? SelfPath() : s.binary};
   a.insert(a.end(), o.run.begin(), o.run.end());
   if (!s.kernels.empty())
     a.insert(a.end(), {"--kernels", s.kernels});
-  a.insert(a.end(), {"--repetitions", std::to_string(o.rounds), "--no-isolate", "--timed-turns",
-                     std::to_string(kRunTurnsFd), "--ci-target", "0", "--no-ceilings", "--format",
-                     "json", "--output", output, "-q"});
+  a.insert(a.end(), {"--repetitions", std::to_string(o.rounds), "--no-isolate", "--ci-target", "0",
+                     "--no-ceilings", "--format", "json", "--output", output, "-q"});
   return a;
 }
 
@@ -185,17 +185,39 @@ std::string RunFailure(const ProcessResult& p) {
   return err.empty() ? why : why + ": " + err.substr(line == std::string::npos ? 0 : line + 1);
 }
 
+// A side's run: its binary as `serve`, the command line its one request, with the turns' fd
+// (Serve.h). Both in this process's session: see TurnRun::newSession.
+TurnRun ServedRun(const std::vector<std::string>& args) {
+  const double noLimit = 7 * 24 * 3600;
+  return {
+      {args.front(), "serve"}, noLimit, "", false, ServeRequest(args, {{"turns", kRunTurnsFd}})};
+}
+
+// A side's run that timed cases without taking a turn is of a binary that does not take turns
+// from its request (a build older than ab's serve requests): its times would not be paired.
+void RequireTurnsTaken(const ABOptions& o, const std::vector<size_t>& turns, const ResultFile& f,
+                       const char* name) {
+  const size_t k = name[0] == 'a' ? 0 : 1;
+  const auto& results = f.document.value("results", nlohmann::json::array());
+  const bool timed = std::any_of(results.begin(), results.end(),
+                                 [](const nlohmann::json& r) { return r.contains("time_ms"); });
+  if (!timed || std::find(turns.begin(), turns.end(), k) != turns.end())
+    return;
+  throw UsageError(fmt::format(
+      "--binary-{} '{}': its run timed cases without taking turns with the other's; allowed: a "
+      "reduce-scan-bench binary that takes turns from its serve request (this version or later)",
+      name, (k ? o.b : o.a).binary));
+}
+
 // Both runs in turns; their result files, none where interrupted. Throws DeviceError where one
 // could not run, or UsageError where one refused its options (another build's).
 std::optional<std::pair<ResultFile, ResultFile>> RunInTurnsAB(const ABOptions& o,
                                                               const std::string& dir) {
   const std::string fileA = (fs::path(dir) / "A.json").string();
   const std::string fileB = (fs::path(dir) / "B.json").string();
-  const double noLimit = 7 * 24 * 3600;
-  // Both in this process's session: see TurnRun::newSession.
+  std::vector<size_t> turns;
   const std::vector<ProcessResult> p = RunInTurns(
-      {{RunArgs(o, o.a, fileA), noLimit, "", false}, {RunArgs(o, o.b, fileB), noLimit, "", false}},
-      kRunTurnsFd);
+      {ServedRun(RunArgs(o, o.a, fileA)), ServedRun(RunArgs(o, o.b, fileB))}, kRunTurnsFd, &turns);
   for (size_t k = 0; k < 2; ++k) {
     const char* name = k ? "B" : "A";
     std::error_code ec;
@@ -209,7 +231,10 @@ std::optional<std::pair<ResultFile, ResultFile>> RunInTurnsAB(const ABOptions& o
       throw DeviceError(what);
     }
   }
-  return std::pair{LoadResultFile(fileA, "A"), LoadResultFile(fileB, "B")};
+  std::pair files{LoadResultFile(fileA, "A"), LoadResultFile(fileB, "B")};
+  RequireTurnsTaken(o, turns, files.first, "a");
+  RequireTurnsTaken(o, turns, files.second, "b");
+  return files;
 }
 
 }  // namespace

@@ -99,7 +99,7 @@ struct TurnRun {
   // kernel's autogroups, two sessions on a loaded machine were each placed for a while ahead of
   // the other, and alternate runs of one program differed by up to 2x round by round.
   bool newSession = true;
-  std::string input;  // its stdin, as RunProcess's
+  std::string input{};  // its stdin, as RunProcess's
 };
 
 // Runs the programs at once, each as RunProcess runs one (this thread starts them all), with its

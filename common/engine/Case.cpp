@@ -31,4 +31,13 @@ Case ResolveCase(const IComputeTask& task, const std::string& variant, const Pro
   return c;
 }
 
+Case UnresolvedCase(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
+  Case c;
+  c.task = &task;
+  c.variant = variant;
+  c.spec = spec;
+  c.tuning = task.Tuning(DeviceInfo(), variant, spec);
+  return c;
+}
+
 }  // namespace rsb

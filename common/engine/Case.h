@@ -30,5 +30,8 @@ struct Case {
 // device lacks (Case::skip, the VariantSkipped reason word for word).
 Case ResolveCase(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
                  const DeviceInfo& device);
+// The case as the command line gives it, before a device is known (a progress line's label): its
+// local size as given (0: auto), the knobs' defaults and --tune's; not planned.
+Case UnresolvedCase(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
 
 }  // namespace rsb

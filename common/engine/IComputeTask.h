@@ -213,7 +213,7 @@ class IComputeTask {
                            const DeviceInfo& device) const = 0;
   // The value of every knob (Tunables) the variant runs with on this device: --tune's where
   // given, else its default, or what fits the device (a tile shrunk to its local memory).
-  // spec.localSize: resolved, or 0 for the automatic one. Results record it.
+  // spec.localSize: resolved (ResolveCase), or 0 where no device is known yet. Results record it.
   virtual std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
                                                const ProblemSpec& spec) const;
   // "gpu" or "cpu": the kernel shape the variant runs with on this device for this problem.

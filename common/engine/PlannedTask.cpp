@@ -86,11 +86,9 @@ std::map<std::string, size_t> PlannedTask::Tuning(const DeviceInfo& device,
                                                   const std::string& variant,
                                                   const ProblemSpec& spec) const {
   std::map<std::string, size_t> values = IComputeTask::Tuning(device, variant, spec);
-  ProblemSpec s = spec;
-  s.localSize = LocalSize(variant, spec, device);
-  if (s.localSize == 0)  // no device (a progress line's label)
+  if (spec.localSize == 0)  // not resolved (no device yet): the defaults and --tune's
     return values;
-  const LocalTile tile = Tile(device, variant, s);
+  const LocalTile tile = Tile(device, variant, spec);
   if (!tile.knob.empty())
     values[tile.knob] = tile.value;
   for (const auto& [knob, value] : tile.chosen)

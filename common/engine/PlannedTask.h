@@ -95,7 +95,8 @@ class PlannedTask : public IComputeTask {
                          const ProblemSpec& spec) const {
     return FixedTile(device, variant, spec, 0);
   }
-  // Every knob as Tuned() gives it, the tile's knob as Tile() picks it.
+  // Every knob as Tuned() gives it, the tile's knob as Tile() picks it at spec.localSize (0: not
+  // resolved; the knobs as Tuned() gives them).
   std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
                                        const ProblemSpec& spec) const override;
 

@@ -389,11 +389,12 @@ RunBreakdown Runner::RunOnceHost(IComputeTask& task, const std::string& variant,
   return run;
 }
 
-Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                 const DeviceInfo& device) {
+Result NewResult(const Case& c, const DeviceInfo& device) {
+  const IComputeTask& task = *c.task;
+  const ProblemSpec& spec = c.spec;
   Result r;
   r.task = task.Name();
-  r.variant = variant;
+  r.variant = c.variant;
   r.type = spec.type;
   r.op = spec.op;
   r.n = spec.n;
@@ -402,7 +403,7 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.codePath = task.CodePathOf(device, spec);
   r.portable = spec.portable;
   r.lookbackFallback = spec.lookbackFallback;
-  r.tuning = task.Tuning(device, variant, spec);
+  r.tuning = c.tuning;
   r.settings = spec.settings;
   RecordParams(task.Parameters(), spec.params, r.fields, r.params);
   return r;
@@ -569,7 +570,8 @@ std::string BuildKey(const Result& r) {
 }
 
 Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
-  Result r = NewResult(task, variant, spec, ctx_.info);
+  const Case c = ResolveCase(task, variant, spec, ctx_.info);
+  Result r = NewResult(c, ctx_.info);
   if (!contextLost_.empty()) {
     r.status = Status::Error;
     r.message =
@@ -579,9 +581,7 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     return r;
   }
   try {
-    const Case c = ResolveCase(task, variant, spec, ctx_.info);
     spec = c.spec;
-    r.localSize = spec.localSize;
     r.cost = c.cost;
     r.kernelOptions = c.kernelOptions;
     if (!c.Runs())

@@ -2,6 +2,7 @@
 // for all tasks. It knows nothing about what a task computes.
 #pragma once
 
+#include "engine/Case.h"
 #include "engine/IComputeTask.h"
 #include "engine/Result.h"
 #include "platform/DeviceLock.h"
@@ -156,9 +157,9 @@ std::string UtilisationSuspectReason(const DeviceInfo& device);
 // case that round's status and message ("round 3: ...").
 void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device);
 
-// A new, empty result for one case (what it is, nothing measured yet).
-Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                 const DeviceInfo& device);
+// A new, empty result for one case (what it is, nothing measured yet): its local size and knobs
+// as the case has them (ResolveCase; UnresolvedCase before a device is known).
+Result NewResult(const Case& c, const DeviceInfo& device);
 
 // The program a case builds, as a key: its task and kernel build options (Result::kernelOptions,
 // which name the kernels it selects, so the file too).

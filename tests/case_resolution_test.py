@@ -26,7 +26,7 @@ RULES = {
     # not a declaration or definition: `size_t LocalSize(`
     "the local size": (r"(?<!size_t )\bLocalSize\s*\(", [RESOLVER]),
     "the tile": (r"\bTile\s*\(", RULE_FILES + ["src/tasks/*"]),
-    "the plan": (r"\bPlanFor\s*\(|(?<![\w:.>])Plan\s*\(", RULE_FILES + ["src/tasks/*"]),
+    "the plan": (r"\bPlanFor\s*\(|(?<![\w:.>])Plan\s*\(", [RESOLVER] + RULE_FILES + ["src/tasks/*"]),
     "the tile's knobs": (r"(\.|->)\s*Tuning\s*\(", [RESOLVER]),
     "the plan's cost, options or memory":
         (r"(\.|->)\s*(Cost|KernelOptions|MemoryNeeded)\s*\(\s*[^)\s]", [RESOLVER]),

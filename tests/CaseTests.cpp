@@ -5,6 +5,8 @@
 #include "engine/Case.h"
 #include "engine/Explain.h"
 #include "engine/PlannedTask.h"
+#include "engine/RunData.h"
+#include "tasks/CScanTask.h"
 #include "tasks/Tasks.h"
 #include "tools/Tune.h"
 
@@ -87,59 +89,46 @@ TEST(Case, AWorkGroupBeyondTheDevicesOrDoubleItLacksIsTheSkip) {
   EXPECT_TRUE(ResolveCase(task, variant, spec, device).Runs());
 }
 
-// A task that counts the plans it makes.
-class CountingTask : public TableTask<int> {
- public:
-  CountingTask()
-      : TableTask<int>({{"a", "A", "A.cl", 0, 64, 8, ""}, {"b", "B", "B.cl", 0, 64, 8, ""}}) {}
-  std::string Name() const override { return "counting"; }
-  std::string PlanState() const override { return state; }
-  LaunchPlan Plan(const DeviceInfo&, const std::string&, const ProblemSpec&) const override {
-    ++plans;
-    return {};
-  }
-  Expected Reference(const HostArray&, const ProblemSpec&) const override { return {}; }
-  size_t OutputElements(const ProblemSpec&) const override { return 1; }
-  mutable size_t plans = 0;
-  std::string state;
-};
+// The untimed commands of one prepared run named `name`.
+size_t Named(const RunEvents& untimed, const std::string& name) {
+  size_t count = 0;
+  for (const CommandEvent& c : untimed.Commands())
+    count += c.name == name;
+  return count;
+}
 
-// PlanFor makes a case's plan once, and again when anything a plan is made from changes: the
-// device, the variant, a field of the problem but its seed and input, the task's PlanState().
-TEST(Case, APlanIsMadeAgainOnlyWhenItsCaseChanges) {
-  CountingTask task;
-  DeviceInfo device = FabricatedDevice(true, 48 << 10, 1024);
-  ProblemSpec spec;
-  spec.n = 1000;
-  spec.localSize = 64;
-  task.PlanFor(device, "a", spec);
-  spec.seed = 7;
-  spec.input = std::make_shared<HostArray>();
-  task.PlanFor(device, "a", spec);
-  EXPECT_EQ(task.plans, 1u);
-  size_t plans = 1;
-  const auto changed = [&](const char* what) {
-    task.PlanFor(device, "a", spec);
-    EXPECT_EQ(task.plans, ++plans) << what;
-    task.PlanFor(device, "a", spec);
-    EXPECT_EQ(task.plans, plans) << what << ", asked again";
-  };
-  spec.n = 1001, changed("n");
-  spec.height = 7, changed("height");
-  spec.localSize = 32, changed("local size");
-  spec.type = ElementType::Float, changed("type");
-  spec.op = Op::Max, changed("operator");
-  spec.codePath = CodePath::Cpu, changed("code path");
-  spec.portable = true, changed("portable");
-  spec.lookbackFallback = true, changed("look-back fallback");
-  spec.tuning["index-bits"] = 64, changed("a knob");
-  spec.params["p"] = 1, changed("a parameter");
-  task.state = "1", changed("the task's state");
-  device.localMemBytes /= 2, changed("the device's local memory");
-  device.maxWorkGroupSize /= 2, changed("the device's work-group limit");
-  device.extensions += " cl_khr_fp64", changed("the device's extensions");
-  task.PlanFor(device, "b", spec);
-  EXPECT_EQ(task.plans, ++plans) << "another variant";
+// The runner's RunData holds what a run leaves on the device for the next, not the task: the
+// single-pass scan's status words are reset before a case's first run and once resetEvery runs
+// have run since, and each run's generation and first ticket (RunArg) count the runs since.
+TEST(Case, RunDataCountsTheRunsSinceThePlansResets) {
+  RSB_SKIP_IF(Lacks(Need::Int64Atomics));
+  const CScanTask task;
+  TaskContext& ctx = *Device().ctx;
+  ProblemSpec spec = SmallProblem(task, "single-pass");
+  spec.n = 100000;
+  Case c = ResolveCase(task, "single-pass", spec, ctx.info);
+  ASSERT_TRUE(c.Runs()) << c.skip;
+  ASSERT_EQ(c.plan.resets.size(), 2u);
+  c.plan.resetEvery = 2;
+  const LaunchStep& launch = c.plan.steps.front();
+  const uint64_t groups = launch.globalSize / launch.localSize;
+  RunData data;
+  MakeInput(ctx, task, c.spec, data);
+  std::vector<size_t> resets;
+  for (size_t run = 0; run < 5; ++run) {
+    if (run == 3)
+      data.StartCase();  // a new case: reset again
+    RunEvents untimed, events;
+    PrepareRun(ctx, c.plan, data, /*poison=*/true, untimed);
+    resets.push_back(Named(untimed, "FillBuffer (reset status words)"));
+    EnqueueRun(ctx, c.plan, data, events);
+    ctx.queue.finish();
+    const Validation v = ValidateRun(ctx, task, c.variant, c.plan, data);
+    EXPECT_TRUE(v.passed) << "run " << run << ": " << v.message;
+  }
+  EXPECT_EQ(resets, (std::vector<size_t>{1, 0, 1, 1, 0}));
+  EXPECT_EQ(data.runs, 2u);
+  EXPECT_EQ(data.groups, 2 * groups);
 }
 
 }  // namespace

@@ -288,14 +288,14 @@ TEST(Convolution, AutoTiledTwoDShrinksItsRowsOnRusticlsLocalMemory) {
   ProblemSpec spec = Problem(ElementType::Float, Op::Sum, std::nullopt, 257 * 255, 0, 1);
   spec.height = 255;
   spec.params["mask-width"] = 31;
-  const Result r = NewResult(task, "tiled-2d", spec, rusticl);
+  const Case r = ResolveCase(task, "tiled-2d", spec, rusticl);
   EXPECT_EQ(task.LocalSize("tiled-2d", spec, rusticl), 64u);
   EXPECT_EQ(r.tuning.at("convolution-rows"), 3u);
   spec.localSize = 64;
   EXPECT_EQ(task.Tile(rusticl, "tiled-2d", spec).bytes, 96u * 42 * 4);
   EXPECT_NE(task.KernelOptions(rusticl, "tiled-2d", spec).find("-DITEMS=3"), std::string::npos);
   spec.params["mask-width"] = 5;  // fits: the default
-  EXPECT_EQ(NewResult(task, "tiled-2d", spec, rusticl).tuning.at("convolution-rows"), 8u);
+  EXPECT_EQ(ResolveCase(task, "tiled-2d", spec, rusticl).tuning.at("convolution-rows"), 8u);
 }
 
 // tiled-2d's loops are unrolled on GPUs only: a CPU device builds every variant with
@@ -340,9 +340,9 @@ TEST(Convolution, AutoTilesOnDevicesWithEnoughLocalMemoryAreTheDefaults) {
         const char* knob = twoD ? "convolution-rows" : "convolution-items";
         const std::string label = v.name + " " + ToString(type) + " mask " + std::to_string(w);
         EXPECT_EQ(task.LocalSize(v.name, spec, pocl), v.cpuLocal) << label;
-        EXPECT_EQ(NewResult(task, v.name, spec, pocl).tuning.at(knob), twoD ? 8u : 4u) << label;
+        EXPECT_EQ(ResolveCase(task, v.name, spec, pocl).tuning.at(knob), twoD ? 8u : 4u) << label;
         EXPECT_EQ(task.LocalSize(v.name, spec, h100), v.gpuLocal) << label;
-        const size_t value = NewResult(task, v.name, spec, h100).tuning.at(knob);
+        const size_t value = ResolveCase(task, v.name, spec, h100).tuning.at(knob);
         const bool isFloat = type == ElementType::Float;
         if (!twoD || (isFloat && w < 19)) {
           EXPECT_EQ(value, twoD ? 8u : 4u) << label;
@@ -374,7 +374,7 @@ TEST(Convolution, GivenTileThatDoesNotFitIsSkippedWithTheReason) {
   }
   spec.tuning.clear();
   spec.localSize = 128;  // given: 16 x 8 work-items, one row each fits (96 x 38 cells)
-  EXPECT_EQ(NewResult(task, "tiled-2d", spec, rusticl).tuning.at("convolution-rows"), 1u);
+  EXPECT_EQ(ResolveCase(task, "tiled-2d", spec, rusticl).tuning.at("convolution-rows"), 1u);
   EXPECT_NO_THROW(task.Cost(rusticl, "tiled-2d", spec));
   spec.localSize = 1024;  // not even one row: 96 x 94 cells
   try {

@@ -268,7 +268,7 @@ TEST(Scan, SinglePassTileFitsTheDevicesLocalMemory) {
       const std::string label = std::to_string(want.kib) + " KiB " + ToString(type);
       const size_t L = task.LocalSize("single-pass", spec, device);
       EXPECT_EQ(L, wide ? want.local64 : want.local32) << label;
-      const Result r = NewResult(task, "single-pass", spec, device);
+      const Case r = ResolveCase(task, "single-pass", spec, device);
       EXPECT_EQ(r.tuning.at(wide ? "scan-gpu-items-64" : "scan-gpu-items"),
                 wide ? want.items64 : want.items32)
           << label;
@@ -382,8 +382,8 @@ TEST(Scan, AutoChoicesFitSmallDevices) {
       const ProblemSpec spec = Problem(type, Op::Sum, ScanKind::Exclusive, 100000, 0, 1);
       EXPECT_EQ(task.LocalSize(v.name, spec, h100), v.gpuLocal) << v.name;
       EXPECT_EQ(task.LocalSize(v.name, spec, pocl), v.cpuLocal) << v.name;
-      EXPECT_EQ(NewResult(task, v.name, spec, h100).tuning,
-                NewResult(task, v.name, spec, FabricatedDevice(true, 1 << 30, 1024)).tuning);
+      EXPECT_EQ(ResolveCase(task, v.name, spec, h100).tuning,
+                ResolveCase(task, v.name, spec, FabricatedDevice(true, 1 << 30, 1024)).tuning);
     }
 }
 

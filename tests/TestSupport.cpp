@@ -114,7 +114,7 @@ std::string AutoChoiceProblems(const IComputeTask& task, const ProblemSpec& spec
     if (LocalMemNeeded(device, tile.bytes) > device.localMemBytes)
       problems += label + fmt::format("{} bytes of local memory\n", tile.bytes);
     try {
-      task.Cost(device, variant, s);
+      task.PlanFor(device, variant, s);
     } catch (const VariantSkipped& e) {
       problems += label + e.what() + "\n";
     }
@@ -194,7 +194,7 @@ std::string CannotRun(const IComputeTask& task, const std::string& variant,
   if (!s.localSize)
     s.localSize = task.LocalSize(variant, s, d);
   try {
-    task.Cost(d, variant, s);
+    task.PlanFor(d, variant, s);
     // The compiled kernels' limits: work-group size and local memory (built once, as a run
     // would build them).
     if (const auto* planned = dynamic_cast<const PlannedTask*>(&task)) {

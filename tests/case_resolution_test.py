@@ -7,7 +7,9 @@ common/ or src/ works out a case's local size, tile or plan itself:
 Each rule is a call and the files that may make it: ResolveCase; the task interface that
 declares it (IComputeTask.h); PlannedTask, which defines the rules (the automatic local size
 halves until the tile fits; PlanFor makes the plan from Plan); and the tasks (src/tasks), whose
-plan functions read their own tile. Comments do not count.
+plan functions read their own tile. A local size and the knobs it settles are resolved in one
+place: ResolveCase is the only caller of LocalSize and Tuning (a declaration is no call).
+Comments do not count.
 
 Exit 1, naming each file:line, where any other file makes one of these calls.
 """
@@ -21,11 +23,11 @@ RULE_FILES = ["common/engine/IComputeTask.h", "common/engine/PlannedTask.h",
               "common/engine/PlannedTask.cpp"]
 # what: (call, where it may be made)
 RULES = {
-    "the local size": (r"\bLocalSize\s*\(", [RESOLVER] + RULE_FILES),
+    # not a declaration or definition: `size_t LocalSize(`
+    "the local size": (r"(?<!size_t )\bLocalSize\s*\(", [RESOLVER]),
     "the tile": (r"\bTile\s*\(", RULE_FILES + ["src/tasks/*"]),
-    "the plan": (r"\bPlanFor\s*\(|(?<![\w:.>])Plan\s*\(", RULE_FILES + ["src/tasks/*"]),
-    # NewResult (Runner.cpp) records a result's knobs, before a device is known too.
-    "the tile's knobs": (r"(\.|->)\s*Tuning\s*\(", [RESOLVER, "common/engine/Runner.cpp"]),
+    "the plan": (r"\bPlanFor\s*\(|(?<![\w:.>])Plan\s*\(", [RESOLVER] + RULE_FILES + ["src/tasks/*"]),
+    "the tile's knobs": (r"(\.|->)\s*Tuning\s*\(", [RESOLVER]),
     "the plan's cost, options or memory":
         (r"(\.|->)\s*(Cost|KernelOptions|MemoryNeeded)\s*\(\s*[^)\s]", [RESOLVER]),
 }

@@ -163,6 +163,9 @@ def check_mismatch(reports, current):
                              f"builds task API {current}:"],
              "old-manifest": ["names no task API (its HANDIN.txt, of git revision 1a2b3c4, has "
                               "none", f"builds task API {current}:"]}
+    if current > 1:  # a hand-in of the last release of the task API before
+        lines["older"] = [f"reduce-scan-bench 0.2, task API {current - 1} (its HANDIN.txt)",
+                          f"builds task API {current}:", "grade it with reduce-scan-bench 0.2,"]
     for name, wanted in lines.items():
         r = reports.get(name, {})
         scan = (r.get("host_code") or {}).get("tasks", {}).get("scan", {})
@@ -264,6 +267,9 @@ def main():
             handin(class_dir, "unversioned", scan, None, broken),
             handin(class_dir, "old-manifest", scan, "user: x\ngit revision: 1a2b3c4\n", broken),
             handin(class_dir, "current", scan, f"task api: {current}\n", broken)]
+        if current > 1:
+            handins.append(handin(class_dir, "older", scan,
+                                  f"suite version: 0.2\ntask api: {current - 1}\n", broken))
         reports = grade(tmp, handins)
         for version in built:
             check_release(reports, version, current)

@@ -19,15 +19,25 @@ Case ResolveCase(const IComputeTask& task, const std::string& variant, const Pro
       throw VariantSkipped(
           fmt::format("local size {} exceeds the device's maximum work-group size {}",
                       c.spec.localSize, device.maxWorkGroupSize));
-    c.cost = task.Cost(device, variant, c.spec);
-    c.kernelOptions = task.KernelOptions(device, variant, c.spec);
-    c.memory = task.MemoryNeeded(device, variant, c.spec);
+    c.plan = task.PlanFor(device, variant, c.spec);
+    c.cost = CostOf(c.plan);
+    c.kernelOptions = c.plan.BuildOptions();
+    c.memory = c.plan.memory;
     c.planned = true;
     if (spec.type == ElementType::Double && !device.fp64)
       throw VariantSkipped("the device has no double precision (cl_khr_fp64)");
   } catch (const VariantSkipped& e) {
     c.skip = e.what();
   }
+  return c;
+}
+
+Case UnresolvedCase(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec) {
+  Case c;
+  c.task = &task;
+  c.variant = variant;
+  c.spec = spec;
+  c.tuning = task.Tuning(DeviceInfo(), variant, spec);
   return c;
 }
 

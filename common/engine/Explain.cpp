@@ -46,7 +46,7 @@ Explanation Explain(const IComputeTask& task, const std::string& variant, Proble
   // The case as the runner resolves and checks it.
   const Case c = ResolveCase(task, variant, spec, device);
   spec = c.spec;
-  e.c = NewResult(task, variant, spec, device);
+  e.c = NewResult(c, device);
   if (!c.Runs()) {
     e.c.status = Status::Skipped;
     e.c.message = c.skip;

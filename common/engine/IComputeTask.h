@@ -1,12 +1,12 @@
 // IComputeTask: what a task (reduction, scan, ...) provides to the shared runner.
 //
-// A task owns its device buffers, its CPU reference and its validation. It never prints, never
-// times itself and never parses options: the runner (Runner.h) decides what runs when, times it
-// with the events the task hands back, and the reporter prints. Every call gets the one
-// TaskContext of the device (context, queue, device info, program and kernel caches).
+// A task describes its variants and problems and plans each case: one LaunchPlan per run, its
+// CPU reference and its read-only inputs. It holds nothing of a case: the runner (Runner.h)
+// owns the input, the references and the device buffers (RunData.h), runs the plan, times it
+// and validates it. A task never prints, never times itself and never parses options.
 //
-// Most tasks derive from PlannedTask (PlannedTask.h), which implements the run-time calls from
-// one LaunchPlan per variant.
+// Most tasks derive from PlannedTask (PlannedTask.h), which makes the plan from a table of
+// variants and one of shapes.
 #pragma once
 
 #include "engine/HostData.h"
@@ -173,11 +173,6 @@ class RunEvents {
   std::deque<CommandEvent> commands_;
 };
 
-// A case's memory, in bytes (IComputeTask::MemoryNeeded).
-struct MemoryNeeds {
-  uint64_t hostBytes = 0, deviceBytes = 0;
-};
-
 class IComputeTask {
  public:
   virtual ~IComputeTask() = default;
@@ -213,49 +208,26 @@ class IComputeTask {
                            const DeviceInfo& device) const = 0;
   // The value of every knob (Tunables) the variant runs with on this device: --tune's where
   // given, else its default, or what fits the device (a tile shrunk to its local memory).
-  // spec.localSize: resolved, or 0 for the automatic one. Results record it.
+  // spec.localSize: resolved (ResolveCase), or 0 where no device is known yet. Results record it.
   virtual std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
                                                const ProblemSpec& spec) const;
   // "gpu" or "cpu": the kernel shape the variant runs with on this device for this problem.
   virtual std::string CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const = 0;
 
-  // Creates the input (random, seeded), uploads it and allocates the output. Untimed.
-  virtual void InitResources(TaskContext& ctx, const ProblemSpec& spec) = 0;
-  // The CPU reference for the current problem.
-  virtual void ComputeCPU() = 0;
-  virtual void ReleaseResources() = 0;
-
-  // Untimed, before each run: restores what a run consumes; with poison, fills every output
-  // the variant writes with a poison pattern so that unwritten elements are caught. Its
-  // commands take their events from `untimed` (named, as in ComputeGPU), for the report of what
-  // lies outside the timed span.
-  virtual void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                          bool poison, RunEvents& untimed) = 0;
-  // Enqueues one complete run of the variant. Does not wait for it.
-  virtual void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                          RunEvents& events) = 0;
-  // Reads back the variant's output and compares every element with the CPU reference.
-  virtual Validation ValidateResults(TaskContext& ctx, const std::string& variant,
-                                     const ProblemSpec& spec) = 0;
-
-  // The course's cost model of one run (launches, steps, work, traffic); spec.localSize set.
-  virtual CostModel Cost(const DeviceInfo& device, const std::string& variant,
-                         const ProblemSpec& spec) const = 0;
-  // The options the variant's kernels are built with on this problem (the index width among
-  // them: -DRSB_INDEX64=1), as recorded in its result; spec.localSize set. Default: none known.
-  virtual std::string KernelOptions(const DeviceInfo& /*device*/, const std::string& /*variant*/,
-                                    const ProblemSpec& /*spec*/) const {
-    return {};
-  }
-
-  // What one case holds at once (spec.localSize set): its device buffers and its host arrays
-  // (input, reference, read-back). The runner checks it against the host's free memory before
-  // the problem is made (on a CPU device the device buffers are host memory too). Default: not
-  // known (zeros), not checked.
-  virtual MemoryNeeds MemoryNeeded(const DeviceInfo& /*device*/, const std::string& /*variant*/,
-                                   const ProblemSpec& /*spec*/) const {
-    return {};
-  }
+  // The plan of one run of the variant on this problem (spec.localSize set), as it runs: its
+  // steps, scratch buffers, cost (CostOf), build options (BuildOptions), output size and memory.
+  // Throws VariantSkipped when the variant cannot run so on this device. ResolveCase calls it.
+  virtual LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
+                             const ProblemSpec& spec) const = 0;
+  // Read-only inputs besides the input (a convolution's mask), made from spec (its seed) and
+  // uploaded with the input; a plan refers to the i-th as BufferArg{kFirstConstInput + i}.
+  virtual std::vector<HostArray> ConstInputs(const ProblemSpec& /*spec*/) const { return {}; }
+  // Variants that compute different things from one input (a 1-D and a 2-D convolution) are
+  // validated against different references: the variant's key (default: one for all) and the
+  // CPU reference of a key, which the runner computes once per input, when first needed.
+  virtual std::string ReferenceKey(const std::string& /*variant*/) const { return {}; }
+  virtual Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
+                                  const std::string& key) const = 0;
 
   // The work of the sequential algorithm on this problem, in the units of CostModel::ops: what a
   // variant's work W(n) is compared with (--explain, common/engine/Explain.h). Default: n - 1

@@ -32,7 +32,15 @@ struct BufferArg {
 struct IndexArg {
   uint64_t value;
 };
-using KernelArg = std::variant<BufferArg, cl_uint, cl_ulong, IndexArg>;
+// A count a plan that keeps device state from run to run (LaunchPlan::resets) takes from the
+// runs before it, since its resets last ran, as a cl_uint: kRunNumber, this run's number (1 for
+// the first); kGroupsBefore, the work-groups the earlier runs' launches that take it started
+// (wrapping at 2^32, as a device's ticket counter does).
+struct RunArg {
+  enum Which { kRunNumber, kGroupsBefore } which;
+};
+
+using KernelArg = std::variant<BufferArg, cl_uint, cl_ulong, IndexArg, RunArg>;
 
 // The largest n whose kernels index with 32-bit IDX: every index a kernel computes for it,
 // rounding up to whole tiles and work-groups included, stays below 2^32. Larger n, and plans
@@ -97,6 +105,20 @@ LaunchStep FillStep(size_t buffer, P pattern, size_t bytes) {
   return s;
 }
 
+// What a validated run writes over a scratch buffer before it runs: `pattern` repeated (empty:
+// nothing); with runShift >= 0, pattern is one 64-bit word with the runs since the plan's resets
+// OR'ed in at that bit (a status word left by the run before).
+struct ScratchPoison {
+  std::vector<unsigned char> pattern;
+  int runShift = -1;
+};
+
+// A case's memory, in bytes: its device buffers and its host arrays (input, reference,
+// read-back).
+struct MemoryNeeds {
+  uint64_t hostBytes = 0, deviceBytes = 0;
+};
+
 struct LaunchPlan {
   std::string file;                  // program (kernels/<file>) every kernel step comes from
   std::string options;               // its build options, but for the index width (BuildOptions)
@@ -104,6 +126,16 @@ struct LaunchPlan {
   std::vector<size_t> scratchBytes;  // buffer kFirstScratch + i holds scratchBytes[i]
   std::vector<LaunchStep> prepare;   // untimed, before every run: resets of scratch state
   std::vector<LaunchStep> steps;     // one run, timed
+  // Device state a run leaves for the next (the single-pass scan's status words and ticket):
+  // `resets` (untimed) restore it before a case's first run and again once resetEvery runs
+  // (0: never) have run since; RunArg counts the runs since.
+  std::vector<LaunchStep> resets;
+  uint64_t resetEvery = 0;
+  // Scratch buffer i's poison, where i < poison.size(); the others: the poison byte, unless a
+  // prepare or reset step fills them (counters the protocol needs at zero).
+  std::vector<ScratchPoison> poison;
+  size_t outputElements = 0;  // the output's elements
+  MemoryNeeds memory;         // what the case holds at once
 
   size_t AddScratch(size_t bytes) {
     scratchBytes.push_back(bytes);

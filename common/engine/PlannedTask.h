@@ -1,7 +1,7 @@
-// PlannedTask: the run-time half of a task, written once for every task. It uploads the input,
-// runs the CPU reference, and enqueues, costs and sizes each run from the variant's LaunchPlan;
-// it validates the output against the reference. A task derived from it provides a table of
-// variants (TableTask), one plan function per shape, its reference and the size of its output.
+// PlannedTask: a task as plans. A task derived from it provides a table of variants (TableTask),
+// one of shapes (a plan function per shape, its tile and boundary sizes), its CPU reference and
+// the size of its output; PlanFor makes the plan every use of a case takes (ResolveCase), and the
+// runner runs it (RunData.h).
 #pragma once
 
 #include "engine/IComputeTask.h"
@@ -49,39 +49,34 @@ class PlannedTask : public IComputeTask {
  public:
   std::string CodePathOf(const DeviceInfo& device, const ProblemSpec& spec) const override;
 
-  void InitResources(TaskContext& ctx, const ProblemSpec& spec) override;
-  void ComputeCPU() override;
-  void ReleaseResources() override;
-  void PrepareRun(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                  bool poison, RunEvents& untimed) override;
-  void ComputeGPU(TaskContext& ctx, const std::string& variant, const ProblemSpec& spec,
-                  RunEvents& events) override;
-  Validation ValidateResults(TaskContext& ctx, const std::string& variant,
-                             const ProblemSpec& spec) override;
-  CostModel Cost(const DeviceInfo& device, const std::string& variant,
-                 const ProblemSpec& spec) const override;
-  std::string KernelOptions(const DeviceInfo& device, const std::string& variant,
-                            const ProblemSpec& spec) const override;
-  MemoryNeeds MemoryNeeded(const DeviceInfo& device, const std::string& variant,
-                           const ProblemSpec& spec) const override;
-
   // One run of the variant on this problem (spec.localSize already resolved), as the task's
   // table and plan functions write it. Throws VariantSkipped when the variant cannot run so on
   // this device.
   virtual LaunchPlan Plan(const DeviceInfo& device, const std::string& variant,
                           const ProblemSpec& spec) const = 0;
-  // The task's own state that Plan() reads beyond its arguments (a task that keeps device state
-  // from run to run, as the single-pass scan's look-back generation): a plan is made again when
-  // it changes. Default: none.
-  virtual std::string PlanState() const { return {}; }
-  // The plan as it runs: Plan() in the problem's index width (Index64), checked against the
-  // device's memory (VariantSkipped with the bytes needed and available: a buffer beyond
-  // CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch together beyond
-  // CL_DEVICE_GLOBAL_MEM_SIZE). Everything that enqueues, costs or records a plan takes this.
-  // A case's plan is made once: the last plan is kept and given again while the device,
-  // variant, problem and PlanState() are the same (its cost, kernel options, memory need, runs).
-  const LaunchPlan& PlanFor(const DeviceInfo& device, const std::string& variant,
-                            const ProblemSpec& spec) const;
+  // The plan as it runs: Plan() in the problem's index width (Index64), its output size and
+  // memory, checked against the device's memory (VariantSkipped with the bytes needed and
+  // available: a buffer beyond CL_DEVICE_MAX_MEM_ALLOC_SIZE, or input, output and scratch
+  // together beyond CL_DEVICE_GLOBAL_MEM_SIZE).
+  LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
+                     const ProblemSpec& spec) const override;
+  // The plan's cost, build options and memory (what ResolveCase records from it).
+  CostModel Cost(const DeviceInfo& device, const std::string& variant,
+                 const ProblemSpec& spec) const {
+    return CostOf(PlanFor(device, variant, spec));
+  }
+  std::string KernelOptions(const DeviceInfo& device, const std::string& variant,
+                            const ProblemSpec& spec) const {
+    return PlanFor(device, variant, spec).BuildOptions();
+  }
+  MemoryNeeds MemoryNeeded(const DeviceInfo& device, const std::string& variant,
+                           const ProblemSpec& spec) const {
+    return PlanFor(device, variant, spec).memory;
+  }
+  Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
+                          const std::string& /*key*/) const override {
+    return Reference(input, spec);
+  }
 
   // The kernels index with 64-bit IDX: where n > kMaxElements32BitIndex, or asked for with the
   // knob index-bits=64 (tests of the 64-bit path at small n).
@@ -95,7 +90,8 @@ class PlannedTask : public IComputeTask {
                          const ProblemSpec& spec) const {
     return FixedTile(device, variant, spec, 0);
   }
-  // Every knob as Tuned() gives it, the tile's knob as Tile() picks it.
+  // Every knob as Tuned() gives it, the tile's knob as Tile() picks it at spec.localSize (0: not
+  // resolved; the knobs as Tuned() gives them).
   std::map<std::string, size_t> Tuning(const DeviceInfo& device, const std::string& variant,
                                        const ProblemSpec& spec) const override;
 
@@ -110,54 +106,6 @@ class PlannedTask : public IComputeTask {
   virtual uint64_t ReferenceBytes(const ProblemSpec& spec) const {
     return ExactReferenceBytes(spec.type, OutputElements(spec));
   }
-  // Read-only inputs besides the input (a convolution's mask), made from spec (its seed) and
-  // uploaded with the input; a plan refers to the i-th as BufferArg{kFirstConstInput + i}.
-  virtual std::vector<HostArray> ConstInputs(const ProblemSpec& /*spec*/) const { return {}; }
-  // Variants that compute different things from one input (a 1-D and a 2-D convolution) are
-  // validated against different references: the variant's key (default: one for all) and the
-  // reference of a key (default: Reference). Each is computed once per input, when first needed.
-  virtual std::string ReferenceKey(const std::string& /*variant*/) const { return {}; }
-  virtual Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
-                                  const std::string& /*key*/) const {
-    return Reference(input, spec);
-  }
-  // For tasks that keep device state across runs: called once the plan's prepare steps, or its
-  // run steps, are enqueued. Scratch buffers are shared by the variants of a task and released
-  // with the problem (ReleaseResources).
-  virtual void Prepared(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
-  virtual void Enqueued(const LaunchPlan& /*plan*/, const std::string& /*variant*/) {}
-  // The pattern written over scratch buffer `index` of the plan before a validated run, after
-  // its prepare steps, so that a value a kernel reads before it is written is wrong (empty: leave
-  // it as it is). Default: the poison byte, except in buffers the prepare steps fill (counters
-  // the protocol needs at zero).
-  virtual std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan,
-                                                   const std::string& variant, size_t index) const;
-
- private:
-  void PoisonScratch(TaskContext& ctx, const LaunchPlan& plan, const std::string& variant,
-                     RunEvents& untimed);
-  void Enqueue(TaskContext& ctx, const LaunchPlan& plan, const std::vector<LaunchStep>& steps,
-               RunEvents* events);
-  cl::Buffer& Buffer(size_t id);
-
-  const Expected& ExpectedFor(const std::string& variant);
-
-  // What a plan is made from: the device, the variant, the problem (without its input) and
-  // PlanState(). PlanFor keeps its last plan and the case it was made for (SameCase).
-  struct PlanCase {
-    DeviceInfo device;
-    std::string variant, state;
-    ProblemSpec spec;
-  };
-  mutable std::optional<PlanCase> planCase_;
-  mutable LaunchPlan plan_;
-
-  HostArray input_;
-  std::map<std::string, Expected> expected_;  // by ReferenceKey
-  ProblemSpec problem_;                       // of InitResources
-  cl::Buffer input_d_, output_d_;
-  std::vector<cl::Buffer> const_d_;
-  std::vector<ScratchBuffer> scratch_;
 };
 
 // One row of a task's table of variants: adding a variant of an existing shape is its kernel
@@ -177,7 +125,8 @@ struct VariantRow {
 // One row of a task's table of shapes: how the host drives the variants of one shape, as
 // functions of the task (Task, its class): the plan (required), the tile its kernels keep in
 // local memory (none: none) and the sizes where the plan changes, which a bare --check runs
-// (none: none of its own). A new shape is its enum value, its row and its functions.
+// (none: none of its own); image: its variants run on images (--size WxH, TakesShape). A new
+// shape is its enum value, its row and its functions.
 template <class Task, class Shape>
 struct ShapeRow {
   template <class R>
@@ -187,6 +136,7 @@ struct ShapeRow {
   Function<LaunchPlan> plan = nullptr;
   Function<LocalTile> tile = nullptr;
   Function<std::vector<size_t>> boundaries = nullptr;
+  bool image = false;
 };
 
 // A PlannedTask whose variants are the rows of a table and whose shapes, given, the rows of a
@@ -204,7 +154,8 @@ class TableTask : public PlannedTask {
       : table_(std::move(table)) {
     static_assert(std::is_base_of_v<TableTask, Task>, "a shape row names the task's functions");
     for (const auto& row : shapes)
-      shapes_.push_back({row.shape, Bind(row.plan), Bind(row.tile), Bind(row.boundaries)});
+      shapes_.push_back(
+          {row.shape, Bind(row.plan), Bind(row.tile), Bind(row.boundaries), row.image});
     CheckShapes();
   }
 
@@ -242,6 +193,12 @@ class TableTask : public PlannedTask {
     while (s.localSize > 1 && !Tile(device, variant, s).fits)
       s.localSize /= 2;
     return s.localSize;
+  }
+
+  // The shape row's image; no row: none.
+  bool TakesShape(const std::string& variant) const override {
+    const Row* row = RowOf(Find(variant).shape);
+    return row && row->image;
   }
 
   // The shape row's plan.
@@ -294,6 +251,7 @@ class TableTask : public PlannedTask {
     Function<LaunchPlan> plan;
     Function<LocalTile> tile;
     Function<std::vector<size_t>> boundaries;
+    bool image = false;
   };
   // A function of the task (Task) called on this task; none for none.
   template <class Task, class R>

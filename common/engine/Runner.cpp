@@ -359,28 +359,26 @@ void Runner::EnqueueFlush() {
   ctx_.queue.enqueueFillBuffer(flush_, cl_uint(0x5A5A5A5A), 0, flushBytes_);
 }
 
-RunBreakdown Runner::RunOnce(IComputeTask& task, const std::string& variant,
-                             const ProblemSpec& spec) {
+RunBreakdown Runner::RunOnce(const LaunchPlan& plan) {
   RunEvents untimed(settings_.breakdown), events(settings_.breakdown);
-  task.PrepareRun(ctx_, variant, spec, /*poison=*/false, untimed);
+  PrepareRun(ctx_, plan, data_, /*poison=*/false, untimed);
   if (settings_.cold)  // after the resets, so that only the run's own accesses are timed
     EnqueueFlush();
-  task.ComputeGPU(ctx_, variant, spec, events);
+  EnqueueRun(ctx_, plan, data_, events);
   ctx_.queue.finish();
   RunBreakdown run = BreakDownRun(events);
   run.untimed = SumCommands(untimed);
   return run;  // the events are released here
 }
 
-RunBreakdown Runner::RunOnceHost(IComputeTask& task, const std::string& variant,
-                                 const ProblemSpec& spec) {
+RunBreakdown Runner::RunOnceHost(const LaunchPlan& plan) {
   RunEvents untimed(/*everyCommand=*/false), events(/*everyCommand=*/false);
-  task.PrepareRun(ctx_, variant, spec, /*poison=*/false, untimed);
+  PrepareRun(ctx_, plan, data_, /*poison=*/false, untimed);
   if (settings_.cold)
     EnqueueFlush();
   ctx_.queue.finish();  // the resets and the flush done: the clock sees the run alone
   const auto begin = std::chrono::steady_clock::now();
-  task.ComputeGPU(ctx_, variant, spec, events);
+  EnqueueRun(ctx_, plan, data_, events);
   ctx_.queue.finish();
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
       std::chrono::steady_clock::now() - begin);
@@ -389,11 +387,12 @@ RunBreakdown Runner::RunOnceHost(IComputeTask& task, const std::string& variant,
   return run;
 }
 
-Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                 const DeviceInfo& device) {
+Result NewResult(const Case& c, const DeviceInfo& device) {
+  const IComputeTask& task = *c.task;
+  const ProblemSpec& spec = c.spec;
   Result r;
   r.task = task.Name();
-  r.variant = variant;
+  r.variant = c.variant;
   r.type = spec.type;
   r.op = spec.op;
   r.n = spec.n;
@@ -402,13 +401,13 @@ Result NewResult(const IComputeTask& task, const std::string& variant, const Pro
   r.codePath = task.CodePathOf(device, spec);
   r.portable = spec.portable;
   r.lookbackFallback = spec.lookbackFallback;
-  r.tuning = task.Tuning(device, variant, spec);
+  r.tuning = c.tuning;
   r.settings = spec.settings;
   RecordParams(task.Parameters(), spec.params, r.fields, r.params);
   return r;
 }
 
-void Runner::UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed) {
+void Runner::UseInput(const IComputeTask& task, const ProblemSpec& spec, uint64_t seed) {
   // A given input (spec.input, the tests' worked examples) is the same whatever the seed.
   const uint64_t key = spec.input ? spec.seed : seed;
   if (inputSeed_ == key)
@@ -416,16 +415,15 @@ void Runner::UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed
   inputSeed_.reset();
   ProblemSpec s = spec;
   s.seed = key;
-  task.InitResources(ctx_, s);
-  task.ComputeCPU();
+  MakeInput(ctx_, task, s, data_);
   inputSeed_ = key;
 }
 
-void Runner::Recover(IComputeTask& task, Result& r) {
+void Runner::Recover(Result& r) {
   inputSeed_.reset();
   flush_ = cl::Buffer();
   flushBytes_ = 0;
-  task.ReleaseResources();
+  data_.Release();
   if (endJobAfterError_) {
     endedEarly_ = true;
     return;
@@ -443,19 +441,19 @@ void Runner::Recover(IComputeTask& task, Result& r) {
 // The validated runs: poisoned output and scratch, every element checked; run k scans the input
 // of seed + k, so a value left over from an earlier run is wrong in this one. False (and r
 // failed) on the first wrong run.
-bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                          Result& r) {
+bool Runner::ValidateRuns(const Case& c, Result& r) {
+  const ProblemSpec& spec = c.spec;
   const auto shared = lock_->Shared();  // no other process times while these run
   for (size_t run = 0; run < std::max<size_t>(1, settings_.validateRuns); ++run) {
-    UseInput(task, spec, spec.seed + run);
+    UseInput(*c.task, spec, spec.seed + run);
     RunEvents untimed(settings_.breakdown), events(/*everyCommand=*/false);
-    task.PrepareRun(ctx_, variant, spec, /*poison=*/true, untimed);
-    task.ComputeGPU(ctx_, variant, spec, events);
+    PrepareRun(ctx_, c.plan, data_, /*poison=*/true, untimed);
+    EnqueueRun(ctx_, c.plan, data_, events);
     ctx_.queue.finish();
     if (run == 0 && settings_.timed)  // what a validated run costs beyond a timed one: poison
       r.breakdown.untimed = Untimed(SumCommands(untimed), "validation");
     r.launchesEnqueued = events.Count();
-    const Validation v = task.ValidateResults(ctx_, variant, spec);
+    const Validation v = ValidateRun(ctx_, *c.task, c.variant, c.plan, data_);
     ++r.validatedRuns;
     if (!v.passed) {
       r.status = Status::Failed;
@@ -468,8 +466,7 @@ bool Runner::ValidateRuns(IComputeTask& task, const std::string& variant, const 
 
 // Warm-up and timed runs, then the last timed run's output is validated too: a variant that goes
 // wrong under repetition fails instead of being timed.
-void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                         Result& r) {
+void Runner::TimeVariant(const Case& c, Result& r) {
   std::vector<RunBreakdown> runs;  // warm-up runs first
   std::vector<double> samples;
   const std::string clock = ceilings_.timer.Clock();
@@ -478,12 +475,12 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
     const auto alone = lock_->Alone();  // no other process's kernels or transfers meanwhile
     samples = TimeRepeatedly(settings_, [&] {
       turns_.Take();  // in turns: this run and the other process's alternate
-      runs.push_back(host ? RunOnceHost(task, variant, spec) : RunOnce(task, variant, spec));
+      runs.push_back(host ? RunOnceHost(c.plan) : RunOnce(c.plan));
       return runs.back().SpanMs();
     });
   }
   runs.erase(runs.begin(), runs.end() - std::ptrdiff_t(samples.size()));
-  const Validation v = task.ValidateResults(ctx_, variant, spec);
+  const Validation v = ValidateRun(ctx_, *c.task, c.variant, c.plan, data_);
   if (!v.passed) {
     r.status = Status::Failed;
     r.message =
@@ -498,7 +495,7 @@ void Runner::TimeVariant(IComputeTask& task, const std::string& variant, const P
   r.ciMet = CiWithin(r.timeMs, settings_.ciTarget > 0 ? settings_.ciTarget : 0.01);
   r.cold = settings_.cold;
   if (r.timeMs.median > 0) {
-    r.gelemS = double(spec.n) / (r.timeMs.median * 1e6);
+    r.gelemS = double(c.spec.n) / (r.timeMs.median * 1e6);
     r.gbytesS = double(r.cost.BytesMoved()) / (r.timeMs.median * 1e6);
   }
   r.timer = clock;
@@ -568,8 +565,10 @@ std::string BuildKey(const Result& r) {
   return r.task + "\n" + r.kernelOptions;
 }
 
-Result Runner::RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec) {
-  Result r = NewResult(task, variant, spec, ctx_.info);
+Result Runner::RunVariant(const IComputeTask& task, const std::string& variant,
+                          const ProblemSpec& spec) {
+  const Case c = ResolveCase(task, variant, spec, ctx_.info);
+  Result r = NewResult(c, ctx_.info);
   if (!contextLost_.empty()) {
     r.status = Status::Error;
     r.message =
@@ -579,9 +578,6 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     return r;
   }
   try {
-    const Case c = ResolveCase(task, variant, spec, ctx_.info);
-    spec = c.spec;
-    r.localSize = spec.localSize;
     r.cost = c.cost;
     r.kernelOptions = c.kernelOptions;
     if (!c.Runs())
@@ -593,7 +589,8 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
     }
     if (!inputSeed_)  // the problem is not made yet: the host must have room for it
       RequireHostMemory(c.memory, ctx_.info);
-    if (!ValidateRuns(task, variant, spec, r))
+    data_.StartCase();
+    if (!ValidateRuns(c, r))
       return r;
     r.status = Status::Passed;
     if (settings_.timed && ceilings_.timer.Clock().empty()) {  // validated, and that is all
@@ -601,7 +598,7 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
       r.message = "validated; not timed: " + TimerUnusable(ctx_.info.name, ceilings_.timer);
       r.breakdown = Breakdown();
     } else if (settings_.timed) {
-      TimeVariant(task, variant, spec, r);
+      TimeVariant(c, r);
     }
   } catch (const VariantSkipped& e) {
     r.status = Status::Skipped;
@@ -616,11 +613,11 @@ Result Runner::RunVariant(IComputeTask& task, const std::string& variant, Proble
   } catch (const cl::Error& e) {
     r.status = Status::Error;
     r.message = fmt::format("OpenCL error {} in {}", ClErrorName(e.err()), e.what());
-    Recover(task, r);
+    Recover(r);
   } catch (const std::bad_alloc&) {
     r.status = Status::Error;
     r.message = "out of host memory";
-    Recover(task, r);
+    Recover(r);
   }
   if (r.status == Status::Error && r.validatedRuns)
     r.message += fmt::format(" (after {} validated runs)", r.validatedRuns);
@@ -645,7 +642,7 @@ std::vector<Result> Runner::RunJob(const Job& job, size_t skip, const ProgressFn
     if (endedEarly_)
       break;
   }
-  job.task->ReleaseResources();
+  data_.Release();
   inputSeed_.reset();
   return results;
 }

@@ -2,8 +2,10 @@
 // for all tasks. It knows nothing about what a task computes.
 #pragma once
 
+#include "engine/Case.h"
 #include "engine/IComputeTask.h"
 #include "engine/Result.h"
+#include "engine/RunData.h"
 #include "platform/DeviceLock.h"
 #include "platform/ProfilingTimer.h"
 #include "platform/TaskContext.h"
@@ -156,9 +158,9 @@ std::string UtilisationSuspectReason(const DeviceInfo& device);
 // case that round's status and message ("round 3: ...").
 void AddRound(Result& r, const Result& next, const Ceilings& c, const DeviceInfo& device);
 
-// A new, empty result for one case (what it is, nothing measured yet).
-Result NewResult(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                 const DeviceInfo& device);
+// A new, empty result for one case (what it is, nothing measured yet): its local size and knobs
+// as the case has them (ResolveCase; UnresolvedCase before a device is known).
+Result NewResult(const Case& c, const DeviceInfo& device);
 
 // The program a case builds, as a key: its task and kernel build options (Result::kernelOptions,
 // which name the kernels it selects, so the file too).
@@ -198,23 +200,21 @@ class Runner {
   void SetKnownBuildFailures(std::set<std::string> keys) { knownBuildFailures_ = std::move(keys); }
 
  private:
-  Result RunVariant(IComputeTask& task, const std::string& variant, ProblemSpec spec);
-  void TimeVariant(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                   Result& r);
-  bool ValidateRuns(IComputeTask& task, const std::string& variant, const ProblemSpec& spec,
-                    Result& r);
-  // One untimed-prepared, timed run, reduced to its span and per-kernel sums.
-  RunBreakdown RunOnce(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  Result RunVariant(const IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  void TimeVariant(const Case& c, Result& r);
+  bool ValidateRuns(const Case& c, Result& r);
+  // One untimed-prepared, timed run of the case's plan, reduced to its span and per-kernel sums.
+  RunBreakdown RunOnce(const LaunchPlan& plan);
   // The same run timed by the host's monotonic clock around a finished queue (clFinish before
   // and after): a span and nothing else, since the events' times are not trusted.
-  RunBreakdown RunOnceHost(IComputeTask& task, const std::string& variant, const ProblemSpec& spec);
+  RunBreakdown RunOnceHost(const LaunchPlan& plan);
   // --cold: the last-level cache flushed (an untimed fill enqueued).
   void EnqueueFlush();
-  // The task's input and reference for spec at this seed (a new input for every validated run).
-  void UseInput(IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
+  // The input for spec at this seed (a new input for every validated run), in data_.
+  void UseInput(const IComputeTask& task, const ProblemSpec& spec, uint64_t seed);
   // After an OpenCL error: the old context released, then a new context and queue (unless the
   // job ends here). Never throws: what failed goes into r.message and later cases say so.
-  void Recover(IComputeTask& task, Result& r);
+  void Recover(Result& r);
 
   TaskContext& ctx_;
   RunSettings settings_;
@@ -222,7 +222,8 @@ class Runner {
   TimedTurns turns_;
   Ceilings ceilings_;
   std::function<bool()> stop_;
-  std::optional<uint64_t> inputSeed_;  // the seed of the task's current input (none: not made)
+  RunData data_;                       // the job's input, references and buffers
+  std::optional<uint64_t> inputSeed_;  // the seed of data_'s input (none: not made)
   bool endJobAfterError_ = false, endedEarly_ = false;
   bool lastCase_ = false;    // the case running is the run's last (Run knows the total)
   std::string contextLost_;  // why the device gave no new context after an error (empty: it did)

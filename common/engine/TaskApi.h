@@ -16,6 +16,6 @@
 
 namespace rsb {
 
-inline constexpr int kTaskApiVersion = 1;
+inline constexpr int kTaskApiVersion = 2;
 
 }  // namespace rsb

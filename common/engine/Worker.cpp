@@ -311,7 +311,7 @@ class WorkerProcess {
 Result Unfinished(const Job& job, const std::string& variant, const DeviceInfo& device,
                   Status status, const std::string& message) {
   const Case c = ResolveCase(*job.task, variant, job.SpecFor(variant), device);
-  Result r = NewResult(*job.task, variant, c.spec, device);
+  Result r = NewResult(c, device);
   r.status = status;
   r.message = message;
   return r;
@@ -414,7 +414,7 @@ class IsolatedRun {
       const Case c = ResolveCase(*job.task, variant, job.SpecFor(variant), device_);
       if (!c.Runs())  // a case the worker decides (a skip)
         return std::nullopt;
-      r = NewResult(*job.task, variant, c.spec, device_);
+      r = NewResult(c, device_);
       r.status = Status::Error;
       r.kernelOptions = c.kernelOptions;
       r.cost = c.cost;

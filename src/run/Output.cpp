@@ -26,7 +26,8 @@ ProgressFn StderrProgress(BuildLogs& logs) {
     const ProblemSpec& s = p.job->spec;
     if (!p.result) {
       std::cerr << fmt::format("[{:>3}/{}] {} ... ", p.index, p.total,
-                               CaseLabel(NewResult(*p.job->task, p.variant, s, DeviceInfo())))
+                               CaseLabel(NewResult(UnresolvedCase(*p.job->task, p.variant, s),
+                                                   DeviceInfo())))
                 << std::flush;
     } else if (p.result->status == Status::Passed && p.result->iterations) {
       std::cerr << fmt::format("passed, {:.4f} ms, {:.2f} Gelem/s\n", p.result->timeMs.median,

@@ -112,8 +112,8 @@ const std::vector<ShapeRow<CConvolutionTask, ConvolutionShape>>& CConvolutionTas
       {Shape::Constant1D, &Task::PerOutputPlan, nullptr, &Task::PerOutputBoundaries},
       {Shape::Tiled1D, &Task::Tiled1DPlan, &Task::Tiled1DTile, &Task::Tiled1DBoundaries},
       {Shape::Cached1D, &Task::Tiled1DPlan, &Task::Tiled1DTile, &Task::Tiled1DBoundaries},
-      {Shape::Basic2D, &Task::PerOutputPlan, nullptr, nullptr},
-      {Shape::Tiled2D, &Task::Tiled2DPlan, &Task::Tiled2DTile, nullptr},
+      {Shape::Basic2D, &Task::PerOutputPlan, nullptr, nullptr, /*image=*/true},
+      {Shape::Tiled2D, &Task::Tiled2DPlan, &Task::Tiled2DTile, nullptr, /*image=*/true},
   };
   return shapes;
 }
@@ -144,11 +144,6 @@ std::vector<TaskParameter> CConvolutionTask::Parameters() const {
   // (17), the widest 2-D and 1-D masks.
   width.checkValues = {1, 3, 5, 17, kMaxMask2D, kMaxMask1D};
   return {width};
-}
-
-bool CConvolutionTask::TakesShape(const std::string& variant) const {
-  const Shape s = Find(variant).shape;
-  return s == Shape::Basic2D || s == Shape::Tiled2D;
 }
 
 std::vector<Extent> CConvolutionTask::DefaultSizes() const {
@@ -358,10 +353,10 @@ std::vector<Extent> CConvolutionTask::BoundaryShapes(const DeviceInfo& device,
                                                      const std::string& variant,
                                                      const ProblemSpec& spec) const {
   const size_t w = MaskWidth(spec);
-  // basic-2d: around the tile tiled-2d takes by default.
-  const size_t rows = Find(variant).shape == Shape::Tiled2D
-                          ? Items(device, variant, spec)
-                          : Tuned(kKnobs, spec, "convolution-rows");
+  // The rows its tile takes; basic-2d (no tile): around the tile tiled-2d takes by default.
+  const LocalTile tile = Tile(device, variant, spec);
+  const size_t rows =
+      tile.knob == "convolution-rows" ? tile.value : Tuned(kKnobs, spec, "convolution-rows");
   const auto [ox, oy] = Tile2D(spec, rows);
   const std::vector<std::pair<size_t, size_t>> shapes = {
       {1, 1},

@@ -41,7 +41,6 @@ class CConvolutionTask : public TableTask<ConvolutionShape> {
   }
   // A convolution is a sum of products: its results record the operator sum.
   std::vector<Op> Ops() const override { return {Op::Sum}; }
-  bool TakesShape(const std::string& variant) const override;
   std::vector<Extent> DefaultSizes() const override;
   void CheckProblem(const ProblemSpec& spec,
                     const std::vector<std::string>& variants) const override;

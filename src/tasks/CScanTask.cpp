@@ -397,64 +397,29 @@ LaunchPlan CScanTask::SinglePassPlan(const DeviceInfo& device, const Variant& v,
   const size_t tiles = CeilDiv(n, L * items);
   const size_t status = plan.AddScratch(tiles * words * sizeof(cl_ulong));
   const size_t ticket = plan.AddScratch(sizeof(cl_uint));
-  if (tiles * words > statusWords_ || generation_ >= kMaxGeneration) {
-    plan.prepare.push_back(
-        FillStep(status, cl_ulong(0), tiles * words * sizeof(cl_ulong)).As("reset status words"));
-    plan.prepare.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)).As("reset ticket"));
-  }
+  // The status words and the ticket counter live across launches: each launch gets its number
+  // (the generation) and the ticket of its first tile, so they are zeroed only before a case's
+  // first launch and when the generation would wrap.
+  plan.resets.push_back(
+      FillStep(status, cl_ulong(0), tiles * words * sizeof(cl_ulong)).As("reset status words"));
+  plan.resets.push_back(FillStep(ticket, cl_uint(0), sizeof(cl_uint)).As("reset ticket"));
+  plan.resetEvery = kMaxGeneration;
+  // Before a validated run the status words claim an inclusive prefix of poison from the run
+  // before (its generation): a kernel that checks the generation ignores them, one that does not
+  // returns poison. The ticket counter stays as the protocol left it.
+  const cl_ulong stale = (cl_ulong(2) << 32) | 0x7F7F7F7Full;
+  const auto* p = reinterpret_cast<const unsigned char*>(&stale);
+  plan.poison = {{std::vector<unsigned char>(p, p + sizeof stale), 34}, {}};
   plan.steps.push_back(KernelStep(v.kernel,
                                   {BufferArg{kInputBuffer}, BufferArg{kOutputBuffer}, IndexArg{n},
                                    cl_uint(Inclusive(spec)), BufferArg{status}, BufferArg{ticket},
-                                   cl_uint(ticketBase_), cl_uint(generation_ + 1)},
+                                   RunArg{RunArg::kGroupsBefore}, RunArg{RunArg::kRunNumber}},
                                   tiles * L, L)
                            .Costs(n * size + tiles * words * sizeof(cl_ulong),
                                   n * size + 2 * tiles * words * sizeof(cl_ulong),
                                   2 * n + tiles * (L * CeilLog2(L) + 2),
                                   2 * items + CeilLog2(L) + 2));
   return plan;
-}
-
-void CScanTask::Prepared(const LaunchPlan& plan, const std::string& variant) {
-  if (Find(variant).shape != Shape::SinglePass) {
-    statusWords_ = 0;  // the other variants write the same scratch buffers
-  } else if (!plan.prepare.empty()) {
-    statusWords_ = plan.scratchBytes[0] / sizeof(cl_ulong);  // SinglePassPlan zeroed them
-    generation_ = 0;
-    ticketBase_ = 0;
-  }
-}
-
-// The single-pass status words are poisoned with a word of the previous generation that claims
-// an inclusive prefix of poison: a kernel that checks the generation ignores it, one that does
-// not returns poison. The ticket counter stays as the protocol left it.
-std::vector<unsigned char> CScanTask::ScratchPoison(const LaunchPlan& plan,
-                                                    const std::string& variant,
-                                                    size_t index) const {
-  if (Find(variant).shape != Shape::SinglePass)
-    return PlannedTask::ScratchPoison(plan, variant, index);
-  if (index != 0)
-    return {};
-  const cl_ulong stale = (cl_ulong(generation_) << 34) | (cl_ulong(2) << 32) | 0x7F7F7F7Full;
-  const auto* p = reinterpret_cast<const unsigned char*>(&stale);
-  return std::vector<unsigned char>(p, p + sizeof stale);
-}
-
-void CScanTask::Enqueued(const LaunchPlan& plan, const std::string& variant) {
-  if (Find(variant).shape != Shape::SinglePass)
-    return;
-  const LaunchStep& launch = plan.steps.front();
-  ++generation_;
-  ticketBase_ += cl_uint(launch.globalSize / launch.localSize);  // wraps like the device counter
-}
-
-// SinglePassPlan reads them: whether to zero the status words, the ticket base, the generation.
-std::string CScanTask::PlanState() const {
-  return fmt::format("{}:{}:{}", statusWords_, generation_, ticketBase_);
-}
-
-void CScanTask::ReleaseResources() {
-  PlannedTask::ReleaseResources();
-  statusWords_ = 0;  // the scratch buffers are gone
 }
 
 }  // namespace rsb

@@ -57,12 +57,6 @@ class CScanTask : public TableTask<ScanShape> {
   uint64_t ReferenceBytes(const ProblemSpec& spec) const override {
     return ScanReferenceBytes(spec.type, spec.n);
   }
-  void Prepared(const LaunchPlan& plan, const std::string& variant) override;
-  void Enqueued(const LaunchPlan& plan, const std::string& variant) override;
-  std::string PlanState() const override;
-  std::vector<unsigned char> ScratchPoison(const LaunchPlan& plan, const std::string& variant,
-                                           size_t index) const override;
-  void ReleaseResources() override;
 
  private:
   // One plan function per shape (the tiles' two share one).
@@ -94,12 +88,6 @@ class CScanTask : public TableTask<ScanShape> {
   // path's knob else.
   size_t SinglePassItems(const DeviceInfo& device, const std::string& variant,
                          const ProblemSpec& spec) const;
-
-  // Single-pass: one status word per tile and the ticket counter live across launches. Each
-  // launch gets a new generation and the ticket of its first tile, so nothing is reset between
-  // launches; they are zeroed only for more tiles than before or when the generation would wrap.
-  size_t statusWords_ = 0;  // status words zeroed so far (0: zero them before the next launch)
-  cl_uint generation_ = 0, ticketBase_ = 0;
 };
 
 }  // namespace rsb

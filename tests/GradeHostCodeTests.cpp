@@ -114,8 +114,8 @@ TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
   EXPECT_FALSE(host["tasks"].contains("convolution")) << "no convolution item: not built";
   // The kit's headers precompiled, once for the kit (the compiler took them: else every compile
   // parses them again, silently slower).
-  EXPECT_TRUE(fs::is_regular_file(SuiteKit() / "pch" / "STAMP"))
-      << "no precompiled header kept in " << SuiteKit();
+  EXPECT_TRUE(fs::is_regular_file(TestKit() / "pch" / "STAMP"))
+      << "no precompiled header kept in " << TestKit();
   const double seconds = host["seconds"];
   std::cout << fmt::format("[ host build ] scan and reduction (4 compiles, 2 links): {:.1f} s\n",
                            seconds);

@@ -16,6 +16,7 @@
 #  - that hand-in, its scan source edited, graded by the hand-out's binary: its host code builds
 #    against the kit.
 #   tests/handout_test.sh SOURCE_DIR CMAKE BINARY KIT
+# (KIT: ctest gives the tests' copy of the suite's hand-in kit, compiling at -O0: handin-kit-O0.)
 # The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests (default: the first).
 set -u
 src=$1
@@ -100,7 +101,7 @@ fi
 # is the hand-out's binary: every other file of its common/ and src/ is the source tree's, byte
 # for byte (checked here), and the suite's build compiles those. (Building the whole hand-out
 # compiled the shared code a second time: 75 of this test's 140 CPU-s on 2 cores.)
-[ -f "$kit/kit.txt" ] || { say "no hand-in kit at '$kit' (cmake --build BUILD --target handin-kit)"; exit 1; }
+[ -f "$kit/kit.txt" ] || { say "no hand-in kit at '$kit' (cmake --build BUILD --target handin-kit-O0)"; exit 1; }
 # (And its build files: what a student's `cmake --build` builds is what the suite's build built.)
 tree_files() { (cd "$1" && { git ls-files CMakeLists.txt cmake common src 2>/dev/null ||
                              find CMakeLists.txt cmake common src -type f; } | sort); }

@@ -214,7 +214,10 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
       RunCommand(fmt::format("cmake --install '{}' --prefix '{}'",
                              fs::path(RSB_BINARY).parent_path().string(), prefix.string()));
   ASSERT_EQ(c.status, 0) << c.out << c.err;
-  const std::string h = HandInWithHostCode("installed", {"Reduction"});
+  // (The reduction's source edited, its header the suite's: one compile, not Tasks.cpp too.)
+  const std::string h = HandIn("installed");
+  CopySuiteSources(h, {"Reduction"});
+  std::ofstream(h + "/src/tasks/CReductionTask.cpp", std::ios::app) << "// edited by the student\n";
   const std::string selectors = DeviceSelectors();
   const char* cache = std::getenv("POCL_CACHE_DIR");
   const CommandResult r = RunCommand(fmt::format(
@@ -224,6 +227,9 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("installed");
   EXPECT_TRUE(report["host_code"]["tasks"]["reduction"]["built"].get<bool>())
+      << report["host_code"].dump(2);
+  EXPECT_EQ(report["host_code"]["tasks"]["reduction"]["compiled"],
+            json({"src/tasks/CReductionTask.cpp"}))
       << report["host_code"].dump(2);
   EXPECT_EQ(report["total"], 5) << report.dump(2);
 }

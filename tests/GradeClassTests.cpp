@@ -298,9 +298,16 @@ TEST_F(Grade, TimerVerdictAndTurnsTravelInTheServeRequest) {
   }
 }
 
+// (One case, the size at which cyd crashes: the merge is of each hand-in's items, whatever their
+// cases, and the class still passes, fails and errs.)
 TEST_F(Grade, ShardsMergeIntoWhatOneRunWrites) {
-  const std::string handins = MakeSmallClass() + " --items scan-naive";
+  std::ofstream(root_ / "rubric.json") << R"({"name": "shards", "items": [
+      {"id": "scan-naive", "task": "scan", "variant": "naive", "points": 2,
+       "cases": {"sizes": [257], "scan_kinds": ["inclusive"]}}]})";
+  const std::string handins = MakeSmallClass();
   ASSERT_EQ(RunGrade(handins).status, 0);
+  EXPECT_EQ(ReadFile(root_ / "out" / "summary.csv"),
+            "name,total,max,scan-naive\nann,2,2,2\nbob,0,2,0\ncyd,0,2,0\ndee,0,2,0\neli,2,2,2\n");
   const fs::path single = root_ / "single";
   fs::rename(root_ / "out", single);
   std::vector<std::string> shards;

@@ -130,6 +130,11 @@ class Grade : public testing::Test {
               "))\n    ((volatile __global T*)dst)[i] += (T)1;\n  T v = LoadShifted");
   }
   static fs::path SuiteKit() { return fs::path(RSB_BINARY).parent_path() / "handin-kit"; }
+  // The kit RunGrade builds hand-ins' host code against: the suite's with -O0 (the target
+  // handin-kit-O0, tests/CMakeLists.txt).
+  static fs::path TestKit() {
+    return fs::path(RSB_BINARY).parent_path() / "tests" / "handin-kit-O0";
+  }
   // A PATH with every program of /usr/bin but oclgrind.
   fs::path PathWithoutOclgrind() {
     const fs::path bin = root_ / "bin";
@@ -158,18 +163,21 @@ class Grade : public testing::Test {
   // hand-ins are their own: every child run shares the test run's kernel cache (ctest sets
   // POCL_CACHE_DIR), so that a kernel is compiled once for all of them. Speed rounds of 0.2 s
   // unless `extra` says otherwise: the floors here are met by far (a second each, the default,
-  // made the speed item a fifth of these tests' CPU time).
+  // made the speed item a fifth of these tests' CPU time). Host code against TestKit() unless
+  // `extra` names a kit.
   CommandResult RunGrade(const std::string& handIns, const std::string& extra = "",
                          const std::string& rubric = "") {
     const bool sandboxGiven = extra.find("--sandbox") != std::string::npos;
     const bool roundsGiven = extra.find("--speed-seconds") != std::string::npos;
+    const bool kitGiven = extra.find("--handin-kit") != std::string::npos;
     const char* cache = std::getenv("POCL_CACHE_DIR");
-    return RunBench(fmt::format("grade{}{}{} --rubric '{}' --output-dir '{}' -q {} {}",
-                                sandboxGiven ? "" : SandboxArg(),
-                                roundsGiven ? "" : " --speed-seconds 0.2",
-                                cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
-                                rubric.empty() ? (root_ / "rubric.json").string() : rubric,
-                                (root_ / "out").string(), extra, handIns));
+    return RunBench(
+        fmt::format("grade{}{}{}{} --rubric '{}' --output-dir '{}' -q {} {}",
+                    sandboxGiven ? "" : SandboxArg(), roundsGiven ? "" : " --speed-seconds 0.2",
+                    kitGiven ? "" : fmt::format(" --handin-kit '{}'", TestKit().string()),
+                    cache ? fmt::format(" --kernel-cache '{}'", cache) : "",
+                    rubric.empty() ? (root_ / "rubric.json").string() : rubric,
+                    (root_ / "out").string(), extra, handIns));
   }
   json Report(const std::string& name) {
     return json::parse(ReadFile(root_ / "out" / (name + ".json")));

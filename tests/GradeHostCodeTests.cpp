@@ -114,8 +114,8 @@ TEST_F(Grade, StudentHandinWithHostCodeGetsFullPointsBuiltInSeconds) {
   EXPECT_FALSE(host["tasks"].contains("convolution")) << "no convolution item: not built";
   // The kit's headers precompiled, once for the kit (the compiler took them: else every compile
   // parses them again, silently slower).
-  EXPECT_TRUE(fs::is_regular_file(SuiteKit() / "pch" / "STAMP"))
-      << "no precompiled header kept in " << SuiteKit();
+  EXPECT_TRUE(fs::is_regular_file(TestKit() / "pch" / "STAMP"))
+      << "no precompiled header kept in " << TestKit();
   const double seconds = host["seconds"];
   std::cout << fmt::format("[ host build ] scan and reduction (4 compiles, 2 links): {:.1f} s\n",
                            seconds);
@@ -214,7 +214,10 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
       RunCommand(fmt::format("cmake --install '{}' --prefix '{}'",
                              fs::path(RSB_BINARY).parent_path().string(), prefix.string()));
   ASSERT_EQ(c.status, 0) << c.out << c.err;
-  const std::string h = HandInWithHostCode("installed", {"Reduction"});
+  // (The reduction's source edited, its header the suite's: one compile, not Tasks.cpp too.)
+  const std::string h = HandIn("installed");
+  CopySuiteSources(h, {"Reduction"});
+  std::ofstream(h + "/src/tasks/CReductionTask.cpp", std::ios::app) << "// edited by the student\n";
   const std::string selectors = DeviceSelectors();
   const char* cache = std::getenv("POCL_CACHE_DIR");
   const CommandResult r = RunCommand(fmt::format(
@@ -224,6 +227,9 @@ TEST_F(Grade, InstalledTreeBuildsHostCodeAgainstItsInstalledKit) {
   ASSERT_EQ(r.status, 0) << r.err;
   const json report = Report("installed");
   EXPECT_TRUE(report["host_code"]["tasks"]["reduction"]["built"].get<bool>())
+      << report["host_code"].dump(2);
+  EXPECT_EQ(report["host_code"]["tasks"]["reduction"]["compiled"],
+            json({"src/tasks/CReductionTask.cpp"}))
       << report["host_code"].dump(2);
   EXPECT_EQ(report["total"], 5) << report.dump(2);
 }
@@ -267,10 +273,15 @@ TEST_F(Grade, BuildTreeWithoutItsKitBuildsItOnceAndSaysSo) {
   EXPECT_EQ(host["scan"]["compiled"], json({"src/tasks/CScanTask.cpp"})) << host.dump(2);
   EXPECT_TRUE(host["reduction"]["built"].get<bool>()) << host.dump(2);
   EXPECT_TRUE(host["reduction"]["compiled"].empty()) << host.dump(2);
+  // The next run finds it. (Its reduction item alone: the hand-in's reduction sources, the
+  // suite's own, send the grader to the kit as the scan's do, with nothing to compile again.)
   fs::remove_all(root_ / "out");
-  r = RunCommand(grade);  // the next run finds it
+  r = RunCommand(grade + " --items reduction-sequential");
   ASSERT_EQ(r.status, 0) << r.err;
   EXPECT_EQ(r.err.find(building), std::string::npos) << r.err;
+  const json again = Report("treeless")["host_code"]["tasks"];
+  EXPECT_TRUE(again["reduction"]["built"].get<bool>()) << again.dump(2);
+  EXPECT_FALSE(again.contains("scan")) << again.dump(2);
 }
 
 TEST_F(Grade, MissingRequiredHostCodeCostsOnlyItsTasksItems) {

@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """A hand-in names its hand-out's task API, and the grader builds the previous release's:
 
-   tests/handout_api_test.py BINARY SOURCE_DIR
+   tests/handout_api_test.py BINARY SOURCE_DIR [KIT]
+
+ (KIT: the hand-in kit to build against, as `grade --handin-kit`; ctest gives the tests' -O0 copy
+ of the suite's.)
 
  1. The task sources of the earlier releases' hand-outs (tests/fixtures/handout-VERSION: each
     release's src/tasks/C*Task.{h,cpp} as its tree had them, solution regions and stubs included,
@@ -32,6 +35,7 @@ import checks
 from checks import check
 
 BINARY, SOURCE = sys.argv[1], sys.argv[2]
+KIT = ["--handin-kit", sys.argv[3]] if len(sys.argv) > 3 else []
 # One small case per task: what is checked here is the host build; the items' runs show that the
 # built binaries run the variants.
 RUBRIC = {"name": "task api", "items": [
@@ -123,7 +127,7 @@ def grade(tmp, handins):
         json.dump(RUBRIC, f)
     out = os.path.join(tmp, "grades")
     run = subprocess.run([BINARY, "grade", "--rubric", rubric, "--output-dir", out, "--quiet",
-                          "--sandbox", "none"] + checks.grade_args() + handins,
+                          "--sandbox", "none"] + KIT + checks.grade_args() + handins,
                          capture_output=True, text=True, timeout=1500)
     check(run.returncode == 0, f"grade -> {run.returncode}: {run.stderr[-3000:]}")
     reports = {}
@@ -205,7 +209,7 @@ def through_run_autograder(tmp, sources, current):
                   "src/tasks/CScanTask.cpp"):
             tar.add(os.path.join(packed, f), arcname=f)
     rubric = os.path.join(tmp, "rubric.json")
-    args = ["--rubric", rubric, "--items", "scan-naive"] + checks.grade_args()
+    args = ["--rubric", rubric, "--items", "scan-naive"] + KIT + checks.grade_args()
     env = dict(os.environ, AUTOGRADER_ROOT=root, RSB_BINARY=BINARY,
                RSB_GRADE_ARGS=" ".join(f"'{a}'" for a in args))
     run = subprocess.run([os.path.join(SOURCE, "grading", "gradescope", "run_autograder")],

@@ -16,6 +16,7 @@
 #  - that hand-in, its scan source edited, graded by the hand-out's binary: its host code builds
 #    against the kit.
 #   tests/handout_test.sh SOURCE_DIR CMAKE BINARY KIT
+# (KIT: ctest gives the tests' copy of the suite's hand-in kit, compiling at -O0: handin-kit-O0.)
 # The device: RSB_TEST_PLATFORM / RSB_TEST_DEVICE as for the other tests (default: the first).
 set -u
 src=$1
@@ -100,7 +101,7 @@ fi
 # is the hand-out's binary: every other file of its common/ and src/ is the source tree's, byte
 # for byte (checked here), and the suite's build compiles those. (Building the whole hand-out
 # compiled the shared code a second time: 75 of this test's 140 CPU-s on 2 cores.)
-[ -f "$kit/kit.txt" ] || { say "no hand-in kit at '$kit' (cmake --build BUILD --target handin-kit)"; exit 1; }
+[ -f "$kit/kit.txt" ] || { say "no hand-in kit at '$kit' (cmake --build BUILD --target handin-kit-O0)"; exit 1; }
 # (And its build files: what a student's `cmake --build` builds is what the suite's build built.)
 tree_files() { (cd "$1" && { git ls-files CMakeLists.txt cmake common src 2>/dev/null ||
                              find CMakeLists.txt cmake common src -type f; } | sort); }
@@ -218,9 +219,10 @@ EOF
 # How the grading steps grade where the machine lacks what the default needs (the GPU machines
 # have neither): --sandbox none without bubblewrap, the shipped rubric with its Oclgrind gates off
 # without Oclgrind (as bench/gpu_grade_class.sh grades there). `rubric`: the first step's.
-grading=()
+grading=() cache=()
 # The test run's kernel cache (ctest sets POCL_CACHE_DIR): these hand-ins are this test's own.
-[ -n "${POCL_CACHE_DIR:-}" ] && grading+=(--kernel-cache "$POCL_CACHE_DIR")
+[ -n "${POCL_CACHE_DIR:-}" ] && cache=(--kernel-cache "$POCL_CACHE_DIR")
+grading+=("${cache[@]}")
 if ! command -v bwrap >/dev/null 2>&1; then
   echo "note: no bwrap on PATH: the grading steps use --sandbox none"
   grading+=(--sandbox none)
@@ -235,12 +237,15 @@ fi
 
 # The hand-out's kernels graded as a hand-in: no crash, no hang, 0 points. (Two items, one per
 # task: the hand-in's stubs run, as the shipped rubric requires only the kernels; --check above
-# found every stub `failed`.)
+# found every stub `failed`.) Its child runs in residents, outside a sandbox (the kernels are
+# this tree's own): every case fails, so each is run again alone, the suite's too, 128 runs that
+# would each be a process (what residents answer is what processes would:
+# Grade.ResidentRunsAnswerAsChildProcessesWould; the sandboxed path, Grade.* and the next step).
 mkdir -p "$tmp/class/handout"
 cp -r "$ho/kernels" "$tmp/class/handout/"
 (cd "$ho/build" && timeout 300 "$bench" grade --output-dir "$tmp/graded" \
-   --items reduction-decomposition,scan-naive \
-   "${selectors[@]}" "${grading[@]}" "${rubric[@]}" "$tmp/class/handout" >"$tmp/grade.out" 2>&1)
+   --items reduction-decomposition,scan-naive --sandbox none --resident-runs on \
+   "${selectors[@]}" "${cache[@]}" "${rubric[@]}" "$tmp/class/handout" >"$tmp/grade.out" 2>&1)
 rc=$?
 if [ $rc -ne 0 ]; then
   say "grading the hand-out -> exit $rc: $(tail -5 "$tmp/grade.out")"

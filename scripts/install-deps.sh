@@ -15,7 +15,7 @@
 #                  shows them
 #   --tests        the test command (scripts/run-tests): all of the above, GoogleTest, Python's
 #                  jsonschema, Mesa's OpenCL (rusticl: a second CPU device, RUSTICL_ENABLE=llvmpipe),
-#                  clang-format, gperftools' tcmalloc (the allocator of the rusticl step)
+#                  clang-format, gperftools' tcmalloc (the allocator of the test steps)
 # Options combine (--plot --grade). Safe to run again: what is installed stays, and where every
 # package asked for is installed already apt is not asked at all.
 set -euo pipefail

@@ -386,7 +386,8 @@ SignalledRun SignalOnceSaid(const std::string& args, const std::string& said, do
 }
 
 // Ctrl-C while the memory ceilings are measured (here with a long --time-budget, which the
-// ceilings' streams do not take: each has its own 0.5 s) ends the run at once, in process and
+// ceilings' streams do not take: each has its own 0.5 s, and no --ci-target or --iterations
+// ends a stream sooner, on a fast device too) ends the run at once, in process and
 // isolated: exit 130; no case finished, so the file -o names is left as it was (it was replaced
 // by an empty report).
 // The same for a run in this process (--no-isolate), which builds its kernels itself: Ctrl-C
@@ -416,7 +417,8 @@ TEST(Robustness, InterruptDuringTheCeilingsExits130AtOnce) {
     const std::string earlier = "{\"earlier\": \"results\"}\n";
     std::ofstream(out) << earlier;
     const SignalledRun run = SignalOnceSaid(
-        "--task reduction --variant interleaved --size 1000 --time-budget 600 --format json -o " +
+        "--task reduction --variant interleaved --size 1000 --time-budget 600 --ci-target 0 "
+        "--iterations 1000000 --format json -o " +
             out + mode,
         "ceilings: measuring", 2, "INT", kFullCeilings);  // still streaming when INT comes
     EXPECT_EQ(run.status, 130) << mode;  // (a run still going 60 s on is killed: 137)

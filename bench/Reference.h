@@ -1,6 +1,7 @@
-// Shared by the bench references (cub-reference, boost-reference): their options, parsed with
-// CLI11 and checked by the suite's own validators (sizes spelt as in the suite, one line naming
-// option, value and what is allowed, exit status 2), and the JSON line each measurement prints.
+// Shared by the bench references (cub-reference, boost-reference, cpu-reference): their options,
+// parsed with CLI11 and checked by the suite's own validators (sizes spelt as in the suite, one
+// line naming option, value and what is allowed, exit status 2), and the JSON line each measurement
+// prints.
 #pragma once
 
 #include "cli/CliChecks.h"
@@ -54,6 +55,27 @@ inline void PrintResult(const char* task, const char* algorithm, const std::stri
       "\"time_ms\":%.6f,\"gelem_s\":%.3f,\"gbytes_s\":%.3f}\n",
       task, algorithm, type.c_str(), n, ms, n / (ms * 1e6), bytes / (ms * 1e6));
   std::fflush(stdout);
+}
+
+// One stream compaction ("keep x < kept" on x uniform in [0, 100), so that kept% of the input
+// is kept) as a JSON line: PrintResult's fields with the kept percentage and the predicate, as
+// the suite's compaction task records them (its `predicate` field and params.kept), so that
+// bench/compare.py pairs the cases by kept fraction too. Gelem/s counts input elements; bytes
+// are n read plus the kept elements written.
+inline void PrintSelect(const char* algorithm, const std::string& type, size_t n, int keptPercent,
+                        double ms, size_t bytes) {
+  std::printf(
+      "{\"task\":\"compaction\",\"algorithm\":\"%s\",\"type\":\"%s\",\"op\":\"sum\","
+      "\"predicate\":\"less-than\",\"kept_percent\":%d,\"n\":%zu,\"time_ms\":%.6f,"
+      "\"gelem_s\":%.3f,\"gbytes_s\":%.3f}\n",
+      algorithm, type.c_str(), keptPercent, n, ms, n / (ms * 1e6), bytes / (ms * 1e6));
+  std::fflush(stdout);
+}
+
+// The kept fractions every reference measures, in percent.
+inline const std::vector<int>& SelectKeptPercents() {
+  static const std::vector<int> kept{1, 50, 99};
+  return kept;
 }
 
 }  // namespace rsb::bench

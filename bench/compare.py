@@ -81,7 +81,7 @@ def main():
         for line in run(ref_cmd).splitlines():
             if line.startswith("{"):
                 r = json.loads(line)
-                refs[(r["task"], r["type"], r["n"])] = r
+                refs[case_key(r)] = r
         ours["reference"] = list(refs.values())
         rounds.append((ours, refs))
     if args.json_out:
@@ -98,7 +98,7 @@ def main():
           f"{'util':>5} {'reference':<32} {'ref Gelem/s':>11} {'ratio':>6}")
     failed = False
     for i, r in enumerate(rounds[0][0]["results"]):
-        key = (r["task"], r["type"], r["n"])
+        key = case_key(r)
         cases = [o["results"][i] for o, _ in rounds]
         case_refs = [rf.get(key) for _, rf in rounds]
         statuses = {c["status"] for c in cases}
@@ -116,6 +116,13 @@ def main():
               + (f"{median(ratio):>5.2f}x" if ratio else f"{'-':>6}")
               + spread(ours_g, util, ratio))
     return 1 if failed else 0
+
+
+def case_key(r):
+    """What pairs a case of ours with the reference's: task, type, n, and for a compaction the kept
+    percentage (the reference's kept_percent, the suite's params.kept)."""
+    kept = r.get("kept_percent", r.get("params", {}).get("kept"))
+    return (r["task"], r["type"], r["n"]) + (() if kept is None else (kept,))
 
 
 def usage_error(text):

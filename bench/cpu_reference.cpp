@@ -1,5 +1,6 @@
 // CPU reference for reduce-scan-bench: what a CPU programmer would use instead of a GPU,
-// std::reduce and std::inclusive_scan under std::execution::par (GCC's parallel algorithms on
+// std::reduce, std::inclusive_scan and std::copy_if (stream compaction, "keep x < t" on x uniform
+// in [0, 100) with 1%, 50% and 99% kept) under std::execution::par (GCC's parallel algorithms on
 // oneTBB, every core of the host), uint and float, timed on the host, median of repeated runs
 // after a warm-up. Prints one JSON object per line, like cub-reference and boost-reference, for
 // bench/compare.py (--reference build/cpu-reference).
@@ -13,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <execution>
+#include <iterator>
 #include <numeric>
 #include <random>
 #include <string>
@@ -79,6 +81,33 @@ void Run(int reps, const std::string& type, size_t n) {
   }
 }
 
+// std::copy_if(par) keeping x < kept on x uniform in [0, 100): kept% of the input, in order,
+// checked against a sequential std::copy_if (exit 1 where it differs).
+template <class T>
+void RunSelect(int reps, const std::string& type, size_t n) {
+  std::vector<T> in(n), out(n);
+  std::mt19937_64 g(7);
+  for (auto& x : in)
+    x = static_cast<T>(g() % 100);
+  for (int kept : rsb::bench::SelectKeptPercents()) {
+    const T t = static_cast<T>(kept);
+    const auto below = [t](T x) { return x < t; };
+    size_t k = 0;
+    const double ms = MedianMs(reps, [&] {
+      k = std::copy_if(std::execution::par, in.begin(), in.end(), out.begin(), below) - out.begin();
+      Keep(out[0]);
+    });
+    std::vector<T> want;
+    std::copy_if(in.begin(), in.end(), std::back_inserter(want), below);
+    if (k != want.size() || !std::equal(want.begin(), want.end(), out.begin())) {
+      std::fprintf(stderr, "cpu-reference: select %s n=%zu kept %d%%: %zu kept, expected %zu\n",
+                   type.c_str(), n, kept, k, want.size());
+      std::exit(1);
+    }
+    rsb::bench::PrintSelect("std::copy_if(par)", type, n, kept, ms, (n + k) * sizeof(T));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -90,10 +119,13 @@ int main(int argc, char** argv) {
                std::thread::hardware_concurrency());
   for (size_t n : o.sizes)
     for (const auto& t : o.types) {
-      if (t == "uint")
+      if (t == "uint") {
         Run<uint32_t>(o.reps, t, n);
-      else
+        RunSelect<uint32_t>(o.reps, t, n);
+      } else {
         Run<float>(o.reps, t, n);
+        RunSelect<float>(o.reps, t, n);
+      }
     }
   return 0;
 }

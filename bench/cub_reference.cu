@@ -1,6 +1,8 @@
-// CUB reference for reduce-scan-bench: cub::DeviceReduce::Sum, cub::DeviceScan::InclusiveSum and
-// a device-to-device cudaMemcpy, for the suite's types and sizes, timed with CUDA events, median
-// of repeated runs after a warm-up. Prints one JSON object per line.
+// CUB reference for reduce-scan-bench: cub::DeviceReduce::Sum, cub::DeviceScan::InclusiveSum, a
+// device-to-device cudaMemcpy and cub::DeviceSelect::If (stream compaction, "keep x < t" on x
+// uniform in [0, 100) with 1%, 50% and 99% kept, checked against std::copy_if), for the suite's
+// types and sizes, timed with CUDA events, median of repeated runs after a warm-up. Prints one
+// JSON object per line.
 //
 // usage: cub-reference [--sizes 2^24,2^26] [--types uint,float] [--reps 40]
 #include "Reference.h"
@@ -11,6 +13,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -79,6 +82,61 @@ void Run(int reps, const std::string& type, size_t n) {
   CK(cudaFree(tmp));
 }
 
+template <class T>
+struct Below {
+  T t;
+  __host__ __device__ bool operator()(const T& x) const { return x < t; }
+};
+
+// cub::DeviceSelect::If keeping x < kept on x uniform in [0, 100): kept% of the input, in order.
+// Each fraction's output is checked against std::copy_if (exit 1 where it differs), so that a
+// broken build cannot report a speed.
+template <class T>
+void RunSelect(int reps, const std::string& type, size_t n) {
+  std::vector<T> h(n);
+  std::mt19937_64 g(7);
+  for (auto& x : h)
+    x = static_cast<T>(g() % 100);
+  T *in, *out;
+  int64_t* count;
+  CK(cudaMalloc(&in, n * sizeof(T)));
+  CK(cudaMalloc(&out, n * sizeof(T)));
+  CK(cudaMalloc(&count, sizeof(int64_t)));
+  CK(cudaMemcpy(in, h.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+  for (int kept : rsb::bench::SelectKeptPercents()) {
+    const Below<T> pred{static_cast<T>(kept)};
+    const int64_t items = static_cast<int64_t>(n);
+    size_t tb = 0;
+    CK(cub::DeviceSelect::If(nullptr, tb, in, out, count, items, pred));
+    void* tmp = nullptr;
+    CK(cudaMalloc(&tmp, std::max<size_t>(tb, 1)));
+    const float ms =
+        MedianMs(reps, [&] { CK(cub::DeviceSelect::If(tmp, tb, in, out, count, items, pred)); });
+    int64_t k = 0;
+    CK(cudaMemcpy(&k, count, sizeof(k), cudaMemcpyDeviceToHost));
+    std::vector<T> got(static_cast<size_t>(k)), want;
+    CK(cudaMemcpy(got.data(), out, got.size() * sizeof(T), cudaMemcpyDeviceToHost));
+    std::copy_if(h.begin(), h.end(), std::back_inserter(want), [&](T x) { return pred(x); });
+    if (got != want) {
+      std::fprintf(stderr, "cub-reference: select %s n=%zu kept %d%%: %lld kept, expected %zu\n",
+                   type.c_str(), n, kept, static_cast<long long>(k), want.size());
+      std::exit(1);
+    }
+    rsb::bench::PrintSelect("cub::DeviceSelect::If", type, n, kept, ms,
+                            (n + want.size()) * sizeof(T));
+    CK(cudaFree(tmp));
+  }
+  CK(cudaFree(in));
+  CK(cudaFree(out));
+  CK(cudaFree(count));
+}
+
+template <class T>
+void RunAll(int reps, const std::string& type, size_t n) {
+  Run<T>(reps, type, n);
+  RunSelect<T>(reps, type, n);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -94,17 +152,17 @@ int main(int argc, char** argv) {
   for (size_t n : o.sizes)
     for (const auto& t : o.types) {
       if (t == "uint")
-        Run<uint32_t>(o.reps, t, n);
+        RunAll<uint32_t>(o.reps, t, n);
       else if (t == "int")
-        Run<int32_t>(o.reps, t, n);
+        RunAll<int32_t>(o.reps, t, n);
       else if (t == "float")
-        Run<float>(o.reps, t, n);
+        RunAll<float>(o.reps, t, n);
       else if (t == "ulong")
-        Run<uint64_t>(o.reps, t, n);
+        RunAll<uint64_t>(o.reps, t, n);
       else if (t == "long")
-        Run<int64_t>(o.reps, t, n);
+        RunAll<int64_t>(o.reps, t, n);
       else
-        Run<double>(o.reps, t, n);
+        RunAll<double>(o.reps, t, n);
     }
   return 0;
 }

@@ -15,6 +15,8 @@ import tempfile
 
 # Round k (0, 1, 2) of the stand-in suite: the reduction at 2, 6, 4 Gelem/s (util 40, 120, 80%),
 # the scan at 1, 1, 3 (20, 20, 60%); the stand-in reference at 2 Gelem/s for both, every round.
+# Compactions at 1% and 50% kept, 4 Gelem/s each, against the reference's 2 and 4: paired by the
+# kept percentage, 2.00x and 1.00x.
 SUITE = r'''#!/usr/bin/env python3
 import json, os, sys
 counter = os.path.join(os.path.dirname(os.path.abspath(__file__)), "round")
@@ -30,12 +32,19 @@ print(json.dumps({
         {"task": "reduction", "variant": "single-pass", "type": "uint", "n": 64,
          "status": "passed", "gelem_s": red, "utilisation": red / 5},
         {"task": "scan", "variant": "single-pass", "type": "uint", "n": 64,
-         "status": "failed" if fail else "passed", "gelem_s": scan, "utilisation": scan / 5}]}))
+         "status": "failed" if fail else "passed", "gelem_s": scan, "utilisation": scan / 5},
+        {"task": "compaction", "variant": "scan-scatter", "type": "uint", "n": 64,
+         "params": {"kept": 1, "predicate": 0}, "status": "passed", "gelem_s": 4.0},
+        {"task": "compaction", "variant": "scan-scatter", "type": "uint", "n": 64,
+         "params": {"kept": 50, "predicate": 0}, "status": "passed", "gelem_s": 4.0}]}))
 '''
 REFERENCE = r'''#!/usr/bin/env python3
 import json
 for task, algo in (("reduction", "std::reduce(par)"), ("scan", "std::inclusive_scan(par)")):
     print(json.dumps({"task": task, "type": "uint", "n": 64, "gelem_s": 2.0, "algorithm": algo}))
+for kept, gelem in ((1, 2.0), (50, 4.0)):
+    print(json.dumps({"task": "compaction", "type": "uint", "n": 64, "gelem_s": gelem,
+                      "kept_percent": kept, "algorithm": "copy_if"}))
 '''
 
 failures = []
@@ -106,6 +115,10 @@ def main():
         check("ceilings read/write/copy 10/8/12 GB/s" in one.stdout, "one round: ceilings line")
         r = row(one.stdout, "reduction")
         check(" 2.0 " in r and " 40% " in r and r.endswith("1.00x"), f"one round: {r!r}")
+
+        kept = [l for l in one.stdout.splitlines() if l.startswith("compaction ")]
+        check(len(kept) == 2 and kept[0].endswith("2.00x") and kept[1].endswith("1.00x"),
+              f"one round, compactions paired by kept percentage: {kept!r}")
 
         three = run("--rounds", "3", "--json-out", os.path.join(tmp, "out.json"))
         check(three.returncode == 0, f"three rounds: exit {three.returncode}, {three.stderr}")

@@ -28,8 +28,8 @@ RULES = {
     "the tile": (r"\bTile\s*\(", RULE_FILES + ["src/tasks/*"]),
     "the plan": (r"\bPlanFor\s*\(|(?<![\w:.>])Plan\s*\(", [RESOLVER] + RULE_FILES + ["src/tasks/*"]),
     "the tile's knobs": (r"(\.|->)\s*Tuning\s*\(", [RESOLVER]),
-    "the plan's cost, options or memory":
-        (r"(\.|->)\s*(Cost|KernelOptions|MemoryNeeded)\s*\(\s*[^)\s]", [RESOLVER]),
+    "the plan's cost or options":
+        (r"(\.|->)\s*(Cost|KernelOptions)\s*\(\s*[^)\s]", [RESOLVER]),
 }
 SEARCHED = ["common", "src"]
 

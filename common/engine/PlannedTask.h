@@ -60,7 +60,7 @@ class PlannedTask : public IComputeTask {
   // together beyond CL_DEVICE_GLOBAL_MEM_SIZE).
   LaunchPlan PlanFor(const DeviceInfo& device, const std::string& variant,
                      const ProblemSpec& spec) const override;
-  // The plan's cost, build options and memory (what ResolveCase records from it).
+  // The plan's cost and build options (what ResolveCase records from it; the tests read them).
   CostModel Cost(const DeviceInfo& device, const std::string& variant,
                  const ProblemSpec& spec) const {
     return CostOf(PlanFor(device, variant, spec));
@@ -68,10 +68,6 @@ class PlannedTask : public IComputeTask {
   std::string KernelOptions(const DeviceInfo& device, const std::string& variant,
                             const ProblemSpec& spec) const {
     return PlanFor(device, variant, spec).BuildOptions();
-  }
-  MemoryNeeds MemoryNeeded(const DeviceInfo& device, const std::string& variant,
-                           const ProblemSpec& spec) const {
-    return PlanFor(device, variant, spec).memory;
   }
   Expected KeyedReference(const HostArray& input, const ProblemSpec& spec,
                           const std::string& /*key*/) const override {

@@ -45,8 +45,9 @@ TEST(Case, RunnerExplainAndTuneTakeTheSameCase) {
         EXPECT_EQ(r->localSize, c.spec.localSize) << label;
         EXPECT_EQ(r->tuning, c.tuning) << label;
         EXPECT_EQ(r->status == Status::Skipped, !c.Runs()) << label << ": " << r->message;
-        if (!c.Runs())
+        if (!c.Runs()) {
           EXPECT_EQ(r->message, c.skip) << label;
+        }
       }
       EXPECT_EQ(tune.spec.localSize, c.spec.localSize) << label;
       EXPECT_EQ(tune.tuning, c.tuning) << label;
